@@ -1,0 +1,178 @@
+// Closed vocabularies. Every value that crosses a boundary (a proposal, the API, the store)
+// is checked against one of these lists; nothing outside them is ever stored or run.
+
+function closedSet<const T extends readonly string[]>(values: T) {
+  const members = new Set<string>(values);
+  return {
+    values,
+    has(value: unknown): value is T[number] {
+      return typeof value === 'string' && members.has(value);
+    },
+  };
+}
+
+export const PLAN_STATUSES = [
+  'draft',
+  'validated',
+  'waiting',
+  'executing',
+  'blocked',
+  'awaiting_approval',
+  'replanning',
+  'completed',
+  'failed',
+  'abandoned',
+  'superseded',
+] as const;
+export type PlanStatus = (typeof PLAN_STATUSES)[number];
+export const PlanStatuses = closedSet(PLAN_STATUSES);
+
+/** Plan statuses from which nothing will ever move again. */
+export const CLOSED_PLAN_STATUSES: readonly PlanStatus[] = ['completed', 'failed', 'abandoned', 'superseded'];
+
+export const PLAN_ORIGINS = ['template', 'model', 'operator', 'dream', 'replan'] as const;
+export type PlanOrigin = (typeof PLAN_ORIGINS)[number];
+export const PlanOrigins = closedSet(PLAN_ORIGINS);
+
+export const STEP_KINDS = ['capability', 'request_capability', 'verify', 'wait', 'monitor', 'internal'] as const;
+export type StepKind = (typeof STEP_KINDS)[number];
+export const StepKinds = closedSet(STEP_KINDS);
+
+export const STEP_STATUSES = [
+  'pending',
+  'ready',
+  'executing',
+  'awaiting_approval',
+  'awaiting_grant',
+  'waiting',
+  'completed',
+  'failed',
+  'skipped',
+  'blocked',
+  'cancelled',
+] as const;
+export type StepStatus = (typeof STEP_STATUSES)[number];
+export const StepStatuses = closedSet(STEP_STATUSES);
+
+/** Step statuses the executor must look at again: the partial "due" index covers exactly these. */
+export const DUE_STEP_STATUSES = ['ready', 'executing', 'awaiting_approval', 'awaiting_grant', 'waiting'] as const;
+
+/**
+ * Internal actions are deterministic code, never a capability. `summarise_findings` folds its
+ * dependencies' results into one observation; `notify_operator` leaves a note for the operator
+ * (the escalation strategy uses it instead of repeating a failed action).
+ */
+export const INTERNAL_ACTIONS = ['summarise_findings', 'notify_operator'] as const;
+export type InternalAction = (typeof INTERNAL_ACTIONS)[number];
+export const InternalActions = closedSet(INTERNAL_ACTIONS);
+
+/** How a check compares an observed field with the expected value. */
+export const COMPARISONS = [
+  'equals',
+  'not_equals',
+  'in',
+  'not_in',
+  'contains',
+  'not_contains',
+  'greater_than',
+  'at_least',
+  'less_than',
+  'at_most',
+  'exists',
+] as const;
+export type Comparison = (typeof COMPARISONS)[number];
+export const Comparisons = closedSet(COMPARISONS);
+
+export const MIND_STATUSES = ['active', 'disabled'] as const;
+export type MindStatus = (typeof MIND_STATUSES)[number];
+
+export const INTENTION_STATUSES = ['active', 'blocked', 'suspended', 'fulfilled', 'abandoned'] as const;
+export type IntentionStatus = (typeof INTENTION_STATUSES)[number];
+
+export const INTENTION_REASONS = [
+  '',
+  'awaiting_approval',
+  'awaiting_grant',
+  'awaiting_subordinate',
+  'outcome_unverified',
+  'budget_exhausted',
+  'no_possible_plan',
+  'replan_limit',
+  'capability_denied',
+  'expectation_failed',
+  'cancelled',
+  'precondition_met',
+  'completed',
+  'quiesced',
+] as const;
+export type IntentionReason = (typeof INTENTION_REASONS)[number];
+
+export const PREDICTION_STATUSES = ['open', 'confirmed', 'refuted', 'expired'] as const;
+export type PredictionStatus = (typeof PREDICTION_STATUSES)[number];
+
+export const EXECUTION_STATUSES = ['started', 'succeeded', 'failed'] as const;
+export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
+
+export const APPROVAL_STATUSES = ['pending', 'approved', 'denied', 'expired', 'executed', 'failed', 'withdrawn'] as const;
+export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
+
+export const CAPABILITY_REQUEST_STATUSES = ['open', 'granted', 'denied', 'withdrawn', 'expired'] as const;
+export type CapabilityRequestStatus = (typeof CAPABILITY_REQUEST_STATUSES)[number];
+
+export const GRANT_STATUSES = ['active', 'revoked', 'expired', 'exhausted'] as const;
+export type GrantStatus = (typeof GRANT_STATUSES)[number];
+
+export const COMMITMENT_STATUSES = ['active', 'released'] as const;
+export type CommitmentStatus = (typeof COMMITMENT_STATUSES)[number];
+
+export const POLICY_DECISIONS = ['allow', 'ask', 'deny'] as const;
+export type PolicyDecision = (typeof POLICY_DECISIONS)[number];
+
+/** The event log's vocabulary. Stages of an action reuse these instead of inventing new names. */
+export const EVENT_TYPES = [
+  'intention_formed',
+  'intention_blocked',
+  'intention_resumed',
+  'intention_suspended',
+  'intention_fulfilled',
+  'intention_abandoned',
+  'plan_created',
+  'plan_validated',
+  'plan_rejected',
+  'plan_started',
+  'plan_blocked',
+  'plan_completed',
+  'plan_failed',
+  'plan_abandoned',
+  'plan_replanned',
+  'plan_step_started',
+  'plan_step_completed',
+  'plan_step_failed',
+  'plan_step_skipped',
+  'plan_step_blocked',
+  'plan_step_released',
+  'policy_decision',
+  'tool_authorised',
+  'tool_requested',
+  'tool_executed',
+  'tool_failed',
+  'approval_requested',
+  'approval_approved',
+  'approval_denied',
+  'approval_expired',
+  'approval_withdrawn',
+  'capability_requested',
+  'capability_request_denied',
+  'capability_request_withdrawn',
+  'grant_created',
+  'grant_revoked',
+  'prediction_made',
+  'prediction_resolved',
+  'prediction_error',
+  'belief_updated',
+  'reconsideration',
+  'procedural_memory_recorded',
+  'operator_note',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+export const EventTypes = closedSet(EVENT_TYPES);
