@@ -155,6 +155,8 @@ export interface PlanDraft {
   estimate: Partial<Resources>;
   budget: Budget;
   alternatives: Alternative[];
+  /** Only ever adds a requirement: a proposal's `require_approval: false` is ignored. */
+  require_approval?: boolean;
   steps: StepDraft[];
 }
 

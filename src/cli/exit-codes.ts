@@ -1,0 +1,8 @@
+// Exit codes, documented in docs/cli.md, so scripts can tell refusal from breakage.
+export const EXIT = {
+  ok: 0,
+  /** The input was read but refused: an invalid plan, a denial, a failed action. */
+  refused: 1,
+  /** The command itself was wrong: unknown option, missing or unreadable file, bad configuration. */
+  usage: 2,
+} as const;

@@ -1,0 +1,24 @@
+// The `praxis` command line. Each command lives in its own module under commands/.
+
+import { Command, CommanderError } from 'commander';
+import { EXIT } from './exit-codes.ts';
+import { validateCommand } from './commands/validate.ts';
+
+const program = new Command('praxis')
+  .description('Stored, validated plans executed through typed capabilities under operator policy')
+  .exitOverride()
+  .showHelpAfterError('(run with --help for usage)');
+
+validateCommand(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) {
+    // --help and --version end here with code 0; anything else is a usage error.
+    process.exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+  } else {
+    process.stderr.write(`praxis: ${(error as Error).message}\n`);
+    process.exitCode = EXIT.usage;
+  }
+}

@@ -1,0 +1,48 @@
+// Plan files and API bodies arrive as JSON or YAML text. This turns text into an untrusted
+// value for parseProposal, with a clear error (and position) instead of a parser's trace.
+
+import { parseDocument } from 'yaml';
+import type { ValidationIssue } from '../core/plan.ts';
+
+export type PlanTextFormat = 'json' | 'yaml';
+
+export type PlanText = { ok: true; value: unknown } | { ok: false; errors: ValidationIssue[] };
+
+/** Largest plan text accepted; a thirty-step plan is a few kilobytes. */
+export const MAX_PLAN_TEXT_BYTES = 1024 * 1024;
+
+export function formatOfFileName(name: string): PlanTextFormat | undefined {
+  if (/\.json$/i.test(name)) return 'json';
+  if (/\.ya?ml$/i.test(name)) return 'yaml';
+  return undefined;
+}
+
+export function parsePlanText(text: string, format: PlanTextFormat): PlanText {
+  if (Buffer.byteLength(text, 'utf8') > MAX_PLAN_TEXT_BYTES) {
+    return refused(`plan text is larger than ${MAX_PLAN_TEXT_BYTES} bytes`);
+  }
+  if (format === 'json') {
+    try {
+      return { ok: true, value: JSON.parse(text) as unknown };
+    } catch (error) {
+      return refused(`not valid JSON: ${(error as Error).message}`);
+    }
+  }
+  // YAML: plain data only. Unknown tags, aliases, merge keys, duplicate keys and multiple
+  // documents are refused rather than interpreted.
+  const doc = parseDocument(text, { merge: false, uniqueKeys: true, customTags: [], prettyErrors: true });
+  const problem = doc.errors[0] ?? doc.warnings[0];
+  if (problem) {
+    const where = problem.linePos?.[0] ? ` at line ${problem.linePos[0].line}, column ${problem.linePos[0].col}` : '';
+    return refused(`not valid YAML${where}: ${problem.message.split('\n')[0]!.replace(/ at line \d+, column \d+:$/, '')}`);
+  }
+  try {
+    return { ok: true, value: doc.toJS({ maxAliasCount: 0 }) as unknown };
+  } catch (error) {
+    return refused(`not plain YAML data: ${(error as Error).message}`);
+  }
+}
+
+function refused(message: string): PlanText {
+  return { ok: false, errors: [{ code: 'malformed_input', path: '', message }] };
+}
