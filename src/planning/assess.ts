@@ -4,7 +4,7 @@
 import type { PlanDraft, Resources, ValidationIssue } from '../core/plan.ts';
 import type { CapabilityRegistry } from '../capabilities/registry.ts';
 import { parseProposal } from './proposal.ts';
-import { validate } from './validate.ts';
+import { validate, withDerivedTargets } from './validate.ts';
 
 export interface Assessment {
   /** Null only when the input is not a plan at all; such input is refused, not stored. */
@@ -32,14 +32,4 @@ export function assessProposal(input: unknown, registry: CapabilityRegistry): As
     warnings: [...parsed.warnings, ...result.warnings],
     estimate: result.estimate,
   };
-}
-
-/** A step that names no target gets the one its parameters imply; a stated one is left for validation to compare. */
-function withDerivedTargets(draft: PlanDraft, registry: CapabilityRegistry): PlanDraft {
-  const steps = draft.steps.map((step) => {
-    if (step.target || !step.capability || !registry.has(step.capability)) return step;
-    if (registry.checkParams(step.capability, step.params).length > 0) return step;
-    return { ...step, target: registry.targetOf(step.capability, step.params) };
-  });
-  return { ...draft, steps };
 }

@@ -113,7 +113,7 @@ describe('parseProposal', () => {
   it('refuses unknown fields instead of silently ignoring a typo', () => {
     const input = restart();
     (input.steps[1] as Record<string, unknown>).depend_on = ['P1'];
-    (input.steps[0]!.expectation.check as Record<string, unknown>).feild = 'x';
+    (input.steps[0]!.expectation!.check as Record<string, unknown>).feild = 'x';
     const { errors } = parsed({ ...input, objectve: 'typo' });
     assert.deepEqual(
       errors.map((e) => [e.code, e.path]),

@@ -1,0 +1,16 @@
+import type { JsonObject } from '../../core/plan.ts';
+import type { CapabilityDefinition } from '../definition.ts';
+import { hostPathParam, objectSchema } from './params.ts';
+
+export const hostDiskUsage: CapabilityDefinition = {
+  name: 'host.disk.usage',
+  description: 'Reports file-system usage of the host, or of the file system holding one path.',
+  readOnly: true,
+  idempotent: true,
+  timeoutSeconds: 10,
+  paramsSchema: objectSchema({ path: hostPathParam }),
+  target: (params: JsonObject) => (typeof params.path === 'string' ? params.path : '/'),
+  locked: false,
+  cost: { wall_seconds: 1, network_ops: 0, money: 0 },
+  observes: ['filesystems', 'path', 'used_percent', 'available_bytes', 'total_bytes'],
+};

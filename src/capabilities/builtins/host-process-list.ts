@@ -1,0 +1,21 @@
+import type { CapabilityDefinition } from '../definition.ts';
+import { objectSchema } from './params.ts';
+
+export const MAX_PROCESS_LIMIT = 100;
+
+/** Lists the busiest processes by name and resource use; command lines are never read. */
+export const hostProcessList: CapabilityDefinition = {
+  name: 'host.process.list',
+  description: 'Lists the top processes of the host by CPU or memory use, without their command lines.',
+  readOnly: true,
+  idempotent: true,
+  timeoutSeconds: 10,
+  paramsSchema: objectSchema({
+    sort: { type: 'string', enum: ['cpu', 'memory'] },
+    limit: { type: 'integer', minimum: 1, maximum: MAX_PROCESS_LIMIT },
+  }),
+  target: () => 'host',
+  locked: false,
+  cost: { wall_seconds: 1, network_ops: 0, money: 0 },
+  observes: ['processes', 'count'],
+};

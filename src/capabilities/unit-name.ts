@@ -1,0 +1,75 @@
+// The unit names Praxis will hand to systemctl and journalctl. The rule is deliberately
+// narrower than systemd's own: a name must look like exactly one concrete unit, never like an
+// option, a glob, a path or a template without its instance, so that even a mistake further
+// down (an argument built the wrong way) cannot turn it into something else.
+
+export const UNIT_TYPES = [
+  'service',
+  'socket',
+  'target',
+  'timer',
+  'mount',
+  'automount',
+  'swap',
+  'path',
+  'slice',
+  'scope',
+  'device',
+] as const;
+
+export const MAX_UNIT_NAME_LENGTH = 255;
+
+const ALLOWED = /^[A-Za-z0-9:_.\\@-]$/;
+const ESCAPE = /^\\x[0-9A-Fa-f]{2}/;
+
+function describeChar(ch: string): string {
+  const code = ch.codePointAt(0) ?? 0;
+  if (code < 0x20 || code === 0x7f) return `control character U+${code.toString(16).padStart(4, '0').toUpperCase()}`;
+  if (code > 0x7e) return `non-ASCII character U+${code.toString(16).padStart(4, '0').toUpperCase()}`;
+  if (ch === ' ') return 'a space';
+  return `"${ch}"`;
+}
+
+/** Null when `name` is an acceptable unit name, otherwise why it is not. */
+export function checkUnitName(name: unknown): string | null {
+  if (typeof name !== 'string') return 'a unit name must be a string';
+  if (name.length === 0) return 'the unit name is empty';
+  if (name.length > MAX_UNIT_NAME_LENGTH) return `the unit name is longer than ${MAX_UNIT_NAME_LENGTH} characters`;
+
+  for (let i = 0; i < name.length; i++) {
+    const ch = name[i]!;
+    if (!ALLOWED.test(ch)) {
+      // Report the whole code point, not half of a surrogate pair.
+      const whole = String.fromCodePoint(name.codePointAt(i) ?? 0);
+      return `the unit name contains ${describeChar(whole)}`;
+    }
+    if (ch === '\\') {
+      if (!ESCAPE.test(name.slice(i))) return 'a backslash may only start a \\xNN escape';
+      i += 3;
+    }
+  }
+
+  if (name.startsWith('-')) return 'the unit name starts with "-", which would read as an option';
+  if (name.startsWith('.')) return 'the unit name starts with "."';
+  if (name.includes('..')) return 'the unit name contains ".."';
+
+  const dot = name.lastIndexOf('.');
+  const type = dot >= 0 ? name.slice(dot + 1) : '';
+  if (dot < 0 || !(UNIT_TYPES as readonly string[]).includes(type)) {
+    return `the unit name must end in a unit type (${UNIT_TYPES.map((t) => `.${t}`).join(' ')})`;
+  }
+  const stem = name.slice(0, dot);
+  if (stem.length === 0) return 'the unit name has nothing before its type';
+
+  const at = stem.indexOf('@');
+  if (at >= 0) {
+    if (stem.indexOf('@', at + 1) >= 0) return 'the unit name contains more than one "@"';
+    if (at === 0) return 'the unit name has nothing before "@"';
+    if (at === stem.length - 1) return 'a template unit needs an instance after "@"';
+  }
+  return null;
+}
+
+export function isUnitName(name: unknown): name is string {
+  return checkUnitName(name) === null;
+}
