@@ -1,0 +1,81 @@
+// Where the store lives. Precedence, strongest first: the `--db` flag, PRAXIS_DATABASE_URL
+// (PostgreSQL), PRAXIS_DB (an SQLite file), then ./.praxis/praxis.db.
+
+import { InputError } from '../core/errors.ts';
+
+export interface SqliteStoreConfig {
+  kind: 'sqlite';
+  /** A file path (its directory is created on open) or `:memory:`. */
+  path: string;
+}
+
+export interface PostgresStoreConfig {
+  kind: 'postgres';
+  url: string;
+  /** A schema to hold every table instead of the connection's default (usually `public`). */
+  schema?: string;
+}
+
+export type StoreConfig = SqliteStoreConfig | PostgresStoreConfig;
+
+export const DEFAULT_SQLITE_PATH = './.praxis/praxis.db';
+
+const POSTGRES_URL = /^postgres(ql)?:\/\//i;
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+export function isPostgresUrl(value: string): boolean {
+  return POSTGRES_URL.test(value);
+}
+
+export function resolveStoreConfig(
+  flags: { db?: string | undefined },
+  env: Record<string, string | undefined> = process.env,
+): StoreConfig {
+  if (flags.db !== undefined) return fromLocation(flags.db, '--db');
+  const url = env.PRAXIS_DATABASE_URL;
+  if (url !== undefined && url !== '') {
+    if (!isPostgresUrl(url)) {
+      throw invalid('PRAXIS_DATABASE_URL', 'must be a postgres:// or postgresql:// URL');
+    }
+    return postgresConfig(url, 'PRAXIS_DATABASE_URL');
+  }
+  const path = env.PRAXIS_DB;
+  if (path !== undefined && path !== '') return fromLocation(path, 'PRAXIS_DB');
+  return { kind: 'sqlite', path: DEFAULT_SQLITE_PATH };
+}
+
+/** A PostgreSQL URL or an SQLite file path, as given on the command line or in PRAXIS_DB. */
+function fromLocation(value: string, source: string): StoreConfig {
+  if (value.trim() === '') throw invalid(source, 'must be an SQLite file path or a postgres:// URL, not empty');
+  if (isPostgresUrl(value)) return postgresConfig(value, source);
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
+    throw invalid(source, `unsupported database URL scheme in "${value}": use postgres://, postgresql:// or a file path`);
+  }
+  if (value.includes('\0')) throw invalid(source, 'a file path must not contain the NUL character');
+  return { kind: 'sqlite', path: value };
+}
+
+function postgresConfig(url: string, source: string): PostgresStoreConfig {
+  try {
+    const parsed = new URL(url);
+    if (!parsed.hostname && !parsed.searchParams.get('host')) throw new Error('no host');
+  } catch {
+    throw invalid(source, `not a valid PostgreSQL URL: "${redact(url)}"`);
+  }
+  return { kind: 'postgres', url };
+}
+
+export function assertSchemaName(schema: string): void {
+  if (!SCHEMA_NAME.test(schema)) {
+    throw invalid('schema', `"${schema}" is not a plain lower-case SQL identifier`);
+  }
+}
+
+/** Never echo a password back in an error message. */
+export function redact(url: string): string {
+  return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
+}
+
+function invalid(path: string, message: string): InputError {
+  return new InputError([{ code: 'invalid_store_config', message, path }]);
+}

@@ -1,0 +1,19 @@
+// The store layer's public surface: the only module other layers import from src/store.
+
+export { openStore, repositoriesFor, type Repositories, type Store, type StoreOptions } from './store.ts';
+export {
+  resolveStoreConfig,
+  isPostgresUrl,
+  DEFAULT_SQLITE_PATH,
+  type StoreConfig,
+  type SqliteStoreConfig,
+  type PostgresStoreConfig,
+} from './config.ts';
+export { codecFor, type Codec, type StoreKind } from './codec.ts';
+export type { Database } from './schema.ts';
+export type { MindRecord, NewMind, MindRepository } from './repositories/minds.ts';
+export type { IntentionMeans, IntentionRecord, NewIntention, IntentionRepository } from './repositories/intentions.ts';
+export type { NewPlan, PlanListOptions, PlanPatch, PlanRecord, PlanWithSteps, PlanRepository } from './repositories/plans.ts';
+export { FINAL_STEP_STATUSES } from './repositories/steps.ts';
+export type { StepGuard, StepPatch, StepRecord, StepRepository } from './repositories/steps.ts';
+export type { EventQuery, EventRecord, NewEvent, EventRepository } from './repositories/events.ts';

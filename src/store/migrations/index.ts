@@ -1,0 +1,49 @@
+// Migrations live in code, listed by name: nothing is discovered on disk, so the set that runs
+// is exactly the set that was built and tested. They only go forward; a mistake is corrected by
+// a new migration, never by editing or reverting an applied one.
+
+import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import type { StoreKind } from '../codec.ts';
+import type { Database } from '../schema.ts';
+import { initialSchema } from './0001_initial.ts';
+
+export const MIGRATION_TABLE = 'praxis_migrations';
+export const MIGRATION_LOCK_TABLE = 'praxis_migration_lock';
+
+/** Names sort in the order they must run. */
+export function migrationsFor(kind: StoreKind): Record<string, Migration> {
+  return {
+    '0001_initial': initialSchema(kind),
+  };
+}
+
+class InCodeMigrations implements MigrationProvider {
+  readonly #kind: StoreKind;
+  constructor(kind: StoreKind) {
+    this.#kind = kind;
+  }
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return migrationsFor(this.#kind);
+  }
+}
+
+export function createMigrator(db: Kysely<Database>, kind: StoreKind, schema?: string): Migrator {
+  return new Migrator({
+    db,
+    provider: new InCodeMigrations(kind),
+    migrationTableName: MIGRATION_TABLE,
+    migrationLockTableName: MIGRATION_LOCK_TABLE,
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
+}
+
+/** Applies every migration not yet applied; a database already at the latest one is left untouched. */
+export async function migrateToLatest(db: Kysely<Database>, kind: StoreKind, schema?: string): Promise<string[]> {
+  const { error, results } = await createMigrator(db, kind, schema).migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`migration ${failed ?? '(setup)'} failed: ${reason}`, { cause: error });
+  }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

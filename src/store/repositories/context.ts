@@ -1,0 +1,24 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../core/clock.ts';
+import type { Codec } from '../codec.ts';
+import type { Database } from '../schema.ts';
+
+/** What every repository is built from: a connection (or a transaction), the codec and the clock. */
+export interface RepositoryContext {
+  readonly db: Kysely<Database>;
+  readonly codec: Codec;
+  readonly clock: Clock;
+}
+
+/** Runs `work` in a transaction, joining the caller's when there already is one. */
+export async function inTransaction<T>(db: Kysely<Database>, work: (tx: Kysely<Database>) => Promise<T>): Promise<T> {
+  if (db.isTransaction) return work(db);
+  return db.transaction().execute(work);
+}
+
+/** `from` as a non-empty list for `status IN (...)`; an empty list would be a caller's bug. */
+export function asList<T extends string>(value: T | readonly T[]): T[] {
+  const list = typeof value === 'string' ? [value] : [...value];
+  if (list.length === 0) throw new TypeError('a conditional transition needs at least one `from` status');
+  return list;
+}

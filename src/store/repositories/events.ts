@@ -1,0 +1,95 @@
+// The append-only event log. `seq` orders it; readers resume from the last seq they saw.
+
+import type { Selectable } from 'kysely';
+import { newId } from '../../core/ids.ts';
+import type { JsonObject } from '../../core/plan.ts';
+import { EventTypes, type EventType } from '../../core/vocabulary.ts';
+import type { EventsTable } from '../schema.ts';
+import type { RepositoryContext } from './context.ts';
+
+export interface EventRecord {
+  seq: number;
+  id: string;
+  type: EventType;
+  mindId: string | null;
+  intentionId: string | null;
+  planId: string | null;
+  stepId: string | null;
+  data: JsonObject;
+  createdAt: Date;
+}
+
+export interface NewEvent {
+  type: EventType;
+  mindId?: string | null;
+  intentionId?: string | null;
+  planId?: string | null;
+  stepId?: string | null;
+  data?: JsonObject;
+}
+
+/** Filters combine: an event must match every one given. */
+export interface EventQuery {
+  mindId?: string;
+  intentionId?: string;
+  planId?: string;
+  /** Only events after this seq, for resuming a read. */
+  afterSeq?: number;
+  limit?: number;
+}
+
+export class EventRepository {
+  readonly #ctx: RepositoryContext;
+  constructor(ctx: RepositoryContext) {
+    this.#ctx = ctx;
+  }
+
+  async append(event: NewEvent): Promise<EventRecord> {
+    if (!EventTypes.has(event.type)) throw new TypeError(`unknown event type: ${String(event.type)}`);
+    const { db, codec, clock } = this.#ctx;
+    const row = await db
+      .insertInto('events')
+      .values({
+        id: newId(),
+        type: event.type,
+        mind_id: event.mindId ?? null,
+        intention_id: event.intentionId ?? null,
+        plan_id: event.planId ?? null,
+        step_id: event.stepId ?? null,
+        data: codec.json(event.data ?? {}),
+        created_at: codec.time(clock.now()),
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return this.#decode(row);
+  }
+
+  /** Oldest first. */
+  async list(query: EventQuery = {}): Promise<EventRecord[]> {
+    let select = this.#ctx.db.selectFrom('events').selectAll();
+    if (query.mindId !== undefined) select = select.where('mind_id', '=', query.mindId);
+    if (query.intentionId !== undefined) select = select.where('intention_id', '=', query.intentionId);
+    if (query.planId !== undefined) select = select.where('plan_id', '=', query.planId);
+    if (query.afterSeq !== undefined) select = select.where('seq', '>', query.afterSeq);
+    const rows = await select
+      .orderBy('seq')
+      .limit(query.limit ?? 100)
+      .execute();
+    return rows.map((row) => this.#decode(row));
+  }
+
+  #decode(row: Selectable<EventsTable>): EventRecord {
+    const { codec } = this.#ctx;
+    return {
+      seq: codec.readInt(row.seq),
+      id: row.id,
+      type: row.type,
+      mindId: row.mind_id,
+      intentionId: row.intention_id,
+      planId: row.plan_id,
+      stepId: row.step_id,
+      data: codec.readJson<JsonObject>(row.data),
+      createdAt: codec.readTime(row.created_at),
+    };
+  }
+}

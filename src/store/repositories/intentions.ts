@@ -1,0 +1,137 @@
+// Intentions: what a mind has committed to bring about, and why it is (not) progressing.
+
+import type { Selectable } from 'kysely';
+import { newId } from '../../core/ids.ts';
+import type { JsonObject } from '../../core/plan.ts';
+import type { IntentionReason, IntentionStatus } from '../../core/vocabulary.ts';
+import type { IntentionsTable } from '../schema.ts';
+import { asList, type RepositoryContext } from './context.ts';
+
+/** The concrete action an intention names, when it names one. */
+export interface IntentionMeans {
+  capability: string;
+  target: string;
+  params: JsonObject;
+}
+
+export interface IntentionRecord {
+  id: string;
+  mindId: string;
+  /** Set on a subordinate intention: the intention it serves. */
+  parentId: string | null;
+  objective: string;
+  means: IntentionMeans | null;
+  beliefId: string | null;
+  origin: string;
+  status: IntentionStatus;
+  reason: IntentionReason;
+  requireApproval: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+  closedAt: Date | null;
+}
+
+export interface NewIntention {
+  mindId: string;
+  parentId?: string | null;
+  objective: string;
+  means?: IntentionMeans | null;
+  beliefId?: string | null;
+  origin: string;
+  requireApproval?: boolean;
+}
+
+/** Statuses an intention never leaves; reaching one stamps closed_at. */
+const CLOSED: readonly IntentionStatus[] = ['fulfilled', 'abandoned'];
+
+export class IntentionRepository {
+  readonly #ctx: RepositoryContext;
+  constructor(ctx: RepositoryContext) {
+    this.#ctx = ctx;
+  }
+
+  async create(input: NewIntention): Promise<IntentionRecord> {
+    const { db, codec, clock } = this.#ctx;
+    const now = codec.time(clock.now());
+    const row = await db
+      .insertInto('intentions')
+      .values({
+        id: newId(),
+        mind_id: input.mindId,
+        parent_id: input.parentId ?? null,
+        objective: input.objective,
+        means: codec.jsonOrNull(input.means),
+        belief_id: input.beliefId ?? null,
+        origin: input.origin,
+        status: 'active',
+        reason: '',
+        require_approval: codec.bool(input.requireApproval ?? false),
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return this.#decode(row);
+  }
+
+  async get(id: string): Promise<IntentionRecord | undefined> {
+    const row = await this.#ctx.db.selectFrom('intentions').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && this.#decode(row);
+  }
+
+  /** Newest first. */
+  async listByMind(
+    mindId: string,
+    options: { status?: IntentionStatus | readonly IntentionStatus[]; limit?: number } = {},
+  ): Promise<IntentionRecord[]> {
+    let query = this.#ctx.db.selectFrom('intentions').selectAll().where('mind_id', '=', mindId);
+    if (options.status !== undefined) query = query.where('status', 'in', asList(options.status));
+    const rows = await query
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(options.limit ?? 100)
+      .execute();
+    return rows.map((row) => this.#decode(row));
+  }
+
+  /**
+   * Moves the intention only if it is still in one of the `from` statuses. Returns the updated
+   * intention, or undefined when someone else moved it first (nothing is changed then).
+   */
+  async transition(
+    id: string,
+    from: IntentionStatus | readonly IntentionStatus[],
+    to: IntentionStatus,
+    reason: IntentionReason,
+  ): Promise<IntentionRecord | undefined> {
+    const { db, codec, clock } = this.#ctx;
+    const now = codec.time(clock.now());
+    const row = await db
+      .updateTable('intentions')
+      .set({ status: to, reason, updated_at: now, closed_at: CLOSED.includes(to) ? now : null })
+      .where('id', '=', id)
+      .where('status', 'in', asList(from))
+      .returningAll()
+      .executeTakeFirst();
+    return row && this.#decode(row);
+  }
+
+  #decode(row: Selectable<IntentionsTable>): IntentionRecord {
+    const { codec } = this.#ctx;
+    return {
+      id: row.id,
+      mindId: row.mind_id,
+      parentId: row.parent_id,
+      objective: row.objective,
+      means: codec.readJsonOrNull<IntentionMeans>(row.means),
+      beliefId: row.belief_id,
+      origin: row.origin,
+      status: row.status,
+      reason: row.reason,
+      requireApproval: codec.readBool(row.require_approval),
+      createdAt: codec.readTime(row.created_at),
+      updatedAt: codec.readTime(row.updated_at),
+      closedAt: codec.readTimeOrNull(row.closed_at),
+    };
+  }
+}

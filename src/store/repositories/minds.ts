@@ -1,0 +1,91 @@
+// Minds: the agents whose intentions Praxis serves.
+
+import type { Selectable } from 'kysely';
+import { newId } from '../../core/ids.ts';
+import type { MindStatus } from '../../core/vocabulary.ts';
+import type { MindsTable } from '../schema.ts';
+import type { RepositoryContext } from './context.ts';
+
+export interface MindRecord {
+  id: string;
+  name: string;
+  status: MindStatus;
+  /** A sandbox mind plans but never acts. */
+  sandbox: boolean;
+  /** The host this mind is bound to; null means any daemon may execute it. */
+  host: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface NewMind {
+  name: string;
+  host?: string | null;
+  sandbox?: boolean;
+}
+
+export class MindRepository {
+  readonly #ctx: RepositoryContext;
+  constructor(ctx: RepositoryContext) {
+    this.#ctx = ctx;
+  }
+
+  async create(input: NewMind): Promise<MindRecord> {
+    const { db, codec, clock } = this.#ctx;
+    const now = codec.time(clock.now());
+    const row = await db
+      .insertInto('minds')
+      .values({
+        id: newId(),
+        name: input.name,
+        status: 'active',
+        sandbox: codec.bool(input.sandbox ?? false),
+        host: input.host ?? null,
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return this.#decode(row);
+  }
+
+  async get(id: string): Promise<MindRecord | undefined> {
+    const row = await this.#ctx.db.selectFrom('minds').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && this.#decode(row);
+  }
+
+  async getByName(name: string): Promise<MindRecord | undefined> {
+    const row = await this.#ctx.db.selectFrom('minds').selectAll().where('name', '=', name).executeTakeFirst();
+    return row && this.#decode(row);
+  }
+
+  async list(): Promise<MindRecord[]> {
+    const rows = await this.#ctx.db.selectFrom('minds').selectAll().orderBy('name').execute();
+    return rows.map((row) => this.#decode(row));
+  }
+
+  /** Returns the updated mind, or undefined when there is no such mind. */
+  async setStatus(id: string, status: MindStatus): Promise<MindRecord | undefined> {
+    const { db, codec, clock } = this.#ctx;
+    const row = await db
+      .updateTable('minds')
+      .set({ status, updated_at: codec.time(clock.now()) })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirst();
+    return row && this.#decode(row);
+  }
+
+  #decode(row: Selectable<MindsTable>): MindRecord {
+    const { codec } = this.#ctx;
+    return {
+      id: row.id,
+      name: row.name,
+      status: row.status,
+      sandbox: codec.readBool(row.sandbox),
+      host: row.host,
+      createdAt: codec.readTime(row.created_at),
+      updatedAt: codec.readTime(row.updated_at),
+    };
+  }
+}

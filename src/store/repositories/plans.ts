@@ -1,0 +1,247 @@
+// Plans: stored, validated drafts serving one intention, with their steps. A plan and its steps
+// are written together or not at all; replanning adds a revision and keeps the old one.
+
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import { newId } from '../../core/ids.ts';
+import {
+  MAX_REPLANS,
+  type Alternative,
+  type Assumption,
+  type Budget,
+  type PlanDraft,
+  type Resources,
+  type ValidationResult,
+} from '../../core/plan.ts';
+import { CLOSED_PLAN_STATUSES, type PlanOrigin, type PlanStatus } from '../../core/vocabulary.ts';
+import type { PlanStepsTable, PlansTable } from '../schema.ts';
+import { asList, inTransaction, type RepositoryContext } from './context.ts';
+import { decodeStep, type StepRecord } from './steps.ts';
+
+export interface PlanRecord {
+  id: string;
+  mindId: string;
+  intentionId: string;
+  revision: number;
+  supersedes: string | null;
+  supersededBy: string | null;
+  objective: string;
+  origin: PlanOrigin;
+  strategy: string;
+  status: PlanStatus;
+  assumptions: Assumption[];
+  completionCriteria: string;
+  abortConditions: string[];
+  alternatives: Alternative[];
+  risk: string;
+  /** The estimate validation computed from the steps, never the draft's own claim. */
+  estimate: Partial<Resources>;
+  actual: Partial<Resources>;
+  budget: Budget;
+  validation: ValidationResult;
+  requireApproval: boolean;
+  maxReplans: number;
+  llmCall: string | null;
+  statusReason: string;
+  closedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface PlanWithSteps extends PlanRecord {
+  /** Ordered by position, i.e. the order of the draft. */
+  steps: StepRecord[];
+}
+
+export interface NewPlan {
+  mindId: string;
+  intentionId: string;
+  origin: PlanOrigin;
+  revision?: number;
+  supersedes?: string | null;
+  draft: PlanDraft;
+  validation: ValidationResult;
+  /** Only a draft that passed validation may be stored as `validated`; anything else stays a draft that never runs. */
+  status: 'draft' | 'validated';
+  statusReason?: string;
+  requireApproval?: boolean;
+  maxReplans?: number;
+  llmCall?: string | null;
+}
+
+/** Columns a plan transition may set alongside the status; `undefined` leaves a column as it is. */
+export interface PlanPatch {
+  statusReason?: string;
+  supersededBy?: string | null;
+  actual?: Partial<Resources>;
+  validation?: ValidationResult;
+  /** Defaults to now when the plan reaches a closed status. */
+  closedAt?: Date | null;
+}
+
+export interface PlanListOptions {
+  status?: PlanStatus | readonly PlanStatus[];
+  limit?: number;
+  /** Only plans created strictly before this instant: the cursor for the next page. */
+  before?: Date;
+}
+
+export class PlanRepository {
+  readonly #ctx: RepositoryContext;
+  constructor(ctx: RepositoryContext) {
+    this.#ctx = ctx;
+  }
+
+  async create(input: NewPlan): Promise<PlanWithSteps> {
+    if (input.status === 'validated' && !input.validation.valid) {
+      throw new TypeError('a plan that failed validation can only be stored as a draft');
+    }
+    const { codec, clock } = this.#ctx;
+    const now = codec.time(clock.now());
+    const planId = newId();
+    const { draft } = input;
+    const plan: Insertable<PlansTable> = {
+      id: planId,
+      mind_id: input.mindId,
+      intention_id: input.intentionId,
+      revision: input.revision ?? 1,
+      supersedes: input.supersedes ?? null,
+      objective: draft.objective,
+      origin: input.origin,
+      strategy: draft.strategy,
+      status: input.status,
+      assumptions: codec.json(draft.assumptions),
+      completion_criteria: draft.completion_criteria,
+      abort_conditions: codec.json(draft.abort_conditions),
+      alternatives: codec.json(draft.alternatives),
+      risk: draft.risk,
+      estimate: codec.json(input.validation.estimate),
+      actual: codec.json({}),
+      budget: codec.json(draft.budget),
+      validation: codec.json(input.validation),
+      require_approval: codec.bool(input.requireApproval ?? false),
+      max_replans: input.maxReplans ?? MAX_REPLANS,
+      llm_call: input.llmCall ?? null,
+      status_reason: input.statusReason ?? '',
+      created_at: now,
+      updated_at: now,
+    };
+    const steps: Insertable<PlanStepsTable>[] = draft.steps.map((step, position) => ({
+      id: newId(),
+      plan_id: planId,
+      mind_id: input.mindId,
+      key: step.key,
+      position,
+      title: step.title,
+      kind: step.kind,
+      depends_on: codec.textArray(step.depends_on),
+      capability: step.capability,
+      target: step.target,
+      params: codec.json(step.params),
+      require_approval: codec.bool(step.require_approval),
+      expectation: codec.jsonOrNull(step.expectation),
+      precondition: codec.jsonOrNull(step.precondition),
+      spec: codec.json(step.spec),
+      status: 'pending',
+      attempts: 0,
+      max_attempts: step.max_attempts,
+      created_at: now,
+      updated_at: now,
+    }));
+
+    return inTransaction(this.#ctx.db, async (tx) => {
+      const planRow = await tx.insertInto('plans').values(plan).returningAll().executeTakeFirstOrThrow();
+      const stepRows =
+        steps.length === 0 ? [] : await tx.insertInto('plan_steps').values(steps).returningAll().execute();
+      stepRows.sort((a, b) => codec.readInt(a.position) - codec.readInt(b.position));
+      return { ...this.#decode(planRow), steps: stepRows.map((row) => decodeStep(row, codec)) };
+    });
+  }
+
+  async get(id: string): Promise<PlanWithSteps | undefined> {
+    const { db, codec } = this.#ctx;
+    const row = await db.selectFrom('plans').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!row) return undefined;
+    const stepRows = await db
+      .selectFrom('plan_steps')
+      .selectAll()
+      .where('plan_id', '=', id)
+      .orderBy('position')
+      .execute();
+    return { ...this.#decode(row), steps: stepRows.map((step) => decodeStep(step, codec)) };
+  }
+
+  /** Newest first, without steps. */
+  async listByMind(mindId: string, options: PlanListOptions = {}): Promise<PlanRecord[]> {
+    const { db, codec } = this.#ctx;
+    let query = db.selectFrom('plans').selectAll().where('mind_id', '=', mindId);
+    if (options.status !== undefined) query = query.where('status', 'in', asList(options.status));
+    if (options.before !== undefined) query = query.where('created_at', '<', codec.time(options.before));
+    const rows = await query
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(options.limit ?? 50)
+      .execute();
+    return rows.map((row) => this.#decode(row));
+  }
+
+  /**
+   * Moves the plan only if it is still in one of the `from` statuses, in one conditional UPDATE.
+   * Returns the updated plan (without steps), or undefined when it had already moved.
+   */
+  async transition(
+    id: string,
+    from: PlanStatus | readonly PlanStatus[],
+    to: PlanStatus,
+    patch: PlanPatch = {},
+  ): Promise<PlanRecord | undefined> {
+    const { db, codec, clock } = this.#ctx;
+    const now = clock.now();
+    const set: Updateable<PlansTable> = { status: to, updated_at: codec.time(now) };
+    if (patch.statusReason !== undefined) set.status_reason = patch.statusReason;
+    if (patch.supersededBy !== undefined) set.superseded_by = patch.supersededBy;
+    if (patch.actual !== undefined) set.actual = codec.json(patch.actual);
+    if (patch.validation !== undefined) set.validation = codec.json(patch.validation);
+    if (patch.closedAt !== undefined) set.closed_at = codec.timeOrNull(patch.closedAt);
+    else if (CLOSED_PLAN_STATUSES.includes(to)) set.closed_at = codec.time(now);
+    const row = await db
+      .updateTable('plans')
+      .set(set)
+      .where('id', '=', id)
+      .where('status', 'in', asList(from))
+      .returningAll()
+      .executeTakeFirst();
+    return row && this.#decode(row);
+  }
+
+  #decode(row: Selectable<PlansTable>): PlanRecord {
+    const { codec } = this.#ctx;
+    return {
+      id: row.id,
+      mindId: row.mind_id,
+      intentionId: row.intention_id,
+      revision: codec.readInt(row.revision),
+      supersedes: row.supersedes,
+      supersededBy: row.superseded_by,
+      objective: row.objective,
+      origin: row.origin,
+      strategy: row.strategy,
+      status: row.status,
+      assumptions: codec.readJson<Assumption[]>(row.assumptions),
+      completionCriteria: row.completion_criteria,
+      abortConditions: codec.readJson<string[]>(row.abort_conditions),
+      alternatives: codec.readJson<Alternative[]>(row.alternatives),
+      risk: row.risk,
+      estimate: codec.readJson<Partial<Resources>>(row.estimate),
+      actual: codec.readJson<Partial<Resources>>(row.actual),
+      budget: codec.readJson<Budget>(row.budget),
+      validation: codec.readJson<ValidationResult>(row.validation),
+      requireApproval: codec.readBool(row.require_approval),
+      maxReplans: codec.readInt(row.max_replans),
+      llmCall: row.llm_call,
+      statusReason: row.status_reason,
+      closedAt: codec.readTimeOrNull(row.closed_at),
+      createdAt: codec.readTime(row.created_at),
+      updatedAt: codec.readTime(row.updated_at),
+    };
+  }
+}

@@ -1,0 +1,250 @@
+// Plan steps and the transition primitive the executor is built on. A step only ever moves by
+// one conditional UPDATE ... WHERE status IN (:from) ... RETURNING: the database decides who
+// wins, so no executor keeps step state in memory and none can act on a step it lost.
+
+import type { Kysely, Selectable, Updateable } from 'kysely';
+import { addSeconds } from '../../core/clock.ts';
+import type { Expectation, JsonObject, JsonValue, Precondition, StepSpec } from '../../core/plan.ts';
+import type { StepKind, StepStatus } from '../../core/vocabulary.ts';
+import type { Codec } from '../codec.ts';
+import type { Database, PlanStepsTable } from '../schema.ts';
+import { stepIsDue } from '../vocabulary-sql.ts';
+import { asList, type RepositoryContext } from './context.ts';
+
+export interface StepRecord {
+  id: string;
+  planId: string;
+  mindId: string;
+  key: string;
+  position: number;
+  title: string;
+  kind: StepKind;
+  dependsOn: string[];
+  capability: string;
+  target: string;
+  params: JsonObject;
+  requireApproval: boolean;
+  expectation: Expectation | null;
+  precondition: Precondition | null;
+  spec: StepSpec;
+  status: StepStatus;
+  attempts: number;
+  maxAttempts: number;
+  leaseUntil: Date | null;
+  nextRunAt: Date | null;
+  approvalId: string | null;
+  requestId: string | null;
+  executionId: string | null;
+  predictionId: string | null;
+  /** The subordinate intention this step formed while waiting for approval or access. */
+  intentionId: string | null;
+  result: JsonValue | null;
+  observation: JsonValue | null;
+  error: string;
+  statusReason: string;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** Columns a transition may set alongside the status; `undefined` leaves a column as it is. */
+export interface StepPatch {
+  leaseUntil?: Date | null;
+  nextRunAt?: Date | null;
+  approvalId?: string | null;
+  requestId?: string | null;
+  executionId?: string | null;
+  predictionId?: string | null;
+  intentionId?: string | null;
+  result?: JsonValue | null;
+  observation?: JsonValue | null;
+  error?: string;
+  statusReason?: string;
+  startedAt?: Date | null;
+  /** Defaults to now when the step reaches a final status. */
+  finishedAt?: Date | null;
+}
+
+/** Extra conditions a transition must meet besides the `from` status; all given ones must hold. */
+export interface StepGuard {
+  /** The lease the caller got from its claim: only the current lease holder may move the step. */
+  leaseUntil?: Date | null;
+  /** The lease ran out at or before this instant: for taking over a claim whose executor vanished. */
+  leaseExpiredBy?: Date;
+  /** The attempt counter still has this value. */
+  attempts?: number;
+  /** The step is due at this instant: next_run_at unset or not later. */
+  dueBy?: Date;
+}
+
+/** Statuses a step never leaves; reaching one stamps finished_at unless the patch says otherwise. */
+export const FINAL_STEP_STATUSES: readonly StepStatus[] = ['completed', 'failed', 'skipped', 'cancelled'];
+
+export function decodeStep(row: Selectable<PlanStepsTable>, codec: Codec): StepRecord {
+  return {
+    id: row.id,
+    planId: row.plan_id,
+    mindId: row.mind_id,
+    key: row.key,
+    position: codec.readInt(row.position),
+    title: row.title,
+    kind: row.kind,
+    dependsOn: codec.readTextArray(row.depends_on),
+    capability: row.capability,
+    target: row.target,
+    params: codec.readJson<JsonObject>(row.params),
+    requireApproval: codec.readBool(row.require_approval),
+    expectation: codec.readJsonOrNull<Expectation>(row.expectation),
+    precondition: codec.readJsonOrNull<Precondition>(row.precondition),
+    spec: codec.readJson<StepSpec>(row.spec),
+    status: row.status,
+    attempts: codec.readInt(row.attempts),
+    maxAttempts: codec.readInt(row.max_attempts),
+    leaseUntil: codec.readTimeOrNull(row.lease_until),
+    nextRunAt: codec.readTimeOrNull(row.next_run_at),
+    approvalId: row.approval_id,
+    requestId: row.request_id,
+    executionId: row.execution_id,
+    predictionId: row.prediction_id,
+    intentionId: row.intention_id,
+    result: codec.readJsonOrNull<JsonValue>(row.result),
+    observation: codec.readJsonOrNull<JsonValue>(row.observation),
+    error: row.error,
+    statusReason: row.status_reason,
+    startedAt: codec.readTimeOrNull(row.started_at),
+    finishedAt: codec.readTimeOrNull(row.finished_at),
+    createdAt: codec.readTime(row.created_at),
+    updatedAt: codec.readTime(row.updated_at),
+  };
+}
+
+function encodePatch(patch: StepPatch, codec: Codec): Updateable<PlanStepsTable> {
+  const set: Updateable<PlanStepsTable> = {};
+  if (patch.leaseUntil !== undefined) set.lease_until = codec.timeOrNull(patch.leaseUntil);
+  if (patch.nextRunAt !== undefined) set.next_run_at = codec.timeOrNull(patch.nextRunAt);
+  if (patch.approvalId !== undefined) set.approval_id = patch.approvalId;
+  if (patch.requestId !== undefined) set.request_id = patch.requestId;
+  if (patch.executionId !== undefined) set.execution_id = patch.executionId;
+  if (patch.predictionId !== undefined) set.prediction_id = patch.predictionId;
+  if (patch.intentionId !== undefined) set.intention_id = patch.intentionId;
+  if (patch.result !== undefined) set.result = codec.jsonOrNull(patch.result);
+  if (patch.observation !== undefined) set.observation = codec.jsonOrNull(patch.observation);
+  if (patch.error !== undefined) set.error = patch.error;
+  if (patch.statusReason !== undefined) set.status_reason = patch.statusReason;
+  if (patch.startedAt !== undefined) set.started_at = codec.timeOrNull(patch.startedAt);
+  if (patch.finishedAt !== undefined) set.finished_at = codec.timeOrNull(patch.finishedAt);
+  return set;
+}
+
+/**
+ * The executor's work list: steps in a due status whose next run is unset or has come. The
+ * status term is written exactly as the partial index's predicate so both stores can use it.
+ * Exported so tests can ask each store's planner whether the index is used.
+ */
+export function dueStepsQuery(db: Kysely<Database>, codec: Codec, now: Date, limit: number) {
+  const at = codec.time(now);
+  return db
+    .selectFrom('plan_steps')
+    .selectAll()
+    .where(stepIsDue())
+    .where((eb) => eb.or([eb('next_run_at', 'is', null), eb('next_run_at', '<=', at)]))
+    .orderBy('next_run_at', (ob) => ob.asc().nullsFirst())
+    .orderBy('id')
+    .limit(limit);
+}
+
+export class StepRepository {
+  readonly #ctx: RepositoryContext;
+  constructor(ctx: RepositoryContext) {
+    this.#ctx = ctx;
+  }
+
+  async get(id: string): Promise<StepRecord | undefined> {
+    const row = await this.#ctx.db.selectFrom('plan_steps').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && decodeStep(row, this.#ctx.codec);
+  }
+
+  async listByPlan(planId: string): Promise<StepRecord[]> {
+    const rows = await this.#ctx.db
+      .selectFrom('plan_steps')
+      .selectAll()
+      .where('plan_id', '=', planId)
+      .orderBy('position')
+      .execute();
+    return rows.map((row) => decodeStep(row, this.#ctx.codec));
+  }
+
+  async listDue(now: Date, limit: number): Promise<StepRecord[]> {
+    const rows = await dueStepsQuery(this.#ctx.db, this.#ctx.codec, now, limit).execute();
+    return rows.map((row) => decodeStep(row, this.#ctx.codec));
+  }
+
+  /**
+   * Moves a step from one of `from` to `to` in a single conditional UPDATE, setting the patch and
+   * updated_at with it. Returns the row as updated, or undefined when the step was not in a `from`
+   * status or a guard failed: another executor won or the world moved on, and nothing changed.
+   */
+  async transition(
+    stepId: string,
+    from: StepStatus | readonly StepStatus[],
+    to: StepStatus,
+    patch: StepPatch = {},
+    guard: StepGuard = {},
+  ): Promise<StepRecord | undefined> {
+    const { db, codec, clock } = this.#ctx;
+    const now = clock.now();
+    const set = encodePatch(patch, codec);
+    if (FINAL_STEP_STATUSES.includes(to) && patch.finishedAt === undefined) set.finished_at = codec.time(now);
+    let query = db
+      .updateTable('plan_steps')
+      .set({ ...set, status: to, updated_at: codec.time(now) })
+      .where('id', '=', stepId)
+      .where('status', 'in', asList(from));
+    if (guard.leaseUntil === null) query = query.where('lease_until', 'is', null);
+    else if (guard.leaseUntil !== undefined) query = query.where('lease_until', '=', codec.time(guard.leaseUntil));
+    if (guard.leaseExpiredBy !== undefined) {
+      query = query.where('lease_until', '<=', codec.time(guard.leaseExpiredBy));
+    }
+    if (guard.attempts !== undefined) query = query.where('attempts', '=', guard.attempts);
+    if (guard.dueBy !== undefined) {
+      const at = codec.time(guard.dueBy);
+      query = query.where((eb) => eb.or([eb('next_run_at', 'is', null), eb('next_run_at', '<=', at)]));
+    }
+    const row = await query.returningAll().executeTakeFirst();
+    return row && decodeStep(row, codec);
+  }
+
+  /**
+   * Takes a ready, due step for execution: one conditional UPDATE, so among any number of
+   * executors exactly one gets the row back. The attempt is counted in SQL, never from a value
+   * read earlier. next_run_at moves to the end of the lease: the step becomes due again (for
+   * recovery) only if its executor has not finished by then.
+   */
+  async claim(stepId: string, options: { leaseSeconds: number }): Promise<StepRecord | undefined> {
+    const { leaseSeconds } = options;
+    if (!Number.isFinite(leaseSeconds) || leaseSeconds <= 0) {
+      throw new TypeError(`leaseSeconds must be a positive number, got ${leaseSeconds}`);
+    }
+    const { db, codec, clock } = this.#ctx;
+    const now = clock.now();
+    const at = codec.time(now);
+    const leaseUntil = codec.time(addSeconds(now, leaseSeconds));
+    const row = await db
+      .updateTable('plan_steps')
+      .set((eb) => ({
+        status: 'executing',
+        attempts: eb('attempts', '+', 1),
+        lease_until: leaseUntil,
+        next_run_at: leaseUntil,
+        started_at: at,
+        updated_at: at,
+      }))
+      .where('id', '=', stepId)
+      .where('status', '=', 'ready')
+      .where((eb) => eb.or([eb('next_run_at', 'is', null), eb('next_run_at', '<=', at)]))
+      .returningAll()
+      .executeTakeFirst();
+    return row && decodeStep(row, codec);
+  }
+}

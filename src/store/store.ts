@@ -1,0 +1,109 @@
+// Opening a store: one Kysely connection (SQLite file or PostgreSQL pool), the codec for its
+// dialect, the injected clock, and the repositories built from them.
+
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { systemClock, type Clock } from '../core/clock.ts';
+import { codecFor, type Codec, type StoreKind } from './codec.ts';
+import { assertSchemaName, type PostgresStoreConfig, type SqliteStoreConfig, type StoreConfig } from './config.ts';
+import { migrateToLatest } from './migrations/index.ts';
+import type { RepositoryContext } from './repositories/context.ts';
+import { EventRepository } from './repositories/events.ts';
+import { IntentionRepository } from './repositories/intentions.ts';
+import { MindRepository } from './repositories/minds.ts';
+import { PlanRepository } from './repositories/plans.ts';
+import { StepRepository } from './repositories/steps.ts';
+import type { Database } from './schema.ts';
+import { PraxisSqliteDialect } from './sqlite-dialect.ts';
+
+export interface Repositories {
+  readonly minds: MindRepository;
+  readonly intentions: IntentionRepository;
+  readonly plans: PlanRepository;
+  readonly steps: StepRepository;
+  readonly events: EventRepository;
+}
+
+export interface Store extends Repositories {
+  readonly kind: StoreKind;
+  readonly db: Kysely<Database>;
+  readonly codec: Codec;
+  readonly clock: Clock;
+  /** Brings the schema up to the latest migration; a no-op when it already is. */
+  migrate(): Promise<void>;
+  /**
+   * Runs `work` in one transaction with repositories bound to it: all of its writes commit
+   * together or none do. Inside, use only the repositories passed in: on SQLite the store has a
+   * single connection, which the transaction holds until it ends.
+   */
+  transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  clock?: Clock;
+}
+
+export function repositoriesFor(ctx: RepositoryContext): Repositories {
+  return {
+    minds: new MindRepository(ctx),
+    intentions: new IntentionRepository(ctx),
+    plans: new PlanRepository(ctx),
+    steps: new StepRepository(ctx),
+    events: new EventRepository(ctx),
+  };
+}
+
+export async function openStore(config: StoreConfig, options: StoreOptions = {}): Promise<Store> {
+  const clock = options.clock ?? systemClock;
+  const codec = codecFor(config.kind);
+  const db = config.kind === 'sqlite' ? openSqlite(config) : openPostgres(config);
+  const schema = config.kind === 'postgres' ? config.schema : undefined;
+  const repositories = repositoriesFor({ db, codec, clock });
+  return {
+    kind: config.kind,
+    db,
+    codec,
+    clock,
+    ...repositories,
+    async migrate() {
+      // With a schema, the migrator creates it first (tolerating a concurrent creator).
+      await migrateToLatest(db, config.kind, schema);
+    },
+    transaction(work) {
+      return db.transaction().execute((tx) => work(repositoriesFor({ db: tx, codec, clock })));
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+function openSqlite(config: SqliteStoreConfig): Kysely<Database> {
+  if (config.path !== ':memory:') mkdirSync(dirname(resolve(config.path)), { recursive: true });
+  const database = new BetterSqlite3(config.path);
+  // Wait for the write lock instead of failing when another process holds it.
+  database.pragma('busy_timeout = 5000');
+  // Readers never block the writer, and several processes can share the file.
+  database.pragma('journal_mode = WAL');
+  // SQLite leaves foreign keys unenforced unless asked, per connection.
+  database.pragma('foreign_keys = ON');
+  // synchronous stays FULL: a write-ahead execution row must survive a crash before its side effect.
+  return new Kysely<Database>({ dialect: new PraxisSqliteDialect({ database }) });
+}
+
+function openPostgres(config: PostgresStoreConfig): Kysely<Database> {
+  if (config.schema !== undefined) assertSchemaName(config.schema);
+  const pool = new pg.Pool({
+    connectionString: config.url,
+    // Every connection resolves unqualified table names in the configured schema.
+    ...(config.schema ? { options: `-c search_path=${config.schema}` } : {}),
+  });
+  // An idle client can lose its server (restart, failover); the pool drops it and the next query
+  // reconnects. Without a listener the error would crash the process.
+  pool.on('error', () => {});
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}

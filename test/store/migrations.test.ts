@@ -1,0 +1,247 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { sql, type Kysely } from 'kysely';
+import { newId } from '../../src/core/ids.ts';
+import { DUE_STEP_STATUSES, STEP_STATUSES } from '../../src/core/vocabulary.ts';
+import type { StoreKind } from '../../src/store/codec.ts';
+import { MIGRATION_LOCK_TABLE, MIGRATION_TABLE, migrateToLatest } from '../../src/store/migrations/index.ts';
+import { TABLE_NAMES, type Database } from '../../src/store/schema.ts';
+import { openStore } from '../../src/store/store.ts';
+import { STORE_KINDS, openTestStore, useStore } from '../support/stores.ts';
+
+async function tableNames(db: Kysely<Database>, kind: StoreKind): Promise<string[]> {
+  const { rows } =
+    kind === 'sqlite'
+      ? await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(db)
+      : await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(db);
+  return rows.map((r) => r.name).sort();
+}
+
+async function columnNames(db: Kysely<Database>, kind: StoreKind, table: string): Promise<string[]> {
+  const { rows } =
+    kind === 'sqlite'
+      ? await sql<{ name: string }>`select name from pragma_table_info(${table})`.execute(db)
+      : await sql<{ name: string }>`select column_name as name from information_schema.columns
+          where table_schema = current_schema() and table_name = ${table}`.execute(db);
+  return rows.map((r) => r.name).sort();
+}
+
+async function indexDefinitions(db: Kysely<Database>, kind: StoreKind): Promise<Map<string, string>> {
+  const { rows } =
+    kind === 'sqlite'
+      ? await sql<{ name: string; def: string }>`select name, sql as def from sqlite_master where type = 'index' and sql is not null`.execute(db)
+      : await sql<{ name: string; def: string }>`select indexname as name, indexdef as def from pg_indexes where schemaname = current_schema()`.execute(db);
+  return new Map(rows.map((r) => [r.name, r.def]));
+}
+
+const PLAN_COLUMNS = [
+  'id', 'mind_id', 'intention_id', 'revision', 'supersedes', 'superseded_by', 'objective', 'origin', 'strategy',
+  'status', 'assumptions', 'completion_criteria', 'abort_conditions', 'alternatives', 'risk', 'estimate', 'actual',
+  'budget', 'validation', 'require_approval', 'max_replans', 'llm_call', 'status_reason', 'closed_at', 'created_at',
+  'updated_at',
+];
+const STEP_COLUMNS = [
+  'id', 'plan_id', 'mind_id', 'key', 'position', 'title', 'kind', 'depends_on', 'capability', 'target', 'params',
+  'require_approval', 'expectation', 'precondition', 'spec', 'status', 'attempts', 'max_attempts', 'lease_until',
+  'next_run_at', 'approval_id', 'request_id', 'execution_id', 'prediction_id', 'intention_id', 'result',
+  'observation', 'error', 'status_reason', 'started_at', 'finished_at', 'created_at', 'updated_at',
+];
+const INDEXES = [
+  'plans_mind_idx', 'plans_intention_idx', 'plan_steps_due_idx', 'plan_steps_plan_idx', 'predictions_open_idx',
+  'tool_executions_origin_idx', 'approval_requests_origin_idx', 'approval_requests_status_idx',
+  'capability_requests_mind_idx', 'grants_mind_idx', 'events_mind_idx', 'events_plan_idx', 'events_intention_idx',
+];
+
+for (const kind of STORE_KINDS) {
+  describe(`migrations (${kind})`, () => {
+    const current = useStore(kind);
+
+    it('creates the whole schema', async () => {
+      const { store } = current();
+      assert.deepEqual(
+        await tableNames(store.db, kind),
+        [...TABLE_NAMES, MIGRATION_TABLE, MIGRATION_LOCK_TABLE].sort(),
+      );
+      assert.deepEqual(await columnNames(store.db, kind, 'plans'), [...PLAN_COLUMNS].sort());
+      assert.deepEqual(await columnNames(store.db, kind, 'plan_steps'), [...STEP_COLUMNS].sort());
+      const indexes = await indexDefinitions(store.db, kind);
+      for (const name of INDEXES) assert.ok(indexes.has(name), `index ${name} is missing`);
+    });
+
+    it('is a no-op when run again', async () => {
+      const { store } = current();
+      const tablesBefore = await tableNames(store.db, kind);
+      const indexesBefore = await indexDefinitions(store.db, kind);
+      await store.migrate();
+      assert.deepEqual(await migrateToLatest(store.db, kind), []);
+      assert.deepEqual(await tableNames(store.db, kind), tablesBefore);
+      assert.deepEqual(await indexDefinitions(store.db, kind), indexesBefore);
+      const applied = await sql<{ name: string }>`select name from ${sql.table(MIGRATION_TABLE)}`.execute(store.db);
+      assert.deepEqual(applied.rows.map((r) => r.name), ['0001_initial']);
+    });
+
+    it('declares the due index as partial over exactly the due statuses', async () => {
+      const { store } = current();
+      const definition = (await indexDefinitions(store.db, kind)).get('plan_steps_due_idx');
+      assert.ok(definition, 'plan_steps_due_idx is missing');
+      const where = definition.slice(definition.toLowerCase().indexOf(' where '));
+      assert.match(where, /^ where /i, `not a partial index: ${definition}`);
+      for (const status of STEP_STATUSES) {
+        const listed = where.includes(`'${status}'`);
+        assert.equal(listed, (DUE_STEP_STATUSES as readonly string[]).includes(status), `${status} in ${where}`);
+      }
+    });
+
+    describe('CHECK constraints', () => {
+      async function seedRows() {
+        const { store, clock } = current();
+        const now = clock.now().toISOString();
+        const mindId = newId();
+        const intentionId = newId();
+        await store.db
+          .insertInto('minds')
+          .values({ id: mindId, name: `m-${mindId}`, sandbox: store.codec.bool(false), created_at: now, updated_at: now })
+          .execute();
+        await store.db
+          .insertInto('intentions')
+          .values({
+            id: intentionId,
+            mind_id: mindId,
+            objective: 'o',
+            origin: 'test',
+            require_approval: store.codec.bool(false),
+            created_at: now,
+            updated_at: now,
+          })
+          .execute();
+        return { now, mindId, intentionId };
+      }
+
+      function planRow(ids: { now: string; mindId: string; intentionId: string }, status: string) {
+        const { store } = current();
+        return {
+          id: newId(),
+          mind_id: ids.mindId,
+          intention_id: ids.intentionId,
+          objective: 'o',
+          origin: 'operator' as const,
+          status: status as 'draft',
+          require_approval: store.codec.bool(false),
+          created_at: ids.now,
+          updated_at: ids.now,
+        };
+      }
+
+      function stepRow(ids: { now: string; mindId: string }, planId: string, kind: string, status: string) {
+        const { store } = current();
+        return {
+          id: newId(),
+          plan_id: planId,
+          mind_id: ids.mindId,
+          key: newId().slice(-8),
+          position: 0,
+          title: 't',
+          kind: kind as 'wait',
+          status: status as 'pending',
+          depends_on: store.codec.textArray([]),
+          require_approval: store.codec.bool(false),
+          created_at: ids.now,
+          updated_at: ids.now,
+        };
+      }
+
+      it('reject a plan status outside the vocabulary', async () => {
+        const { store } = current();
+        const ids = await seedRows();
+        await assert.rejects(store.db.insertInto('plans').values(planRow(ids, 'running')).execute(), /plans_status_check/);
+        const good = planRow(ids, 'validated');
+        await store.db.insertInto('plans').values(good).execute();
+        await assert.rejects(
+          store.db.updateTable('plans').set({ status: 'done' as 'completed' }).where('id', '=', good.id).execute(),
+          /plans_status_check/,
+        );
+      });
+
+      it('reject a step kind or step status outside the vocabulary', async () => {
+        const { store } = current();
+        const ids = await seedRows();
+        const plan = planRow(ids, 'validated');
+        await store.db.insertInto('plans').values(plan).execute();
+        await assert.rejects(
+          store.db.insertInto('plan_steps').values(stepRow(ids, plan.id, 'shell', 'pending')).execute(),
+          /plan_steps_kind_check/,
+        );
+        await assert.rejects(
+          store.db.insertInto('plan_steps').values(stepRow(ids, plan.id, 'wait', 'running')).execute(),
+          /plan_steps_status_check/,
+        );
+        await store.db.insertInto('plan_steps').values(stepRow(ids, plan.id, 'wait', 'pending')).execute();
+      });
+
+      it('reject an unknown event type and a confidence above 1', async () => {
+        const { store, clock } = current();
+        const now = clock.now().toISOString();
+        await assert.rejects(
+          store.db.insertInto('events').values({ id: newId(), type: 'plan_exploded' as 'plan_created', created_at: now }).execute(),
+          /events_type_check/,
+        );
+        const { mindId } = await seedRows();
+        await assert.rejects(
+          store.db
+            .insertInto('beliefs')
+            .values({ id: newId(), mind_id: mindId, statement: 's', confidence: 1.5, created_at: now, updated_at: now })
+            .execute(),
+          /beliefs_confidence_check/,
+        );
+      });
+
+      it('enforce foreign keys', async () => {
+        const ids = await seedRows();
+        const { store } = current();
+        await assert.rejects(
+          store.db.insertInto('plans').values({ ...planRow(ids, 'draft'), mind_id: newId() }).execute(),
+          /foreign key/i,
+        );
+      });
+    });
+  });
+}
+
+describe('migrations (postgres, several daemons starting at once)', () => {
+  it('applies each migration once when several stores migrate the same database together', async () => {
+    const test = await openTestStore('postgres', { migrate: false });
+    const config = test.config.kind === 'postgres' ? test.config : assert.fail('not a PostgreSQL store');
+    const stores = await Promise.all([1, 2, 3].map(() => openStore({ ...config, schema: 'praxis_race' })));
+    try {
+      await Promise.all(stores.map((store) => store.migrate()));
+      const applied = await sql<{ name: string }>`select name from ${sql.table(`praxis_race.${MIGRATION_TABLE}`)}`.execute(
+        test.store.db,
+      );
+      assert.deepEqual(applied.rows.map((r) => r.name), ['0001_initial']);
+    } finally {
+      await Promise.all(stores.map((store) => store.close()));
+      await test.dispose();
+    }
+  });
+});
+
+describe('migrations (postgres, in a named schema)', () => {
+  it('puts every table and the migration bookkeeping in that schema', async () => {
+    const test = await openTestStore('postgres', { migrate: false });
+    assert.equal(test.config.kind, 'postgres');
+    const scoped = await openStore({ ...test.config, schema: 'praxis_alt' }, { clock: test.clock });
+    try {
+      await scoped.migrate();
+      await scoped.migrate();
+      const { rows } = await sql<{ name: string }>`select table_name as name from information_schema.tables
+        where table_schema = 'praxis_alt'`.execute(scoped.db);
+      assert.deepEqual(rows.map((r) => r.name).sort(), [...TABLE_NAMES, MIGRATION_TABLE, MIGRATION_LOCK_TABLE].sort());
+      assert.deepEqual(await tableNames(test.store.db, 'postgres'), [], 'nothing lands in public');
+      const mind = await scoped.minds.create({ name: 'scoped' });
+      assert.equal((await scoped.minds.get(mind.id))?.name, 'scoped');
+    } finally {
+      await scoped.close();
+      await test.dispose();
+    }
+  });
+});

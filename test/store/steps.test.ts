@@ -1,0 +1,184 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { CompiledQuery } from 'kysely';
+import { addSeconds } from '../../src/core/clock.ts';
+import { dueStepsQuery } from '../../src/store/repositories/steps.ts';
+import { openStore, type Store } from '../../src/store/store.ts';
+import { sampleDraft, seedPlan, seedReadyStep } from '../support/fixtures.ts';
+import { STORE_KINDS, useStore } from '../support/stores.ts';
+
+for (const kind of STORE_KINDS) {
+  describe(`steps repository (${kind})`, () => {
+    const current = useStore(kind);
+
+    it('moves a step and sets the patch in the same update', async () => {
+      const { store, clock } = current();
+      const { plan } = await seedPlan(store);
+      const step = plan.steps[0]!;
+      clock.advance(3);
+      const later = addSeconds(clock.now(), 60);
+      const waiting = await store.steps.transition(step.id, ['pending', 'ready'], 'waiting', {
+        nextRunAt: later,
+        statusReason: 'waiting for the window',
+      });
+      assert.equal(waiting?.status, 'waiting');
+      assert.deepEqual(waiting?.nextRunAt, later);
+      assert.equal(waiting?.statusReason, 'waiting for the window');
+      assert.deepEqual(waiting?.updatedAt, clock.now());
+      assert.equal(waiting?.finishedAt, null);
+
+      const done = await store.steps.transition(step.id, 'waiting', 'completed', {
+        result: { observed: ['x', 1, true, null] },
+        observation: { active_state: 'active' },
+      });
+      assert.deepEqual(done?.result, { observed: ['x', 1, true, null] });
+      assert.deepEqual(done?.observation, { active_state: 'active' });
+      assert.deepEqual(done?.finishedAt, clock.now(), 'a final status stamps finished_at');
+      assert.deepEqual(await store.steps.get(step.id), done);
+    });
+
+    it('returns undefined and changes nothing when the step is not in a `from` status', async () => {
+      const { store, clock } = current();
+      const { plan } = await seedPlan(store);
+      const step = plan.steps[0]!;
+      clock.advance(10);
+      assert.equal(await store.steps.transition(step.id, 'ready', 'executing', { error: 'x' }), undefined);
+      assert.equal(await store.steps.transition(step.id, ['executing', 'waiting'], 'failed', { error: 'x' }), undefined);
+      assert.deepEqual(await store.steps.get(step.id), step, 'not even updated_at moved');
+      assert.equal(await store.steps.transition('00000000-0000-7000-8000-000000000000', 'pending', 'ready'), undefined);
+    });
+
+    it('lets a claim win exactly once and counts the attempt in SQL', async () => {
+      const { store, clock } = current();
+      const { stepId } = await seedReadyStep(store);
+      clock.advance(1);
+      const now = clock.now();
+      const claimed = await store.steps.claim(stepId, { leaseSeconds: 90 });
+      assert.ok(claimed);
+      assert.equal(claimed.status, 'executing');
+      assert.equal(claimed.attempts, 1);
+      assert.deepEqual(claimed.startedAt, now);
+      assert.deepEqual(claimed.leaseUntil, addSeconds(now, 90));
+      assert.deepEqual(claimed.nextRunAt, claimed.leaseUntil, 'due again for recovery when the lease runs out');
+      assert.equal(await store.steps.claim(stepId, { leaseSeconds: 90 }), undefined);
+      assert.equal((await store.steps.get(stepId))?.attempts, 1);
+
+      // A retry goes back to ready and is claimed again: the counter keeps counting.
+      await store.steps.transition(stepId, 'executing', 'ready', { leaseUntil: null, nextRunAt: null });
+      assert.equal((await store.steps.claim(stepId, { leaseSeconds: 90 }))?.attempts, 2);
+      await assert.rejects(store.steps.claim(stepId, { leaseSeconds: 0 }), /leaseSeconds/);
+    });
+
+    it('does not claim a pending step or a ready one whose next run has not come', async () => {
+      const { store, clock } = current();
+      const { plan } = await seedPlan(store);
+      const step = plan.steps[0]!;
+      assert.equal(await store.steps.claim(step.id, { leaseSeconds: 30 }), undefined);
+      await store.steps.transition(step.id, 'pending', 'ready', { nextRunAt: addSeconds(clock.now(), 30) });
+      assert.equal(await store.steps.claim(step.id, { leaseSeconds: 30 }), undefined);
+      clock.advance(30);
+      assert.equal((await store.steps.claim(step.id, { leaseSeconds: 30 }))?.status, 'executing');
+    });
+
+    it('applies guards: only the lease holder moves the step, and only a lapsed lease is taken over', async () => {
+      const { store, clock } = current();
+      const { stepId } = await seedReadyStep(store);
+      const claim = await store.steps.claim(stepId, { leaseSeconds: 60 });
+      assert.ok(claim?.leaseUntil);
+
+      const stale = addSeconds(claim.leaseUntil, -1);
+      assert.equal(await store.steps.transition(stepId, 'executing', 'completed', {}, { leaseUntil: stale }), undefined);
+      assert.equal(await store.steps.transition(stepId, 'executing', 'completed', {}, { leaseUntil: null }), undefined);
+      assert.equal(await store.steps.transition(stepId, 'executing', 'completed', {}, { attempts: 2 }), undefined);
+
+      clock.advance(30);
+      const takeOver = { leaseExpiredBy: clock.now() };
+      assert.equal(await store.steps.transition(stepId, 'executing', 'blocked', {}, takeOver), undefined, 'lease still held');
+      clock.advance(30);
+      const blocked = await store.steps.transition(
+        stepId,
+        'executing',
+        'blocked',
+        { statusReason: 'outcome_unverified', leaseUntil: null },
+        { leaseExpiredBy: clock.now(), attempts: 1 },
+      );
+      assert.equal(blocked?.status, 'blocked');
+      assert.equal(blocked?.leaseUntil, null);
+      assert.equal(
+        await store.steps.transition(stepId, 'executing', 'completed', {}, { leaseUntil: claim.leaseUntil }),
+        undefined,
+        'the old holder lost the step',
+      );
+    });
+
+    it('lists due steps: due statuses only, next_run_at unset or reached, unset first', async () => {
+      const { store, clock } = current();
+      const draft = sampleDraft();
+      draft.steps.push({ ...draft.steps[0]!, key: 'idle' });
+      const { plan } = await seedPlan(store, draft);
+      const [a, b, c, d] = plan.steps;
+      assert.ok(a && b && c && d);
+      const now = clock.now();
+      await store.steps.transition(a.id, 'pending', 'ready');
+      await store.steps.transition(b.id, 'pending', 'ready', { nextRunAt: addSeconds(now, 60) });
+      await store.steps.transition(c.id, 'pending', 'waiting', { nextRunAt: addSeconds(now, -5) });
+      await store.steps.transition(d.id, 'pending', 'completed', { nextRunAt: addSeconds(now, -5) });
+      // The fifth step stays pending: never due.
+
+      const dueIn = async (at: Date) => {
+        const ours = new Set(plan.steps.map((s) => s.id));
+        return (await store.steps.listDue(at, 1000)).filter((s) => ours.has(s.id)).map((s) => s.key);
+      };
+      assert.deepEqual(await dueIn(now), [a.key, c.key]);
+      assert.deepEqual(await dueIn(addSeconds(now, 59)), [a.key, c.key]);
+      assert.deepEqual(await dueIn(addSeconds(now, 60)), [a.key, c.key, b.key]);
+      assert.equal((await store.steps.listDue(addSeconds(now, 60), 1)).length, 1, 'limit');
+    });
+
+    it('finds due steps through the partial index', async () => {
+      const { store, clock } = current();
+      const compiled = dueStepsQuery(store.db, store.codec, clock.now(), 10).compile();
+      const plan =
+        kind === 'sqlite'
+          ? await store.db.executeQuery<{ detail: string }>(
+              CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]),
+            )
+          : await store.db.transaction().execute(async (tx) => {
+              // The test tables are tiny, so the planner would rightly prefer a scan; forbid it to
+              // learn whether the index is usable at all.
+              await tx.executeQuery(CompiledQuery.raw('set local enable_seqscan = off'));
+              return tx.executeQuery<{ 'QUERY PLAN': string }>(
+                CompiledQuery.raw(`explain ${compiled.sql}`, [...compiled.parameters]),
+              );
+            });
+      const text = plan.rows.map((row) => Object.values(row).join(' ')).join('\n');
+      assert.match(text, /plan_steps_due_idx/, text);
+    });
+
+    it('lists a plan\'s steps in position order', async () => {
+      const { store } = current();
+      const { plan } = await seedPlan(store);
+      assert.deepEqual(
+        (await store.steps.listByPlan(plan.id)).map((s) => s.position),
+        [0, 1, 2, 3],
+      );
+    });
+
+    it('gives one winner to 20 concurrent claims from 4 connections', async () => {
+      const { store, config, clock } = current();
+      const { stepId } = await seedReadyStep(store);
+      const stores: Store[] = [];
+      try {
+        for (let i = 0; i < 4; i++) stores.push(await openStore(config, { clock }));
+        const claims = Array.from({ length: 20 }, (_, i) => stores[i % 4]!.steps.claim(stepId, { leaseSeconds: 60 }));
+        const winners = (await Promise.all(claims)).filter((c) => c !== undefined);
+        assert.equal(winners.length, 1);
+        const step = await store.steps.get(stepId);
+        assert.equal(step?.status, 'executing');
+        assert.equal(step?.attempts, 1);
+      } finally {
+        await Promise.all(stores.map((s) => s.close()));
+      }
+    });
+  });
+}

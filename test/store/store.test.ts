@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { InputError } from '../../src/core/errors.ts';
+import { codecFor } from '../../src/store/codec.ts';
+import { DEFAULT_SQLITE_PATH, resolveStoreConfig } from '../../src/store/config.ts';
+import { openStore } from '../../src/store/store.ts';
+import { openTestStore } from '../support/stores.ts';
+
+describe('resolveStoreConfig', () => {
+  const url = 'postgres://praxis@db.example:5432/praxis';
+
+  it('prefers --db over the environment, then PRAXIS_DATABASE_URL over PRAXIS_DB', () => {
+    const env = { PRAXIS_DATABASE_URL: url, PRAXIS_DB: '/var/lib/praxis/env.db' };
+    assert.deepEqual(resolveStoreConfig({ db: './flag.db' }, env), { kind: 'sqlite', path: './flag.db' });
+    assert.deepEqual(resolveStoreConfig({}, env), { kind: 'postgres', url });
+    assert.deepEqual(resolveStoreConfig({}, { PRAXIS_DB: '/var/lib/praxis/env.db' }), {
+      kind: 'sqlite',
+      path: '/var/lib/praxis/env.db',
+    });
+    assert.deepEqual(resolveStoreConfig({}, {}), { kind: 'sqlite', path: DEFAULT_SQLITE_PATH });
+    assert.deepEqual(resolveStoreConfig({}, { PRAXIS_DATABASE_URL: '', PRAXIS_DB: '' }), {
+      kind: 'sqlite',
+      path: DEFAULT_SQLITE_PATH,
+    });
+  });
+
+  it('reads a postgres:// or postgresql:// --db value as PostgreSQL', () => {
+    assert.deepEqual(resolveStoreConfig({ db: url }, { PRAXIS_DB: 'x.db' }), { kind: 'postgres', url });
+    const alt = 'postgresql://praxis@db.example/praxis';
+    assert.deepEqual(resolveStoreConfig({ db: alt }, {}), { kind: 'postgres', url: alt });
+  });
+
+  it('refuses unclear input with a typed error naming its source', () => {
+    const refused = (flags: { db?: string }, env: Record<string, string>, path: string, message: RegExp) =>
+      assert.throws(
+        () => resolveStoreConfig(flags, env),
+        (error: unknown) =>
+          error instanceof InputError &&
+          error.problems[0]?.path === path &&
+          error.problems[0]?.code === 'invalid_store_config' &&
+          message.test(error.message),
+      );
+    refused({ db: '' }, {}, '--db', /not empty/);
+    refused({ db: '   ' }, {}, '--db', /not empty/);
+    refused({ db: 'mysql://x/y' }, {}, '--db', /unsupported database URL scheme/);
+    refused({}, { PRAXIS_DATABASE_URL: '/tmp/file.db' }, 'PRAXIS_DATABASE_URL', /postgres:\/\//);
+    refused({ db: 'postgres://user:secret@/' }, {}, '--db', /not a valid PostgreSQL URL/);
+    assert.throws(() => resolveStoreConfig({ db: 'postgres://user:secret@/' }, {}), (e: Error) => !e.message.includes('secret'));
+  });
+});
+
+describe('openStore (sqlite)', () => {
+  it('creates the parent directory and sets WAL, busy_timeout and foreign keys', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'praxis-open-'));
+    const path = join(dir, 'nested', 'deeper', 'praxis.db');
+    const store = await openStore({ kind: 'sqlite', path });
+    try {
+      assert.ok(existsSync(join(dir, 'nested', 'deeper')));
+      const pragma = async (name: string) =>
+        Object.values((await sql.raw<Record<string, unknown>>(`pragma ${name}`).execute(store.db)).rows[0] ?? {})[0];
+      assert.equal(String(await pragma('journal_mode')).toLowerCase(), 'wal');
+      assert.equal(Number(await pragma('busy_timeout')), 5000);
+      assert.equal(Number(await pragma('foreign_keys')), 1);
+      await store.migrate();
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('openStore (postgres)', () => {
+  it('refuses a schema name that is not a plain identifier', async () => {
+    await assert.rejects(
+      openStore({ kind: 'postgres', url: 'postgres://127.0.0.1/x', schema: 'a;drop' }),
+      (error: unknown) => error instanceof InputError && error.problems[0]?.path === 'schema',
+    );
+  });
+
+  it('fails loudly, not silently, when PostgreSQL is unreachable', async () => {
+    const saved = process.env.PRAXIS_TEST_PG_URL;
+    process.env.PRAXIS_TEST_PG_URL = 'postgres://postgres@127.0.0.1:1/postgres';
+    try {
+      await assert.rejects(openTestStore('postgres'), /PostgreSQL tests cannot run: no server at/);
+    } finally {
+      if (saved === undefined) delete process.env.PRAXIS_TEST_PG_URL;
+      else process.env.PRAXIS_TEST_PG_URL = saved;
+    }
+  });
+});
+
+describe('codec', () => {
+  for (const kind of ['sqlite', 'postgres'] as const) {
+    const codec = codecFor(kind);
+    it(`${kind}: writes values its driver can bind and reads them back normalised`, () => {
+      const at = new Date('2026-05-06T07:08:09.010Z');
+      assert.equal(codec.time(at), '2026-05-06T07:08:09.010Z');
+      assert.deepEqual(codec.readTime(codec.time(at)), at);
+      assert.deepEqual(codec.readTime(at), at);
+      assert.equal(codec.readTimeOrNull(null), null);
+      assert.equal(typeof codec.json([1, 2]), 'string', 'arrays are stringified, never handed to pg as arrays');
+      assert.equal(codec.jsonOrNull(undefined), null);
+      assert.throws(() => codec.json(undefined), /cannot store/);
+      assert.equal(codec.readBool(codec.bool(true)), true);
+      assert.equal(codec.readBool(codec.bool(false)), false);
+      assert.equal(codec.readInt('42'), 42);
+      assert.equal(codec.readInt(42n), 42);
+    });
+  }
+
+  it('keeps a stored JSON string a string on PostgreSQL', () => {
+    assert.equal(codecFor('postgres').readJson('hello'), 'hello');
+    assert.equal(codecFor('sqlite').readJson('"hello"'), 'hello');
+    assert.deepEqual(codecFor('sqlite').readTextArray('["a","b"]'), ['a', 'b']);
+    assert.deepEqual(codecFor('postgres').readTextArray(['a', 'b']), ['a', 'b']);
+    assert.equal(codecFor('sqlite').bool(true), 1);
+    assert.equal(codecFor('postgres').bool(true), true);
+  });
+});

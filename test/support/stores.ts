@@ -1,0 +1,133 @@
+// Both stores for a test suite: a fresh SQLite file in a temporary directory, and a throwaway
+// PostgreSQL database created for the suite and dropped after it. PostgreSQL being unreachable
+// fails the suite with a message saying so; it is never skipped, because a behaviour only
+// checked on one store is not checked (see DESIGN.md, "Two stores, one behaviour").
+
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before } from 'node:test';
+import pg from 'pg';
+import { ManualClock } from '../../src/core/clock.ts';
+import type { StoreKind } from '../../src/store/codec.ts';
+import { redact, type StoreConfig } from '../../src/store/config.ts';
+import { openStore, type Store } from '../../src/store/store.ts';
+
+export const STORE_KINDS: readonly StoreKind[] = ['sqlite', 'postgres'];
+
+/** The maintenance database throwaway databases are created from; read on every use. */
+export function maintenanceUrl(): string {
+  return process.env.PRAXIS_TEST_PG_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+}
+
+export interface TestStore {
+  kind: StoreKind;
+  store: Store;
+  clock: ManualClock;
+  /** How to reach the same database again, e.g. from another process or a second Store. */
+  config: StoreConfig;
+  dispose(): Promise<void>;
+}
+
+export interface TestStoreOptions {
+  /** Leave the schema empty, for tests of migration itself. */
+  migrate?: boolean;
+  clock?: ManualClock;
+}
+
+export async function openTestStore(kind: StoreKind, options: TestStoreOptions = {}): Promise<TestStore> {
+  const clock = options.clock ?? new ManualClock();
+  const place = kind === 'sqlite' ? temporarySqliteFile() : await throwawayPostgresDatabase();
+  let store: Store;
+  try {
+    store = await openStore(place.config, { clock });
+    if (options.migrate ?? true) await store.migrate();
+  } catch (error) {
+    await place.remove();
+    throw error;
+  }
+  return {
+    kind,
+    store,
+    clock,
+    config: place.config,
+    async dispose() {
+      await store.close();
+      await place.remove();
+    },
+  };
+}
+
+/**
+ * Registers before/after hooks in the enclosing `describe` and returns an accessor for the
+ * suite's store; call it inside tests, not at definition time. A store that could not be opened
+ * fails every test that asks for it, with the reason, rather than leaving them "cancelled".
+ */
+export function useStore(kind: StoreKind, options: TestStoreOptions = {}): () => TestStore {
+  let current: TestStore | undefined;
+  let failure: unknown;
+  before(async () => {
+    try {
+      current = await openTestStore(kind, options);
+    } catch (error) {
+      failure = error;
+    }
+  });
+  after(async () => {
+    await current?.dispose();
+  });
+  return () => {
+    if (failure !== undefined) throw failure;
+    if (!current) throw new Error(`the ${kind} test store was not opened`);
+    return current;
+  };
+}
+
+interface Place {
+  config: StoreConfig;
+  remove(): Promise<void>;
+}
+
+function temporarySqliteFile(): Place {
+  const dir = mkdtempSync(join(tmpdir(), 'praxis-store-'));
+  return {
+    // A subdirectory that does not exist yet, so every suite also exercises directory creation.
+    config: { kind: 'sqlite', path: join(dir, 'data', 'praxis.db') },
+    async remove() {
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function throwawayPostgresDatabase(): Promise<Place> {
+  const name = `praxis_test_${randomBytes(6).toString('hex')}`;
+  const maintenance = maintenanceUrl();
+  await onMaintenanceDb(maintenance, (client) => client.query(`create database ${name}`));
+  const url = new URL(maintenance);
+  url.pathname = `/${name}`;
+  return {
+    config: { kind: 'postgres', url: url.toString() },
+    async remove() {
+      await onMaintenanceDb(maintenance, (client) => client.query(`drop database if exists ${name} with (force)`));
+    },
+  };
+}
+
+async function onMaintenanceDb<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+  try {
+    await client.connect();
+  } catch (error) {
+    const reason = error instanceof Error ? error.message || error.name : String(error);
+    throw new Error(
+      `PostgreSQL tests cannot run: no server at ${redact(url)} (${reason}). ` +
+        'Start it (pg_ctlcluster --skip-systemctl-redirect <version> main start) or point PRAXIS_TEST_PG_URL at one.',
+    );
+  }
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
