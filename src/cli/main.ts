@@ -2,6 +2,8 @@
 
 import { Command, CommanderError } from 'commander';
 import { EXIT } from './exit-codes.ts';
+import { mindCommand } from './commands/mind.ts';
+import { planCommand } from './commands/plan.ts';
 import { validateCommand } from './commands/validate.ts';
 
 const program = new Command('praxis')
@@ -10,6 +12,8 @@ const program = new Command('praxis')
   .showHelpAfterError('(run with --help for usage)');
 
 validateCommand(program);
+mindCommand(program);
+planCommand(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -33,7 +33,7 @@ export interface ScopedGrant {
   operations_left: number;
 }
 
-export type VerdictSource = 'locked' | 'rule' | 'default' | 'grant' | 'commitment' | 'request';
+export type VerdictSource = 'locked' | 'rule' | 'default' | 'grant' | 'commitment' | 'request' | 'approval';
 
 export interface PolicyVerdict {
   decision: PolicyDecision;

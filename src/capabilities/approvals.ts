@@ -1,0 +1,177 @@
+// Deciding approval requests. An approval executes exactly the stored action and nothing else,
+// and only while that action still matches the digest taken when the request was raised. Every
+// move is conditional on the previous status, so a racing approve and withdraw cannot both win.
+// Approval history is shown to operators but never consulted to decide.
+
+import type { JsonObject } from '../core/plan.ts';
+import type { EventType } from '../core/vocabulary.ts';
+import type { ApprovalDecision, ApprovalRecord } from '../store/index.ts';
+import type { Denied, Executed, Failed } from './invocation.ts';
+import { perform } from './perform.ts';
+import { loadPolicyInputs } from './policy-inputs.ts';
+import { actionDigest } from './policy/action-digest.ts';
+import { decidePolicy } from './policy/decide.ts';
+import type { ServiceContext } from './service.ts';
+
+export type ApprovalAnswer =
+  | { status: 'awaiting_second_approver'; approvalId: string; approvals: number; required: number }
+  | { status: 'approved'; approvalId: string; result: Executed | Failed | Denied }
+  | { status: 'denied' | 'withdrawn'; approvalId: string }
+  | {
+      status: 'refused';
+      /** not_found, not_pending, expired, tampered, self_approval, already_decided, not_owner, conflict, invalid_operator */
+      code: string;
+      message: string;
+    };
+
+function refused(code: string, message: string): ApprovalAnswer {
+  return { status: 'refused', code, message };
+}
+
+async function pendingApproval(ctx: ServiceContext, approvalId: string): Promise<ApprovalRecord | ApprovalAnswer> {
+  const approval = await ctx.store.approvals.get(approvalId);
+  if (!approval) return refused('not_found', `no approval request ${approvalId}`);
+  if (approval.status !== 'pending') return refused('not_pending', `approval request ${approvalId} is ${approval.status}, not pending`);
+  if (approval.expiresAt.getTime() <= ctx.clock.now().getTime()) {
+    if (await ctx.store.approvals.transition(approval.id, 'pending', 'expired', { decidedAt: ctx.clock.now() })) {
+      await event(ctx, 'approval_expired', approval, {});
+    }
+    return refused('expired', `approval request ${approvalId} expired at ${approval.expiresAt.toISOString()}`);
+  }
+  return approval;
+}
+
+function isRecord(value: ApprovalRecord | ApprovalAnswer): value is ApprovalRecord {
+  return 'digest' in value;
+}
+
+function checkOperator(operator: string): ApprovalAnswer | null {
+  return typeof operator === 'string' && operator.trim().length > 0 ? null : refused('invalid_operator', 'a decision needs the name of the operator making it');
+}
+
+/** The stored action still hashes to its digest and its target still follows from its parameters. */
+function actionIntact(ctx: ServiceContext, approval: ApprovalRecord): boolean {
+  const digest = actionDigest({ capability: approval.capability, target: approval.target, params: approval.params });
+  if (digest !== approval.digest) return false;
+  if (ctx.registry.checkParams(approval.capability, approval.params).length > 0) return false;
+  return ctx.registry.targetOf(approval.capability, approval.params) === approval.target;
+}
+
+export async function decideApproval(ctx: ServiceContext, approvalId: string, operator: string, note?: string): Promise<ApprovalAnswer> {
+  const bad = checkOperator(operator);
+  if (bad) return bad;
+  const found = await pendingApproval(ctx, approvalId);
+  if (!isRecord(found)) return found;
+  const approval = found;
+  const now = ctx.clock.now();
+
+  if (!actionIntact(ctx, approval)) {
+    if (await ctx.store.approvals.transition(approval.id, 'pending', 'failed', { decidedAt: now })) {
+      await event(ctx, 'approval_denied', approval, { operator, reason: 'tampered: the stored action no longer matches its digest' });
+    }
+    return refused('tampered', 'the stored action no longer matches the digest it was raised with; it cannot be approved');
+  }
+  if (approval.authoredBy && approval.authoredBy === operator) {
+    return refused('self_approval', `${operator} authored this action and cannot approve it`);
+  }
+  if (approval.decisions.some((d) => d.operator === operator)) {
+    return refused('already_decided', `${operator} has already approved this request; another operator must decide`);
+  }
+
+  const decisions: ApprovalDecision[] = [...approval.decisions, { operator, decision: 'approve', at: now.toISOString(), ...(note ? { note } : {}) }];
+  const approvals = decisions.filter((d) => d.decision === 'approve').length;
+  if (approvals < approval.approversRequired) {
+    const recorded = await ctx.store.approvals.recordDecision(approval.id, approval.decisions, decisions);
+    if (!recorded) return refused('conflict', 'the request changed while deciding; look at it again');
+    await event(ctx, 'approval_approved', approval, { operator, approvals, required: approval.approversRequired, final: false });
+    return { status: 'awaiting_second_approver', approvalId: approval.id, approvals, required: approval.approversRequired };
+  }
+
+  const approved = await ctx.store.approvals.transition(approval.id, 'pending', 'approved', { decisions, decidedAt: now });
+  if (!approved) return refused('conflict', 'the request was decided, withdrawn or expired meanwhile');
+  await event(ctx, 'approval_approved', approval, { operator, approvals, required: approval.approversRequired, final: true });
+  return { status: 'approved', approvalId: approval.id, result: await executeApproved(ctx, approved) };
+}
+
+/**
+ * Runs the approved action. An approval does not outrank a lock or a deny rule added since the
+ * request was raised, nor a mind that has been disabled: those fail the approval instead.
+ */
+async function executeApproved(ctx: ServiceContext, approval: ApprovalRecord): Promise<Executed | Failed | Denied> {
+  const definition = ctx.registry.get(approval.capability)!;
+  const mind = await ctx.store.minds.get(approval.mindId);
+  const inputs = await loadPolicyInputs(ctx.store, approval.mindId, ctx.clock.now(), { grants: false });
+  const verdict = decidePolicy({
+    definition,
+    target: approval.target,
+    params: approval.params,
+    ...inputs,
+    requireApproval: false,
+    now: ctx.clock.now(),
+  });
+  const request = {
+    mindId: approval.mindId,
+    capability: approval.capability,
+    params: approval.params,
+    origin: approval.origin,
+    correlationId: approval.correlationId,
+    evidence: approval.evidence,
+  };
+  let result: Executed | Failed | Denied;
+  if (!mind || mind.status !== 'active') {
+    result = { status: 'denied', code: 'mind_disabled', reason: 'the mind is no longer active' };
+  } else if (verdict.decision === 'deny') {
+    result = { status: 'denied', code: verdict.source === 'locked' ? 'locked' : 'policy_denied', reason: `${verdict.reason} (since the request was raised)` };
+  } else {
+    result = await perform(ctx.store, ctx.implementations, request, {
+      definition,
+      target: approval.target,
+      params: approval.params,
+      verdict: { decision: 'allow', source: 'approval', approvers: approval.approversRequired, reason: `approval ${approval.id}` },
+      approvalId: approval.id,
+    });
+  }
+  const executionId = result.status === 'denied' ? null : (result.executionId ?? null);
+  await ctx.store.approvals.transition(approval.id, 'approved', result.status === 'executed' ? 'executed' : 'failed', { executionId });
+  return result;
+}
+
+export async function denyApproval(ctx: ServiceContext, approvalId: string, operator: string, note?: string): Promise<ApprovalAnswer> {
+  const bad = checkOperator(operator);
+  if (bad) return bad;
+  const found = await pendingApproval(ctx, approvalId);
+  if (!isRecord(found)) return found;
+  const now = ctx.clock.now();
+  const decisions: ApprovalDecision[] = [...found.decisions, { operator, decision: 'deny', at: now.toISOString(), ...(note ? { note } : {}) }];
+  const denied = await ctx.store.approvals.transition(found.id, 'pending', 'denied', { decisions, decidedAt: now });
+  if (!denied) return refused('conflict', 'the request was decided, withdrawn or expired meanwhile');
+  await event(ctx, 'approval_denied', found, { operator, note: note ?? '' });
+  return { status: 'denied', approvalId: found.id };
+}
+
+/** Only the mind that raised a request may withdraw it, and only while it is pending. */
+export async function withdrawApproval(ctx: ServiceContext, approvalId: string, mindId: string): Promise<ApprovalAnswer> {
+  const approval = await ctx.store.approvals.get(approvalId);
+  if (!approval) return refused('not_found', `no approval request ${approvalId}`);
+  if (approval.mindId !== mindId) return refused('not_owner', 'only the mind that raised a request may withdraw it');
+  const withdrawn = await ctx.store.approvals.transition(approval.id, 'pending', 'withdrawn', { decidedAt: ctx.clock.now() });
+  if (!withdrawn) return refused('not_pending', `approval request ${approvalId} is no longer pending`);
+  await event(ctx, 'approval_withdrawn', approval, {});
+  return { status: 'withdrawn', approvalId: approval.id };
+}
+
+/** Moves every pending request past its expiry to `expired`; returns how many moved. */
+export async function expireApprovals(ctx: ServiceContext): Promise<number> {
+  const expired = await ctx.store.approvals.expireDue(ctx.clock.now());
+  for (const approval of expired) await event(ctx, 'approval_expired', approval, {});
+  return expired.length;
+}
+
+async function event(ctx: ServiceContext, type: EventType, approval: ApprovalRecord, data: JsonObject): Promise<void> {
+  await ctx.store.events.append({
+    type,
+    mindId: approval.mindId,
+    intentionId: approval.correlationId || null,
+    data: { approval_id: approval.id, capability: approval.capability, target: approval.target, origin: approval.origin, ...data },
+  });
+}

@@ -1,0 +1,220 @@
+// Capability requests and scoped grants. A mind asks for temporary, bounded access (one
+// capability, a target pattern, parameter limits, a duration and an operation cap) with its
+// reasons stated; an operator grants (possibly narrower) or denies. Operator attention is a
+// resource, so a mind has a cap on open requests.
+
+import { addSeconds } from '../core/clock.ts';
+import type { JsonObject, ValidationIssue } from '../core/plan.ts';
+import type { EventType } from '../core/vocabulary.ts';
+import type { CapabilityDefinition } from './definition.ts';
+import { checkParamLimits } from './policy/param-limits.ts';
+import { checkTargetPattern } from './policy/target-pattern.ts';
+import type { ServiceContext } from './service.ts';
+
+export const MAX_GRANT_SECONDS = 7 * 24 * 3600;
+export const MAX_GRANT_OPERATIONS = 1000;
+
+export interface CapabilityRequestInput {
+  mindId: string;
+  intentionId?: string | null;
+  origin: string;
+  capability: string;
+  targetPattern: string;
+  paramLimits?: JsonObject;
+  durationSeconds: number;
+  maxOperations: number;
+  reason: string;
+  risk: string;
+  mitigation: string;
+  fallback: string;
+  alternatives?: string[];
+  /** Groups requests in the approval centre; defaults to the intention. */
+  batchKey?: string;
+}
+
+/** What an operator grants; each field defaults to what was requested. */
+export interface GrantScope {
+  targetPattern?: string;
+  paramLimits?: JsonObject;
+  durationSeconds?: number;
+  maxOperations?: number;
+}
+
+export type RequestAnswer =
+  | { status: 'raised'; requestId: string; batchKey: string }
+  | { status: 'capped'; open: number; cap: number }
+  | { status: 'invalid'; issues: ValidationIssue[] }
+  | { status: 'granted'; requestId: string; grantId: string; expiresAt: Date; operations: number }
+  | { status: 'denied' | 'withdrawn'; requestId: string }
+  | { status: 'revoked'; grantId: string }
+  | { status: 'refused'; code: string; message: string };
+
+function issue(path: string, message: string, code = 'invalid_request'): ValidationIssue {
+  return { code, path, message };
+}
+
+function paramNames(definition: CapabilityDefinition): string[] {
+  const properties = definition.paramsSchema.properties;
+  return properties && typeof properties === 'object' && !Array.isArray(properties) ? Object.keys(properties) : [];
+}
+
+function checkScope(definition: CapabilityDefinition | undefined, scope: Required<GrantScope>, capability: string): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  if (!definition) issues.push(issue('capability', `no capability named "${capability}"`, 'unknown_capability'));
+  else if (definition.locked) issues.push(issue('capability', `${capability} is locked and cannot be granted`, 'locked_capability'));
+  const pattern = checkTargetPattern(scope.targetPattern);
+  if (pattern) issues.push(issue('target_pattern', pattern));
+  if (definition) issues.push(...checkParamLimits(scope.paramLimits, paramNames(definition), 'param_limits'));
+  if (!Number.isInteger(scope.durationSeconds) || scope.durationSeconds < 1 || scope.durationSeconds > MAX_GRANT_SECONDS)
+    issues.push(issue('duration_seconds', `duration must be a whole number of seconds from 1 to ${MAX_GRANT_SECONDS}`));
+  if (!Number.isInteger(scope.maxOperations) || scope.maxOperations < 1 || scope.maxOperations > MAX_GRANT_OPERATIONS)
+    issues.push(issue('max_operations', `the operation cap must be a whole number from 1 to ${MAX_GRANT_OPERATIONS}`));
+  return issues;
+}
+
+export async function requestCapability(ctx: ServiceContext, input: CapabilityRequestInput): Promise<RequestAnswer> {
+  const definition = ctx.registry.get(input.capability);
+  const issues = checkScope(
+    definition,
+    { targetPattern: input.targetPattern, paramLimits: input.paramLimits ?? {}, durationSeconds: input.durationSeconds, maxOperations: input.maxOperations },
+    input.capability,
+  );
+  for (const field of ['reason', 'risk', 'mitigation', 'fallback'] as const) {
+    if (typeof input[field] !== 'string' || input[field].trim() === '') issues.push(issue(field, `a capability request states its ${field}`));
+  }
+  if (input.alternatives !== undefined && (!Array.isArray(input.alternatives) || input.alternatives.some((a) => typeof a !== 'string')))
+    issues.push(issue('alternatives', 'alternatives are a list of strings'));
+  if (issues.length > 0) return { status: 'invalid', issues };
+
+  const mind = await ctx.store.minds.get(input.mindId);
+  if (!mind) return { status: 'refused', code: 'unknown_mind', message: `no mind with id ${input.mindId}` };
+  const batchKey = input.batchKey ?? input.intentionId ?? '';
+  const created = await ctx.store.capabilityRequests.createWithinCap(
+    {
+      mindId: input.mindId,
+      intentionId: input.intentionId ?? null,
+      origin: input.origin,
+      capability: input.capability,
+      targetPattern: input.targetPattern,
+      paramLimits: input.paramLimits ?? {},
+      durationSeconds: input.durationSeconds,
+      maxOperations: input.maxOperations,
+      reason: input.reason,
+      risk: input.risk,
+      mitigation: input.mitigation,
+      fallback: input.fallback,
+      alternatives: input.alternatives ?? [],
+      batchKey,
+    },
+    ctx.maxOpenRequests,
+  );
+  if (!created) {
+    return { status: 'capped', open: await ctx.store.capabilityRequests.countOpen(input.mindId), cap: ctx.maxOpenRequests };
+  }
+  await event(ctx, 'capability_requested', input.mindId, input.intentionId ?? null, {
+    request_id: created.id,
+    capability: created.capability,
+    target_pattern: created.targetPattern,
+    duration_seconds: created.durationSeconds,
+    max_operations: created.maxOperations,
+    batch_key: batchKey,
+    origin: input.origin,
+  });
+  return { status: 'raised', requestId: created.id, batchKey };
+}
+
+/** Grants (within an optionally narrowed scope) or denies an open request. */
+export async function decideRequest(
+  ctx: ServiceContext,
+  requestId: string,
+  operator: string,
+  decision: { grant: GrantScope } | { deny: string },
+): Promise<RequestAnswer> {
+  if (typeof operator !== 'string' || operator.trim() === '') return { status: 'refused', code: 'invalid_operator', message: 'a decision needs the name of the operator making it' };
+  const request = await ctx.store.capabilityRequests.get(requestId);
+  if (!request) return { status: 'refused', code: 'not_found', message: `no capability request ${requestId}` };
+  if (request.status !== 'open') return { status: 'refused', code: 'not_open', message: `capability request ${requestId} is ${request.status}, not open` };
+  const now = ctx.clock.now();
+
+  if ('deny' in decision) {
+    const denied = await ctx.store.capabilityRequests.transition(request.id, 'open', 'denied', { decidedBy: operator, decidedAt: now });
+    if (!denied) return { status: 'refused', code: 'conflict', message: 'the request was decided or withdrawn meanwhile' };
+    await event(ctx, 'capability_request_denied', request.mindId, request.intentionId, { request_id: request.id, operator, note: decision.deny });
+    return { status: 'denied', requestId: request.id };
+  }
+
+  const scope: Required<GrantScope> = {
+    targetPattern: decision.grant.targetPattern ?? request.targetPattern,
+    paramLimits: decision.grant.paramLimits ?? request.paramLimits,
+    durationSeconds: decision.grant.durationSeconds ?? request.durationSeconds,
+    maxOperations: decision.grant.maxOperations ?? request.maxOperations,
+  };
+  const issues = checkScope(ctx.registry.get(request.capability), scope, request.capability);
+  if (issues.length > 0) return { status: 'invalid', issues };
+
+  // Grant and request move together: of two operators granting at once, the one whose request
+  // update loses rolls its grant back.
+  try {
+    return await ctx.store.transaction(async (tx) => {
+      const grant = await tx.grants.create({
+        mindId: request.mindId,
+        requestId: request.id,
+        capability: request.capability,
+        targetPattern: scope.targetPattern,
+        paramLimits: scope.paramLimits,
+        expiresAt: addSeconds(now, scope.durationSeconds),
+        operations: scope.maxOperations,
+        grantedBy: operator,
+      });
+      const granted = await tx.capabilityRequests.transition(request.id, 'open', 'granted', { decidedBy: operator, decidedAt: now, grantId: grant.id });
+      if (!granted) throw new LostDecision();
+      await tx.events.append({
+        type: 'grant_created',
+        mindId: request.mindId,
+        intentionId: request.intentionId,
+        data: {
+          request_id: request.id,
+          grant_id: grant.id,
+          capability: grant.capability,
+          target_pattern: grant.targetPattern,
+          expires_at: grant.expiresAt.toISOString(),
+          operations: grant.operationsLeft,
+          operator,
+        },
+      });
+      return { status: 'granted', requestId: request.id, grantId: grant.id, expiresAt: grant.expiresAt, operations: grant.operationsLeft } as const;
+    });
+  } catch (error) {
+    if (error instanceof LostDecision) return { status: 'refused', code: 'conflict', message: 'the request was decided or withdrawn meanwhile' };
+    throw error;
+  }
+}
+
+class LostDecision extends Error {}
+
+export async function withdrawRequest(ctx: ServiceContext, requestId: string, mindId: string): Promise<RequestAnswer> {
+  const request = await ctx.store.capabilityRequests.get(requestId);
+  if (!request) return { status: 'refused', code: 'not_found', message: `no capability request ${requestId}` };
+  if (request.mindId !== mindId) return { status: 'refused', code: 'not_owner', message: 'only the mind that raised a request may withdraw it' };
+  const withdrawn = await ctx.store.capabilityRequests.transition(request.id, 'open', 'withdrawn', { decidedAt: ctx.clock.now() });
+  if (!withdrawn) return { status: 'refused', code: 'not_open', message: `capability request ${requestId} is no longer open` };
+  await event(ctx, 'capability_request_withdrawn', request.mindId, request.intentionId, { request_id: request.id });
+  return { status: 'withdrawn', requestId: request.id };
+}
+
+export async function revokeGrant(ctx: ServiceContext, grantId: string, operator: string): Promise<RequestAnswer> {
+  if (typeof operator !== 'string' || operator.trim() === '') return { status: 'refused', code: 'invalid_operator', message: 'a revocation needs the name of the operator making it' };
+  const revoked = await ctx.store.grants.revoke(grantId, operator);
+  if (!revoked) {
+    const grant = await ctx.store.grants.get(grantId);
+    return grant
+      ? { status: 'refused', code: 'not_active', message: `grant ${grantId} is ${grant.status}` }
+      : { status: 'refused', code: 'not_found', message: `no grant ${grantId}` };
+  }
+  await event(ctx, 'grant_revoked', revoked.mindId, null, { grant_id: revoked.id, operator });
+  return { status: 'revoked', grantId: revoked.id };
+}
+
+async function event(ctx: ServiceContext, type: EventType, mindId: string, intentionId: string | null, data: JsonObject): Promise<void> {
+  await ctx.store.events.append({ type, mindId, intentionId, data });
+}

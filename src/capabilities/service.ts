@@ -1,0 +1,283 @@
+// The capability service: the only door through which Praxis acts. The executor, the CLI, the
+// API and the MCP server all come through here; nothing else calls an implementation.
+
+import type { Clock } from '../core/clock.ts';
+import { addSeconds } from '../core/clock.ts';
+import type { JsonObject } from '../core/plan.ts';
+import type { Store } from '../store/index.ts';
+import { decideApproval, denyApproval, expireApprovals, withdrawApproval, type ApprovalAnswer } from './approvals.ts';
+import {
+  decideRequest,
+  requestCapability,
+  revokeGrant,
+  withdrawRequest,
+  type CapabilityRequestInput,
+  type GrantScope,
+  type RequestAnswer,
+} from './capability-requests.ts';
+import type { CapabilityImplementations } from './implementation.ts';
+import type { Denied, InvokeRequest, InvokeResult, Preview } from './invocation.ts';
+import { perform } from './perform.ts';
+import { loadPolicyInputs } from './policy-inputs.ts';
+import { decidePolicy, type PolicyVerdict } from './policy/decide.ts';
+import { actionDigest } from './policy/action-digest.ts';
+import type { CapabilityRegistry } from './registry.ts';
+import type { CapabilityDefinition } from './definition.ts';
+
+export interface CapabilityServiceOptions {
+  /** How long an approval request stays open. Default one hour. */
+  approvalTtlSeconds?: number;
+  /** Open capability requests a mind may have at once. Default five. */
+  maxOpenRequests?: number;
+}
+
+export interface ServiceContext {
+  store: Store;
+  registry: CapabilityRegistry;
+  implementations: CapabilityImplementations;
+  clock: Clock;
+  approvalTtlSeconds: number;
+  maxOpenRequests: number;
+}
+
+/** A call whose parameters passed the schema, with its derived target. */
+interface CheckedCall {
+  definition: CapabilityDefinition;
+  params: JsonObject;
+  target: string;
+}
+
+export class CapabilityService {
+  readonly #ctx: ServiceContext;
+
+  constructor(
+    store: Store,
+    registry: CapabilityRegistry,
+    implementations: CapabilityImplementations,
+    options: CapabilityServiceOptions = {},
+  ) {
+    this.#ctx = {
+      store,
+      registry,
+      implementations,
+      clock: store.clock,
+      approvalTtlSeconds: options.approvalTtlSeconds ?? 3600,
+      maxOpenRequests: options.maxOpenRequests ?? 5,
+    };
+  }
+
+  get context(): ServiceContext {
+    return this.#ctx;
+  }
+
+  /** Validates, decides and then executes, raises an approval request, or refuses. */
+  async invoke(request: InvokeRequest): Promise<InvokeResult> {
+    const { store } = this.#ctx;
+    const checked = this.#check(request);
+    if (!checked.ok) {
+      const execution = await store.executions.record({
+        mindId: request.mindId,
+        capability: request.capability,
+        target: '',
+        params: {},
+        origin: request.origin,
+        correlationId: request.correlationId ?? '',
+        evidence: request.evidence ?? {},
+        status: 'failed',
+        error: `${checked.code}: ${checked.message}`,
+        retrySafe: false,
+      });
+      await this.#event('tool_failed', request, { capability: request.capability, code: checked.code, error: checked.message, execution_id: execution.id });
+      return { status: 'failed', code: checked.code, error: checked.message, retrySafe: false, executionId: execution.id, issues: checked.issues };
+    }
+    const call = checked.call;
+    const refusal = await this.#mindRefusal(request);
+    if (refusal) return this.#refuse(request, call, refusal);
+
+    // A grant may be spent by a concurrent call between deciding and consuming it: decide again.
+    for (let round = 0; round < 3; round += 1) {
+      const verdict = await this.#decide(request, call);
+      await this.#event('policy_decision', request, {
+        capability: call.definition.name,
+        target: call.target,
+        decision: verdict.decision,
+        source: verdict.source,
+        reason: verdict.reason,
+      });
+      if (verdict.decision === 'deny') {
+        return this.#refuse(request, call, { status: 'denied', code: verdict.source === 'locked' ? 'locked' : 'policy_denied', reason: verdict.reason, verdict });
+      }
+      if (verdict.decision === 'ask') {
+        if (request.allowPrompt === false) {
+          return this.#refuse(request, call, {
+            status: 'denied',
+            code: 'not_observable',
+            reason: `not observable: policy would ask an operator (${verdict.reason}), and a check never prompts`,
+            verdict,
+          });
+        }
+        return this.#raiseApproval(request, call, verdict);
+      }
+      if (verdict.grant) {
+        const used = await store.grants.consume(verdict.grant.id, this.#ctx.clock.now());
+        if (!used) continue;
+      }
+      await this.#event('tool_authorised', request, { capability: call.definition.name, target: call.target, source: verdict.source, grant_id: verdict.grant?.id ?? null });
+      return perform(store, this.#ctx.implementations, request, { ...call, verdict, grantId: verdict.grant?.id ?? null });
+    }
+    return this.#raiseApproval(request, call, await this.#decide(request, call, { ignoreGrants: true }));
+  }
+
+  /** The decision an invocation would meet, and what it would need. Records nothing. */
+  async preview(request: InvokeRequest): Promise<Preview> {
+    const checked = this.#check(request);
+    if (!checked.ok) {
+      return { capability: request.capability, target: '', decision: 'invalid', needs: 'refused', issues: checked.issues };
+    }
+    const verdict = await this.#decide(request, checked.call);
+    const needs =
+      verdict.decision === 'deny'
+        ? 'refused'
+        : verdict.decision === 'allow'
+          ? 'nothing'
+          : request.allowPrompt === false
+            ? 'refused'
+            : verdict.approvers > 1
+              ? 'two_approvals'
+              : 'approval';
+    return { capability: checked.call.definition.name, target: checked.call.target, decision: verdict.decision, needs, verdict, issues: [] };
+  }
+
+  approve(approvalId: string, operator: string, note?: string): Promise<ApprovalAnswer> {
+    return decideApproval(this.#ctx, approvalId, operator, note);
+  }
+
+  deny(approvalId: string, operator: string, note?: string): Promise<ApprovalAnswer> {
+    return denyApproval(this.#ctx, approvalId, operator, note);
+  }
+
+  withdraw(approvalId: string, mindId: string): Promise<ApprovalAnswer> {
+    return withdrawApproval(this.#ctx, approvalId, mindId);
+  }
+
+  expireApprovals(): Promise<number> {
+    return expireApprovals(this.#ctx);
+  }
+
+  requestCapability(input: CapabilityRequestInput): Promise<RequestAnswer> {
+    return requestCapability(this.#ctx, input);
+  }
+
+  grant(requestId: string, operator: string, scope: GrantScope = {}): Promise<RequestAnswer> {
+    return decideRequest(this.#ctx, requestId, operator, { grant: scope });
+  }
+
+  denyRequest(requestId: string, operator: string, note?: string): Promise<RequestAnswer> {
+    return decideRequest(this.#ctx, requestId, operator, { deny: note ?? '' });
+  }
+
+  withdrawRequest(requestId: string, mindId: string): Promise<RequestAnswer> {
+    return withdrawRequest(this.#ctx, requestId, mindId);
+  }
+
+  revokeGrant(grantId: string, operator: string): Promise<RequestAnswer> {
+    return revokeGrant(this.#ctx, grantId, operator);
+  }
+
+  #check(request: InvokeRequest):
+    | { ok: true; call: CheckedCall }
+    | { ok: false; code: string; message: string; issues: Preview['issues'] } {
+    const { registry } = this.#ctx;
+    const definition = registry.get(request.capability);
+    if (!definition) {
+      const message = `no capability named "${request.capability}"`;
+      return { ok: false, code: 'unknown_capability', message, issues: [{ code: 'unknown_capability', path: 'capability', message }] };
+    }
+    const issues = registry.checkParams(definition.name, request.params);
+    if (issues.length > 0) {
+      return { ok: false, code: 'invalid_params', message: issues.map((i) => `${i.path}: ${i.message}`).join('; '), issues };
+    }
+    const params = request.params as JsonObject;
+    return { ok: true, call: { definition, params, target: registry.targetOf(definition.name, params) } };
+  }
+
+  async #mindRefusal(request: InvokeRequest): Promise<Denied | null> {
+    const mind = await this.#ctx.store.minds.get(request.mindId);
+    if (!mind) return { status: 'denied', code: 'unknown_mind', reason: `no mind with id ${request.mindId}` };
+    if (mind.status !== 'active') return { status: 'denied', code: 'mind_disabled', reason: `mind ${mind.name} is disabled` };
+    return null;
+  }
+
+  async #decide(request: InvokeRequest, call: CheckedCall, options: { ignoreGrants?: boolean } = {}): Promise<PolicyVerdict> {
+    const now = this.#ctx.clock.now();
+    const inputs = await loadPolicyInputs(this.#ctx.store, request.mindId, now, { grants: !options.ignoreGrants });
+    return decidePolicy({
+      definition: call.definition,
+      target: call.target,
+      params: call.params,
+      ...inputs,
+      requireApproval: request.requireApproval ?? false,
+      now,
+    });
+  }
+
+  /** A refused call still leaves an execution record, so every call can be traced by origin. */
+  async #refuse(request: InvokeRequest, call: CheckedCall, denial: Denied): Promise<Denied> {
+    const execution = await this.#ctx.store.executions.record({
+      mindId: request.mindId,
+      capability: call.definition.name,
+      target: call.target,
+      params: call.params,
+      origin: request.origin,
+      correlationId: request.correlationId ?? '',
+      evidence: request.evidence ?? {},
+      status: 'failed',
+      error: `${denial.code}: ${denial.reason}`,
+      retrySafe: false,
+    });
+    await this.#event('tool_failed', request, { capability: call.definition.name, target: call.target, code: denial.code, error: denial.reason, execution_id: execution.id });
+    return { ...denial, executionId: execution.id };
+  }
+
+  async #raiseApproval(request: InvokeRequest, call: CheckedCall, verdict: PolicyVerdict): Promise<InvokeResult> {
+    const { store, clock, approvalTtlSeconds } = this.#ctx;
+    const approval = await store.approvals.create({
+      mindId: request.mindId,
+      capability: call.definition.name,
+      target: call.target,
+      params: call.params,
+      origin: request.origin,
+      correlationId: request.correlationId ?? '',
+      evidence: request.evidence ?? {},
+      explanation: (request.explanation ?? defaultExplanation(call)) as unknown as JsonObject,
+      digest: actionDigest({ capability: call.definition.name, target: call.target, params: call.params }),
+      approversRequired: Math.max(1, verdict.approvers),
+      authoredBy: request.authoredBy ?? '',
+      batchKey: request.batchKey ?? request.correlationId ?? '',
+      expiresAt: addSeconds(clock.now(), approvalTtlSeconds),
+    });
+    const data = { approval_id: approval.id, capability: call.definition.name, target: call.target, reason: verdict.reason };
+    await this.#event('tool_requested', request, data);
+    await this.#event('approval_requested', request, { ...data, approvers_required: approval.approversRequired });
+    return { status: 'pending', approvalId: approval.id, verdict };
+  }
+
+  async #event(type: 'policy_decision' | 'tool_authorised' | 'tool_requested' | 'tool_failed' | 'approval_requested', request: InvokeRequest, data: JsonObject) {
+    await this.#ctx.store.events.append({
+      type,
+      mindId: request.mindId,
+      intentionId: request.correlationId || null,
+      data: { origin: request.origin, ...data },
+    });
+  }
+}
+
+function defaultExplanation(call: CheckedCall) {
+  return {
+    what: `${call.definition.name} on ${call.target}`,
+    why: '',
+    expected_outcome: '',
+    side_effects: call.definition.readOnly ? 'none: read-only' : 'changes the system',
+    alternatives: [],
+  };
+}

@@ -1,0 +1,91 @@
+import type { Command } from 'commander';
+import { InputError } from '../../core/errors.ts';
+import type { ValidationIssue } from '../../core/plan.ts';
+import { isId } from '../../core/ids.ts';
+import { builtinRegistry } from '../../capabilities/registry.ts';
+import { submitPlan } from '../../execution/submit-plan.ts';
+import { EXIT } from '../exit-codes.ts';
+import { action, findMind, printJson, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
+import { readPlanFile } from '../plan-file.ts';
+import { describeIssue } from '../report.ts';
+
+interface SubmitLine {
+  file: string;
+  stored: boolean;
+  plan_id: string | null;
+  intention_id: string | null;
+  status: string | null;
+  reason: string;
+  errors: ValidationIssue[];
+  warnings: ValidationIssue[];
+}
+
+export function planCommand(program: Command): void {
+  const plan = program.command('plan').description('store and inspect plans');
+
+  withJsonOption(withDbOption(plan.command('submit').argument('<files...>', 'plan files (JSON or YAML)')))
+    .description('store operator-authored plans: valid ones as `validated`, invalid ones as `draft` with their errors')
+    .requiredOption('--mind <name>', 'the mind the plans belong to')
+    .action(
+      action(async (files: string[], options: StoreOptions & { mind: string }) => {
+        const registry = builtinRegistry();
+        return useStore(options, async (store) => {
+          const mind = await findMind(store, options.mind);
+          const results: SubmitLine[] = [];
+          let exit: number = EXIT.ok;
+          for (const file of files) {
+            const read = await readPlanFile(file);
+            if (!read.ok) {
+              exit = read.unreadable ? EXIT.usage : Math.max(exit, EXIT.refused);
+              results.push({ file, stored: false, plan_id: null, intention_id: null, status: null, reason: 'unreadable or malformed', errors: read.errors, warnings: [] });
+              continue;
+            }
+            const result = await submitPlan(store, registry, { mindId: mind.id, input: read.value, origin: 'operator' });
+            if (!result.stored || result.plan.status !== 'validated') exit = Math.max(exit, EXIT.refused);
+            results.push({
+              file,
+              stored: result.stored,
+              plan_id: result.stored ? result.plan.id : null,
+              intention_id: result.stored ? result.intention.id : null,
+              status: result.stored ? result.plan.status : null,
+              reason: result.stored ? '' : result.reason,
+              errors: result.assessment.errors,
+              warnings: result.assessment.warnings,
+            });
+          }
+          if (options.json) printJson(results.length === 1 ? results[0] : results);
+          else {
+            for (const r of results) {
+              const head = r.stored ? `stored as ${r.status} plan ${r.plan_id}` : `not stored: ${r.reason}`;
+              process.stdout.write(`${r.file}: ${head}\n`);
+              for (const e of r.errors) process.stdout.write(`${describeIssue('error', e)}\n`);
+              for (const w of r.warnings) process.stdout.write(`${describeIssue('warning', w)}\n`);
+            }
+          }
+          return exit;
+        });
+      }),
+    );
+
+  withJsonOption(withDbOption(plan.command('show').argument('<plan-id>', 'the plan')))
+    .description('show a stored plan and its steps')
+    .action(
+      action(async (planId: string, options: StoreOptions) => {
+        if (!isId(planId)) throw new InputError([{ code: 'invalid_id', path: 'plan-id', message: `"${planId}" is not a plan id` }]);
+        return useStore(options, async (store) => {
+          const found = await store.plans.get(planId);
+          if (!found) throw new InputError([{ code: 'not_found', path: 'plan-id', message: `no plan ${planId}` }]);
+          if (options.json) return printJson(found);
+          process.stdout.write(`plan ${found.id}  revision ${found.revision}  ${found.status}  origin ${found.origin}\n`);
+          process.stdout.write(`objective: ${found.objective}\n`);
+          for (const step of found.steps) {
+            const what = step.capability ? `${step.capability} ${step.target}` : String(step.spec.action ?? step.kind);
+            const after = step.dependsOn.length ? `  after ${step.dependsOn.join(', ')}` : '';
+            process.stdout.write(`  ${step.key.padEnd(8)} ${step.status.padEnd(17)} ${step.kind.padEnd(18)} ${what}${after}\n`);
+          }
+          for (const e of found.validation.errors) process.stdout.write(`${describeIssue('error', e)}\n`);
+          for (const w of found.validation.warnings) process.stdout.write(`${describeIssue('warning', w)}\n`);
+        });
+      }),
+    );
+}

@@ -1,0 +1,73 @@
+// Storing a plan someone else wrote (an operator's file, a model's proposal). It passes the
+// same gates as every plan: parsed, validated, and stored `validated` only when it passed;
+// otherwise it is kept as a `draft` with its errors, which the executor never runs.
+
+import type { PlanOrigin } from '../core/vocabulary.ts';
+import type { CapabilityRegistry } from '../capabilities/registry.ts';
+import { assessProposal, type Assessment } from '../planning/assess.ts';
+import type { IntentionRecord, PlanWithSteps, Store } from '../store/index.ts';
+
+export interface Submission {
+  mindId: string;
+  /** Untrusted plan input (parsed JSON or YAML). */
+  input: unknown;
+  origin: Extract<PlanOrigin, 'operator' | 'model'>;
+  /** The intention the plan serves; when absent one is formed from the plan's objective. */
+  intentionId?: string;
+}
+
+export type SubmissionResult =
+  | { stored: true; assessment: Assessment; plan: PlanWithSteps; intention: IntentionRecord }
+  /** Input that is not a plan at all is refused and nothing is stored. */
+  | { stored: false; assessment: Assessment; reason: string };
+
+export async function submitPlan(store: Store, registry: CapabilityRegistry, submission: Submission): Promise<SubmissionResult> {
+  const assessment = assessProposal(submission.input, registry);
+  const draft = assessment.draft;
+  if (!draft || !assessment.estimate) return { stored: false, assessment, reason: 'the input is not a plan' };
+  const mind = await store.minds.get(submission.mindId);
+  if (!mind) return { stored: false, assessment, reason: `no mind with id ${submission.mindId}` };
+  if (submission.intentionId) {
+    const intention = await store.intentions.get(submission.intentionId);
+    if (!intention || intention.mindId !== mind.id) {
+      return { stored: false, assessment, reason: `mind ${mind.name} has no intention ${submission.intentionId}` };
+    }
+  }
+
+  return store.transaction(async (tx) => {
+    const intention = submission.intentionId
+      ? (await tx.intentions.get(submission.intentionId))!
+      : await tx.intentions.create({
+          mindId: mind.id,
+          objective: draft.objective || '(plan without an objective)',
+          origin: submission.origin,
+          requireApproval: draft.require_approval ?? false,
+        });
+    const validation = { valid: assessment.valid, errors: assessment.errors, warnings: assessment.warnings, estimate: assessment.estimate! };
+    const plan = await tx.plans.create({
+      mindId: mind.id,
+      intentionId: intention.id,
+      origin: submission.origin,
+      draft,
+      validation,
+      status: assessment.valid ? 'validated' : 'draft',
+      statusReason: assessment.valid ? '' : `${assessment.errors.length} validation error(s)`,
+      requireApproval: draft.require_approval ?? false,
+    });
+    await tx.events.append({
+      type: 'plan_created',
+      mindId: mind.id,
+      intentionId: intention.id,
+      planId: plan.id,
+      data: { origin: submission.origin, steps: plan.steps.length, strategy: draft.strategy },
+    });
+    await tx.events.append({
+      type: assessment.valid ? 'plan_validated' : 'plan_rejected',
+      mindId: mind.id,
+      intentionId: intention.id,
+      planId: plan.id,
+      data: { errors: assessment.errors.length, warnings: assessment.warnings.length },
+    });
+    return { stored: true, assessment, plan, intention };
+  });
+}
