@@ -2,7 +2,11 @@
 
 import { Command, CommanderError } from 'commander';
 import { EXIT } from './exit-codes.ts';
+import { approvalCommands } from './commands/approvals.ts';
+import { invokeCommands } from './commands/invoke.ts';
+import { maskCommand } from './commands/mask.ts';
 import { mindCommand } from './commands/mind.ts';
+import { policyCommand } from './commands/policy.ts';
 import { planCommand } from './commands/plan.ts';
 import { validateCommand } from './commands/validate.ts';
 
@@ -14,6 +18,10 @@ const program = new Command('praxis')
 validateCommand(program);
 mindCommand(program);
 planCommand(program);
+policyCommand(program);
+invokeCommands(program);
+approvalCommands(program);
+maskCommand(program);
 
 try {
   await program.parseAsync(process.argv);

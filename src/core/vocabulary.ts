@@ -127,6 +127,7 @@ export type CommitmentStatus = (typeof COMMITMENT_STATUSES)[number];
 
 export const POLICY_DECISIONS = ['allow', 'ask', 'deny'] as const;
 export type PolicyDecision = (typeof POLICY_DECISIONS)[number];
+export const PolicyDecisions = closedSet(POLICY_DECISIONS);
 
 /** The event log's vocabulary. Stages of an action reuse these instead of inventing new names. */
 export const EVENT_TYPES = [

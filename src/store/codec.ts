@@ -7,7 +7,10 @@ export type StoreKind = 'sqlite' | 'postgres';
 
 export interface Codec {
   readonly kind: StoreKind;
-  /** Always a JSON string: the pg driver would turn a bare JS array into a PostgreSQL array. */
+  /**
+   * Always a JSON string: the pg driver would turn a bare JS array into a PostgreSQL array.
+   * Deterministic: object keys are sorted, so equal values give identical text.
+   */
   json(value: unknown): string;
   jsonOrNull(value: unknown): string | null;
   textArray(values: readonly string[]): string[] | string;
@@ -26,8 +29,21 @@ export interface Codec {
   readInt(raw: unknown): number;
 }
 
+/**
+ * Plain objects are rewritten with their keys in sorted order, at every depth, so equal values
+ * always encode to the same text whatever order their keys were built in. SQLite compares stored
+ * JSON as text (an optimistic check on a decision list, for example), so the text has to be a
+ * function of the value alone. The copy has no prototype, so a "__proto__" key stays a key.
+ */
+function sortKeys(_key: string, value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const sorted: Record<string, unknown> = Object.create(null);
+  for (const key of Object.keys(value).sort()) sorted[key] = (value as Record<string, unknown>)[key];
+  return sorted;
+}
+
 function encodeJson(value: unknown): string {
-  const text = JSON.stringify(value);
+  const text = JSON.stringify(value, sortKeys);
   if (text === undefined) throw new TypeError(`cannot store ${typeof value} as JSON`);
   // PostgreSQL's jsonb refuses the NUL character while SQLite would keep it; refusing it on both
   // keeps the two stores behaving the same.

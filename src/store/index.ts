@@ -17,3 +17,28 @@ export type { NewPlan, PlanListOptions, PlanPatch, PlanRecord, PlanWithSteps, Pl
 export { FINAL_STEP_STATUSES } from './repositories/steps.ts';
 export type { StepGuard, StepPatch, StepRecord, StepRepository } from './repositories/steps.ts';
 export type { EventQuery, EventRecord, NewEvent, EventRepository } from './repositories/events.ts';
+export type { PolicyRuleInput, PolicyRuleRecord, PolicyRuleRepository } from './repositories/policy-rules.ts';
+export type { CommitmentKind, CommitmentRecord, NewCommitment, CommitmentRepository } from './repositories/commitments.ts';
+export type {
+  ExecutionOutcome,
+  ExecutionRecord,
+  FinishedExecutionStatus,
+  NewExecution,
+  ExecutionRepository,
+} from './repositories/executions.ts';
+export type {
+  ApprovalDecision,
+  ApprovalListOptions,
+  ApprovalPatch,
+  ApprovalRecord,
+  NewApproval,
+  ApprovalRepository,
+} from './repositories/approvals.ts';
+export type {
+  CapabilityRequestListOptions,
+  CapabilityRequestPatch,
+  CapabilityRequestRecord,
+  NewCapabilityRequest,
+  CapabilityRequestRepository,
+} from './repositories/capability-requests.ts';
+export type { GrantListOptions, GrantRecord, NewGrant, GrantRepository } from './repositories/grants.ts';

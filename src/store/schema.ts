@@ -209,6 +209,7 @@ export interface ApprovalRequestsTable {
   params: JsonWithDefault;
   origin: WithDefault<string>;
   correlation_id: WithDefault<string>;
+  evidence: JsonWithDefault;
   explanation: JsonWithDefault;
   digest: string;
   status: WithDefault<ApprovalStatus>;
@@ -217,7 +218,7 @@ export interface ApprovalRequestsTable {
   authored_by: WithDefault<string>;
   batch_key: WithDefault<string>;
   execution_id: Nullable<string>;
-  expires_at: NullableTime;
+  expires_at: Time;
   decided_at: NullableTime;
   created_at: Time;
   updated_at: Time;

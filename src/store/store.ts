@@ -10,11 +10,17 @@ import { systemClock, type Clock } from '../core/clock.ts';
 import { codecFor, type Codec, type StoreKind } from './codec.ts';
 import { assertSchemaName, type PostgresStoreConfig, type SqliteStoreConfig, type StoreConfig } from './config.ts';
 import { migrateToLatest } from './migrations/index.ts';
+import { ApprovalRepository } from './repositories/approvals.ts';
+import { CapabilityRequestRepository } from './repositories/capability-requests.ts';
+import { CommitmentRepository } from './repositories/commitments.ts';
 import type { RepositoryContext } from './repositories/context.ts';
 import { EventRepository } from './repositories/events.ts';
+import { ExecutionRepository } from './repositories/executions.ts';
+import { GrantRepository } from './repositories/grants.ts';
 import { IntentionRepository } from './repositories/intentions.ts';
 import { MindRepository } from './repositories/minds.ts';
 import { PlanRepository } from './repositories/plans.ts';
+import { PolicyRuleRepository } from './repositories/policy-rules.ts';
 import { StepRepository } from './repositories/steps.ts';
 import type { Database } from './schema.ts';
 import { PraxisSqliteDialect } from './sqlite-dialect.ts';
@@ -25,6 +31,12 @@ export interface Repositories {
   readonly plans: PlanRepository;
   readonly steps: StepRepository;
   readonly events: EventRepository;
+  readonly policyRules: PolicyRuleRepository;
+  readonly commitments: CommitmentRepository;
+  readonly executions: ExecutionRepository;
+  readonly approvals: ApprovalRepository;
+  readonly capabilityRequests: CapabilityRequestRepository;
+  readonly grants: GrantRepository;
 }
 
 export interface Store extends Repositories {
@@ -54,6 +66,12 @@ export function repositoriesFor(ctx: RepositoryContext): Repositories {
     plans: new PlanRepository(ctx),
     steps: new StepRepository(ctx),
     events: new EventRepository(ctx),
+    policyRules: new PolicyRuleRepository(ctx),
+    commitments: new CommitmentRepository(ctx),
+    executions: new ExecutionRepository(ctx),
+    approvals: new ApprovalRepository(ctx),
+    capabilityRequests: new CapabilityRequestRepository(ctx),
+    grants: new GrantRepository(ctx),
   };
 }
 

@@ -17,3 +17,12 @@ export function oneOf(column: string, values: readonly string[]): RawBuilder<Sql
 export function stepIsDue(): RawBuilder<SqlBool> {
   return oneOf('status', DUE_STEP_STATUSES);
 }
+
+/**
+ * `origin <> ''`: the predicate of the origin indexes, for rows caused by something recorded
+ * (most often a plan step). Lookups by origin repeat it: SQLite does not infer it from
+ * `origin = ?` and would otherwise scan the table.
+ */
+export function hasOrigin(): RawBuilder<SqlBool> {
+  return sql<SqlBool>`${sql.ref('origin')} <> ${sql.lit('')}`;
+}

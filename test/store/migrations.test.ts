@@ -49,7 +49,13 @@ const STEP_COLUMNS = [
 const INDEXES = [
   'plans_mind_idx', 'plans_intention_idx', 'plan_steps_due_idx', 'plan_steps_plan_idx', 'predictions_open_idx',
   'tool_executions_origin_idx', 'approval_requests_origin_idx', 'approval_requests_status_idx',
-  'capability_requests_mind_idx', 'grants_mind_idx', 'events_mind_idx', 'events_plan_idx', 'events_intention_idx',
+  'capability_requests_mind_idx', 'capability_requests_origin_idx', 'grants_mind_idx', 'grants_active_expiry_idx',
+  'events_mind_idx', 'events_plan_idx', 'events_intention_idx',
+];
+const APPROVAL_COLUMNS = [
+  'id', 'mind_id', 'capability', 'target', 'params', 'origin', 'correlation_id', 'evidence', 'explanation', 'digest',
+  'status', 'approvers_required', 'decisions', 'authored_by', 'batch_key', 'execution_id', 'expires_at',
+  'decided_at', 'created_at', 'updated_at',
 ];
 
 for (const kind of STORE_KINDS) {
@@ -64,6 +70,7 @@ for (const kind of STORE_KINDS) {
       );
       assert.deepEqual(await columnNames(store.db, kind, 'plans'), [...PLAN_COLUMNS].sort());
       assert.deepEqual(await columnNames(store.db, kind, 'plan_steps'), [...STEP_COLUMNS].sort());
+      assert.deepEqual(await columnNames(store.db, kind, 'approval_requests'), [...APPROVAL_COLUMNS].sort());
       const indexes = await indexDefinitions(store.db, kind);
       for (const name of INDEXES) assert.ok(indexes.has(name), `index ${name} is missing`);
     });
@@ -192,6 +199,36 @@ for (const kind of STORE_KINDS) {
             .values({ id: newId(), mind_id: mindId, statement: 's', confidence: 1.5, created_at: now, updated_at: now })
             .execute(),
           /beliefs_confidence_check/,
+        );
+      });
+
+      it('reject an approval request without an expiry and a grant with negative operations left', async () => {
+        const { store } = current();
+        const ids = await seedRows();
+        const approval = {
+          id: newId(),
+          mind_id: ids.mindId,
+          capability: 'service.restart',
+          digest: 'sha256:0',
+          created_at: ids.now,
+          updated_at: ids.now,
+        };
+        await assert.rejects(
+          store.db.insertInto('approval_requests').values(approval as typeof approval & { expires_at: string }).execute(),
+          /not[ -]null/i,
+        );
+        await store.db.insertInto('approval_requests').values({ ...approval, expires_at: ids.now }).execute();
+        const grant = {
+          id: newId(),
+          mind_id: ids.mindId,
+          capability: 'service.restart',
+          target_pattern: '*.service',
+          expires_at: ids.now,
+          created_at: ids.now,
+        };
+        await assert.rejects(
+          store.db.insertInto('grants').values({ ...grant, operations_left: -1 }).execute(),
+          /grants_operations_left_check/,
         );
       });
 

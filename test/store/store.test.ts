@@ -112,6 +112,20 @@ describe('codec', () => {
     });
   }
 
+  it('writes JSON deterministically: keys sorted at every depth, array order kept', () => {
+    for (const kind of ['sqlite', 'postgres'] as const) {
+      const codec = codecFor(kind);
+      const a = { b: 1, a: { d: [3, 1, { z: true, y: null }], c: 'x' } };
+      const b = { a: { c: 'x', d: [3, 1, { y: null, z: true }] }, b: 1 };
+      assert.equal(codec.json(a), '{"a":{"c":"x","d":[3,1,{"y":null,"z":true}]},"b":1}');
+      assert.equal(codec.json(a), codec.json(b));
+      assert.equal(codec.json({ at: new Date('2026-01-01T00:00:00.000Z') }), '{"at":"2026-01-01T00:00:00.000Z"}');
+      const tricky = JSON.parse('{"__proto__":{"x":1},"constructor":2}') as unknown;
+      assert.deepEqual(JSON.parse(codec.json(tricky)), tricky, 'a __proto__ key stays an ordinary key');
+      assert.equal(codec.json({ skip: undefined, keep: 1 }), '{"keep":1}');
+    }
+  });
+
   it('keeps a stored JSON string a string on PostgreSQL', () => {
     assert.equal(codecFor('postgres').readJson('hello'), 'hello');
     assert.equal(codecFor('sqlite').readJson('"hello"'), 'hello');

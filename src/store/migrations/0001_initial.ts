@@ -21,7 +21,7 @@ import {
   STEP_KINDS,
   STEP_STATUSES,
 } from '../../core/vocabulary.ts';
-import { oneOf, stepIsDue } from '../vocabulary-sql.ts';
+import { hasOrigin, oneOf, stepIsDue } from '../vocabulary-sql.ts';
 import { columnTypesFor, type ColumnTypes } from './column-types.ts';
 
 const between0and1 = (column: string) => sql`${sql.ref(column)} >= 0 and ${sql.ref(column)} <= 1`;
@@ -269,7 +269,7 @@ async function createAuthorityTables(db: Kysely<any>, t: ColumnTypes): Promise<v
     .createIndex('tool_executions_origin_idx')
     .on('tool_executions')
     .column('origin')
-    .where(sql.ref('origin'), '<>', '')
+    .where(hasOrigin())
     .execute();
 
   await db.schema
@@ -281,6 +281,8 @@ async function createAuthorityTables(db: Kysely<any>, t: ColumnTypes): Promise<v
     .addColumn('params', t.json, (c) => c.notNull().defaultTo('{}'))
     .addColumn('origin', 'text', (c) => c.notNull().defaultTo(''))
     .addColumn('correlation_id', 'text', (c) => c.notNull().defaultTo(''))
+    // What the mind offered for the action (observations, the step it serves), shown to the operator.
+    .addColumn('evidence', t.json, (c) => c.notNull().defaultTo('{}'))
     .addColumn('explanation', t.json, (c) => c.notNull().defaultTo('{}'))
     // Binds the approval to the exact action: any change to capability, target or params voids it.
     .addColumn('digest', 'text', (c) => c.notNull())
@@ -290,7 +292,8 @@ async function createAuthorityTables(db: Kysely<any>, t: ColumnTypes): Promise<v
     .addColumn('authored_by', 'text', (c) => c.notNull().defaultTo(''))
     .addColumn('batch_key', 'text', (c) => c.notNull().defaultTo(''))
     .addColumn('execution_id', t.id)
-    .addColumn('expires_at', t.time)
+    // Every request expires: an approval nobody answers must not stay actionable forever.
+    .addColumn('expires_at', t.time, (c) => c.notNull())
     .addColumn('decided_at', t.time)
     .addColumn('created_at', t.time, (c) => c.notNull().defaultTo(t.now))
     .addColumn('updated_at', t.time, (c) => c.notNull().defaultTo(t.now))
@@ -301,7 +304,7 @@ async function createAuthorityTables(db: Kysely<any>, t: ColumnTypes): Promise<v
     .createIndex('approval_requests_origin_idx')
     .on('approval_requests')
     .column('origin')
-    .where(sql.ref('origin'), '<>', '')
+    .where(hasOrigin())
     .execute();
   await db.schema
     .createIndex('approval_requests_status_idx')
@@ -341,6 +344,12 @@ async function createAuthorityTables(db: Kysely<any>, t: ColumnTypes): Promise<v
     .on('capability_requests')
     .columns(['mind_id', 'status'])
     .execute();
+  await db.schema
+    .createIndex('capability_requests_origin_idx')
+    .on('capability_requests')
+    .column('origin')
+    .where(hasOrigin())
+    .execute();
 
   await db.schema
     .createTable('grants')
@@ -364,6 +373,13 @@ async function createAuthorityTables(db: Kysely<any>, t: ColumnTypes): Promise<v
     .createIndex('grants_mind_idx')
     .on('grants')
     .columns(['mind_id', 'capability', 'status'])
+    .execute();
+  // The expiry sweep looks only at active grants, soonest expiry first.
+  await db.schema
+    .createIndex('grants_active_expiry_idx')
+    .on('grants')
+    .column('expires_at')
+    .where(oneOf('status', ['active']))
     .execute();
 }
 

@@ -22,3 +22,8 @@ export function asList<T extends string>(value: T | readonly T[]): T[] {
   if (list.length === 0) throw new TypeError('a conditional transition needs at least one `from` status');
   return list;
 }
+
+/** Oldest first, then by id: the order lists use, for rows RETURNING hands back in no order. */
+export function byCreation(a: { createdAt: Date; id: string }, b: { createdAt: Date; id: string }): number {
+  return a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}

@@ -1,0 +1,151 @@
+// Local operator decisions. The CLI talks to the store directly, so whoever can run it with
+// this database is trusted; `--as` names the operator recorded on the decision. (The HTTP API
+// binds the operator to a token instead.)
+
+import type { Command } from 'commander';
+import { InputError } from '../../core/errors.ts';
+import { isId } from '../../core/ids.ts';
+import { builtinImplementations } from '../../capabilities/builtin-implementations.ts';
+import { builtinRegistry } from '../../capabilities/registry.ts';
+import { CapabilityService } from '../../capabilities/service.ts';
+import type { Store } from '../../store/index.ts';
+import { EXIT } from '../exit-codes.ts';
+import { action, findMind, printJson, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
+import { describeResult, exitFor } from './invoke.ts';
+
+interface DecisionOptions extends StoreOptions {
+  as: string;
+  note?: string;
+}
+
+function requireId(value: string, what: string): void {
+  if (!isId(value)) throw new InputError([{ code: 'invalid_id', path: what, message: `"${value}" is not an id` }]);
+}
+
+function service(store: Store): CapabilityService {
+  return new CapabilityService(store, builtinRegistry(), builtinImplementations());
+}
+
+function decision(command: Command): Command {
+  return withJsonOption(withDbOption(command))
+    .requiredOption('--as <operator>', 'the operator deciding (recorded on the decision)')
+    .option('--note <text>', 'a note kept with the decision');
+}
+
+export function approvalCommands(program: Command): void {
+  withJsonOption(withDbOption(program.command('approvals')))
+    .description('list approval requests (pending by default), grouped by batch')
+    .option('--mind <name>', 'only this mind')
+    .option('--all', 'every status, not only pending')
+    .action(
+      action(async (options: StoreOptions & { mind?: string; all?: boolean }) => {
+        await useStore(options, async (store) => {
+          await service(store).expireApprovals();
+          const mindId = options.mind ? (await findMind(store, options.mind)).id : undefined;
+          const approvals = await store.approvals.list({ ...(mindId ? { mindId } : {}), ...(options.all ? {} : { status: 'pending' }), limit: 200 });
+          if (options.json) return printJson(approvals);
+          let batch: string | undefined;
+          for (const a of approvals) {
+            if (a.batchKey !== batch) {
+              batch = a.batchKey;
+              process.stdout.write(`batch ${batch || '(none)'}\n`);
+            }
+            const eyes = a.approversRequired > 1 ? ` ${a.decisions.filter((d) => d.decision === 'approve').length}/${a.approversRequired} approvals` : '';
+            process.stdout.write(`  ${a.id}  ${a.status.padEnd(9)} ${a.capability} ${a.target}${eyes}  expires ${a.expiresAt.toISOString()}\n`);
+            const why = (a.explanation as { why?: unknown }).why;
+            if (typeof why === 'string' && why) process.stdout.write(`      why: ${why}\n`);
+          }
+          if (approvals.length === 0) process.stdout.write('no approval requests\n');
+        });
+      }),
+    );
+
+  decision(program.command('approve').argument('<approval-id>'))
+    .description('approve a request; the exact stored action then runs')
+    .action(
+      action(async (id: string, options: DecisionOptions) => {
+        requireId(id, 'approval-id');
+        return useStore(options, async (store) => {
+          const answer = await service(store).approve(id, options.as, options.note);
+          if (options.json) printJson(answer);
+          else if (answer.status === 'approved') process.stdout.write(`approved ${id}; ${describeResult(answer.result)}`);
+          else if (answer.status === 'awaiting_second_approver') process.stdout.write(`approval ${answer.approvals}/${answer.required} recorded; another operator must approve\n`);
+          else if (answer.status === 'refused') process.stderr.write(`refused (${answer.code}): ${answer.message}\n`);
+          if (answer.status === 'refused') return EXIT.refused;
+          return answer.status === 'approved' ? exitFor(answer.result) : EXIT.ok;
+        });
+      }),
+    );
+
+  decision(program.command('deny').argument('<approval-id>'))
+    .description('deny a request')
+    .action(
+      action(async (id: string, options: DecisionOptions) => {
+        requireId(id, 'approval-id');
+        return useStore(options, async (store) => {
+          const answer = await service(store).deny(id, options.as, options.note);
+          if (options.json) printJson(answer);
+          else if (answer.status === 'refused') process.stderr.write(`refused (${answer.code}): ${answer.message}\n`);
+          else process.stdout.write(`denied ${id}\n`);
+          return answer.status === 'refused' ? EXIT.refused : EXIT.ok;
+        });
+      }),
+    );
+
+  withJsonOption(withDbOption(program.command('requests')))
+    .description('list open capability requests')
+    .option('--mind <name>', 'only this mind')
+    .action(
+      action(async (options: StoreOptions & { mind?: string }) => {
+        await useStore(options, async (store) => {
+          const mindId = options.mind ? (await findMind(store, options.mind)).id : undefined;
+          const requests = await store.capabilityRequests.list({ ...(mindId ? { mindId } : {}), status: 'open' });
+          if (options.json) return printJson(requests);
+          for (const r of requests) {
+            process.stdout.write(`  ${r.id}  ${r.capability} ${r.targetPattern}  ${r.maxOperations} ops / ${r.durationSeconds}s\n`);
+            process.stdout.write(`      reason: ${r.reason}; risk: ${r.risk}; mitigation: ${r.mitigation}; fallback: ${r.fallback}\n`);
+          }
+          if (requests.length === 0) process.stdout.write('no open capability requests\n');
+        });
+      }),
+    );
+
+  decision(program.command('grant').argument('<request-id>'))
+    .description('grant a capability request, optionally narrower than asked')
+    .option('--target <pattern>', 'narrower target pattern')
+    .option('--minutes <n>', 'duration in minutes')
+    .option('--operations <n>', 'operation cap')
+    .action(
+      action(async (id: string, options: DecisionOptions & { target?: string; minutes?: string; operations?: string }) => {
+        requireId(id, 'request-id');
+        const scope = {
+          ...(options.target ? { targetPattern: options.target } : {}),
+          ...(options.minutes ? { durationSeconds: Number(options.minutes) * 60 } : {}),
+          ...(options.operations ? { maxOperations: Number(options.operations) } : {}),
+        };
+        return useStore(options, async (store) => {
+          const answer = await service(store).grant(id, options.as, scope);
+          if (options.json) printJson(answer);
+          else if (answer.status === 'granted') process.stdout.write(`granted: grant ${answer.grantId}, ${answer.operations} operations until ${answer.expiresAt.toISOString()}\n`);
+          else if (answer.status === 'invalid') for (const i of answer.issues) process.stderr.write(`error ${i.code} at ${i.path}: ${i.message}\n`);
+          else if (answer.status === 'refused') process.stderr.write(`refused (${answer.code}): ${answer.message}\n`);
+          return answer.status === 'granted' ? EXIT.ok : answer.status === 'invalid' ? EXIT.usage : EXIT.refused;
+        });
+      }),
+    );
+
+  decision(program.command('revoke').argument('<grant-id>'))
+    .description('revoke a grant')
+    .action(
+      action(async (id: string, options: DecisionOptions) => {
+        requireId(id, 'grant-id');
+        return useStore(options, async (store) => {
+          const answer = await service(store).revokeGrant(id, options.as);
+          if (options.json) printJson(answer);
+          else if (answer.status === 'refused') process.stderr.write(`refused (${answer.code}): ${answer.message}\n`);
+          else process.stdout.write(`revoked ${id}\n`);
+          return answer.status === 'refused' ? EXIT.refused : EXIT.ok;
+        });
+      }),
+    );
+}

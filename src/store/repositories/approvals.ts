@@ -1,0 +1,254 @@
+// Approval requests: an operator's yes or no to one exact action (capability, target,
+// parameters, bound by their digest), which may need two operators and always expires. Every
+// change is a conditional UPDATE: a request is approved, denied, withdrawn, expired or executed
+// by exactly one of any number of concurrent callers, and the others get undefined.
+
+import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
+import { newId } from '../../core/ids.ts';
+import type { JsonObject } from '../../core/plan.ts';
+import type { ApprovalStatus } from '../../core/vocabulary.ts';
+import type { ApprovalRequestsTable, Database } from '../schema.ts';
+import { hasOrigin } from '../vocabulary-sql.ts';
+import { asList, byCreation, type RepositoryContext } from './context.ts';
+
+/** One operator's answer, in the order given. */
+export interface ApprovalDecision {
+  operator: string;
+  decision: 'approve' | 'deny';
+  /** ISO-8601. */
+  at: string;
+  note?: string;
+}
+
+export interface ApprovalRecord {
+  id: string;
+  mindId: string;
+  capability: string;
+  target: string;
+  params: JsonObject;
+  origin: string;
+  correlationId: string;
+  evidence: JsonObject;
+  explanation: JsonObject;
+  /** Of the exact action; approving binds to it, and a changed action no longer matches. */
+  digest: string;
+  status: ApprovalStatus;
+  /** 1, or 2 for four eyes. */
+  approversRequired: number;
+  decisions: ApprovalDecision[];
+  authoredBy: string;
+  batchKey: string;
+  executionId: string | null;
+  expiresAt: Date;
+  decidedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface NewApproval {
+  mindId: string;
+  capability: string;
+  target: string;
+  params: JsonObject;
+  origin: string;
+  correlationId: string;
+  evidence: JsonObject;
+  explanation: JsonObject;
+  digest: string;
+  approversRequired: number;
+  authoredBy: string;
+  batchKey: string;
+  expiresAt: Date;
+}
+
+export interface ApprovalListOptions {
+  mindId?: string;
+  status?: ApprovalStatus | readonly ApprovalStatus[];
+  batchKey?: string;
+  limit?: number;
+}
+
+/** Columns a transition may set with the status; `undefined` leaves a column as it is. */
+export interface ApprovalPatch {
+  decisions?: ApprovalDecision[];
+  executionId?: string | null;
+  /** Defaults to now when the request becomes approved or denied. */
+  decidedAt?: Date | null;
+}
+
+/** The statuses an operator's decision leads to; reaching one stamps decided_at unless the patch says otherwise. */
+const DECIDED: readonly ApprovalStatus[] = ['approved', 'denied'];
+
+/**
+ * Rows caused by one origin. The `origin <> ''` term repeats the partial index's predicate, so
+ * SQLite uses the index too. Exported so tests can ask each planner whether it does.
+ */
+export function approvalsByOriginQuery(db: Kysely<Database>, origin: string) {
+  return db
+    .selectFrom('approval_requests')
+    .selectAll()
+    .where(hasOrigin())
+    .where('origin', '=', origin)
+    .orderBy('created_at')
+    .orderBy('id');
+}
+
+export class ApprovalRepository {
+  readonly #ctx: RepositoryContext;
+  constructor(ctx: RepositoryContext) {
+    this.#ctx = ctx;
+  }
+
+  async create(input: NewApproval): Promise<ApprovalRecord> {
+    const { db, codec, clock } = this.#ctx;
+    const now = codec.time(clock.now());
+    const row = await db
+      .insertInto('approval_requests')
+      .values({
+        id: newId(),
+        mind_id: input.mindId,
+        capability: input.capability,
+        target: input.target,
+        params: codec.json(input.params),
+        origin: input.origin,
+        correlation_id: input.correlationId,
+        evidence: codec.json(input.evidence),
+        explanation: codec.json(input.explanation),
+        digest: input.digest,
+        status: 'pending',
+        approvers_required: input.approversRequired,
+        decisions: codec.json([]),
+        authored_by: input.authoredBy,
+        batch_key: input.batchKey,
+        execution_id: null,
+        expires_at: codec.time(input.expiresAt),
+        decided_at: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return this.#decode(row);
+  }
+
+  async get(id: string): Promise<ApprovalRecord | undefined> {
+    const row = await this.#ctx.db.selectFrom('approval_requests').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && this.#decode(row);
+  }
+
+  /** Every request one origin caused, oldest first; an empty origin matches nothing. */
+  async listByOrigin(origin: string): Promise<ApprovalRecord[]> {
+    const rows = await approvalsByOriginQuery(this.#ctx.db, origin).execute();
+    return rows.map((row) => this.#decode(row));
+  }
+
+  /** Oldest first; every match unless a limit is given. */
+  async list(options: ApprovalListOptions = {}): Promise<ApprovalRecord[]> {
+    let query = this.#ctx.db.selectFrom('approval_requests').selectAll();
+    if (options.mindId !== undefined) query = query.where('mind_id', '=', options.mindId);
+    if (options.status !== undefined) query = query.where('status', 'in', asList(options.status));
+    if (options.batchKey !== undefined) query = query.where('batch_key', '=', options.batchKey);
+    query = query.orderBy('created_at').orderBy('id');
+    if (options.limit !== undefined) query = query.limit(options.limit);
+    const rows = await query.execute();
+    return rows.map((row) => this.#decode(row));
+  }
+
+  /**
+   * Moves the request from one of `from` to `to` in one conditional UPDATE, with the patch.
+   * Undefined when it was no longer in a `from` status: someone else decided first, and
+   * nothing was changed.
+   */
+  async transition(
+    id: string,
+    from: ApprovalStatus | readonly ApprovalStatus[],
+    to: ApprovalStatus,
+    patch: ApprovalPatch = {},
+  ): Promise<ApprovalRecord | undefined> {
+    const { db, codec, clock } = this.#ctx;
+    const now = clock.now();
+    const set: Updateable<ApprovalRequestsTable> = { status: to, updated_at: codec.time(now) };
+    if (patch.decisions !== undefined) set.decisions = codec.json(patch.decisions);
+    if (patch.executionId !== undefined) set.execution_id = patch.executionId;
+    if (patch.decidedAt !== undefined) set.decided_at = codec.timeOrNull(patch.decidedAt);
+    else if (DECIDED.includes(to)) set.decided_at = codec.time(now);
+    const row = await db
+      .updateTable('approval_requests')
+      .set(set)
+      .where('id', '=', id)
+      .where('status', 'in', asList(from))
+      .returningAll()
+      .executeTakeFirst();
+    return row && this.#decode(row);
+  }
+
+  /**
+   * Replaces the decision list while the request stays pending (the first approval of two),
+   * only if the stored list still equals `seen`: a lost update is detected, not overwritten.
+   * Undefined when the request is no longer pending or another decision got there first; the
+   * caller reads it again and decides anew.
+   */
+  async recordDecision(
+    id: string,
+    seen: readonly ApprovalDecision[],
+    next: readonly ApprovalDecision[],
+  ): Promise<ApprovalRecord | undefined> {
+    const { db, codec, clock } = this.#ctx;
+    const expected = codec.json(seen);
+    // PostgreSQL compares jsonb by value. SQLite compares the text, which works because the
+    // codec writes JSON deterministically (keys sorted), both here and when it stored the list.
+    const stillSeen =
+      codec.kind === 'postgres'
+        ? sql<boolean>`${sql.ref('decisions')} = cast(${expected} as jsonb)`
+        : sql<boolean>`${sql.ref('decisions')} = ${expected}`;
+    const row = await db
+      .updateTable('approval_requests')
+      .set({ decisions: codec.json(next), updated_at: codec.time(clock.now()) })
+      .where('id', '=', id)
+      .where('status', '=', 'pending')
+      .where(stillSeen)
+      .returningAll()
+      .executeTakeFirst();
+    return row && this.#decode(row);
+  }
+
+  /** pending → expired for every request whose expiry has come; returns those, oldest first. */
+  async expireDue(now: Date): Promise<ApprovalRecord[]> {
+    const { db, codec, clock } = this.#ctx;
+    const rows = await db
+      .updateTable('approval_requests')
+      .set({ status: 'expired', updated_at: codec.time(clock.now()) })
+      .where('status', '=', 'pending')
+      .where('expires_at', '<=', codec.time(now))
+      .returningAll()
+      .execute();
+    return rows.map((row) => this.#decode(row)).sort(byCreation);
+  }
+
+  #decode(row: Selectable<ApprovalRequestsTable>): ApprovalRecord {
+    const { codec } = this.#ctx;
+    return {
+      id: row.id,
+      mindId: row.mind_id,
+      capability: row.capability,
+      target: row.target,
+      params: codec.readJson<JsonObject>(row.params),
+      origin: row.origin,
+      correlationId: row.correlation_id,
+      evidence: codec.readJson<JsonObject>(row.evidence),
+      explanation: codec.readJson<JsonObject>(row.explanation),
+      digest: row.digest,
+      status: row.status,
+      approversRequired: codec.readInt(row.approvers_required),
+      decisions: codec.readJson<ApprovalDecision[]>(row.decisions),
+      authoredBy: row.authored_by,
+      batchKey: row.batch_key,
+      executionId: row.execution_id,
+      expiresAt: codec.readTime(row.expires_at),
+      decidedAt: codec.readTimeOrNull(row.decided_at),
+      createdAt: codec.readTime(row.created_at),
+      updatedAt: codec.readTime(row.updated_at),
+    };
+  }
+}
+

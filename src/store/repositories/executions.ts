@@ -1,0 +1,195 @@
+// Tool executions: one row per capability invocation, stored with the origin that caused it.
+// For a non-idempotent write the row is written ahead, as `started`, and committed before the
+// side effect; `finish` records the outcome afterwards. A crash in between leaves a `started`
+// row, which recovery finds by origin and treats as "outcome unknown", never as "not run".
+
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import { newId } from '../../core/ids.ts';
+import type { JsonObject } from '../../core/plan.ts';
+import type { ExecutionStatus } from '../../core/vocabulary.ts';
+import type { Database, ToolExecutionsTable } from '../schema.ts';
+import { hasOrigin } from '../vocabulary-sql.ts';
+import type { RepositoryContext } from './context.ts';
+
+export interface ExecutionRecord {
+  id: string;
+  mindId: string;
+  capability: string;
+  target: string;
+  params: JsonObject;
+  /** What caused it, e.g. `plan_step:<step id>`; empty when nothing recorded did. */
+  origin: string;
+  correlationId: string;
+  evidence: JsonObject;
+  approvalId: string | null;
+  grantId: string | null;
+  status: ExecutionStatus;
+  result: JsonObject | null;
+  error: string;
+  /** The capability said that running it again is harmless (the failure happened before any effect). */
+  retrySafe: boolean;
+  startedAt: Date;
+  finishedAt: Date | null;
+  createdAt: Date;
+}
+
+export interface NewExecution {
+  mindId: string;
+  capability: string;
+  target: string;
+  params: JsonObject;
+  origin: string;
+  correlationId: string;
+  evidence: JsonObject;
+  approvalId?: string | null;
+  grantId?: string | null;
+}
+
+export type FinishedExecutionStatus = Extract<ExecutionStatus, 'succeeded' | 'failed'>;
+
+export interface ExecutionOutcome {
+  status: FinishedExecutionStatus;
+  result?: JsonObject | null;
+  error?: string;
+  retrySafe?: boolean;
+}
+
+/**
+ * Rows caused by one origin. The `origin <> ''` term repeats the partial index's predicate, so
+ * SQLite uses the index too. Exported so tests can ask each planner whether it does.
+ */
+export function executionsByOriginQuery(db: Kysely<Database>, origin: string) {
+  return db
+    .selectFrom('tool_executions')
+    .selectAll()
+    .where(hasOrigin())
+    .where('origin', '=', origin)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc');
+}
+
+export class ExecutionRepository {
+  readonly #ctx: RepositoryContext;
+  constructor(ctx: RepositoryContext) {
+    this.#ctx = ctx;
+  }
+
+  /**
+   * Writes the execution ahead of its side effect, as `started`. Each statement commits on its
+   * own unless this repository belongs to a transaction: call it outside one (or commit that
+   * transaction) before acting, or a crash would lose the only trace of the attempt.
+   */
+  async start(input: NewExecution): Promise<ExecutionRecord> {
+    const { codec, clock } = this.#ctx;
+    const now = codec.time(clock.now());
+    return this.#insert({ ...this.#newRow(input, now), status: 'started', finished_at: null });
+  }
+
+  /** Stores an execution that has already finished (a read, or anything not written ahead). */
+  async record(input: NewExecution & ExecutionOutcome): Promise<ExecutionRecord> {
+    const { codec, clock } = this.#ctx;
+    const now = codec.time(clock.now());
+    return this.#insert({
+      ...this.#newRow(input, now),
+      status: input.status,
+      result: codec.jsonOrNull(input.result),
+      error: input.error ?? '',
+      retry_safe: codec.bool(input.retrySafe ?? false),
+      finished_at: now,
+    });
+  }
+
+  /**
+   * started → succeeded | failed, stamping finished_at. Undefined when the execution was not
+   * `started` any more (already finished, or no such execution): nothing is changed then.
+   * Fields left out of the outcome keep their stored values.
+   */
+  async finish(id: string, outcome: ExecutionOutcome): Promise<ExecutionRecord | undefined> {
+    const { db, codec, clock } = this.#ctx;
+    const set: Updateable<ToolExecutionsTable> = { status: outcome.status, finished_at: codec.time(clock.now()) };
+    if (outcome.result !== undefined) set.result = codec.jsonOrNull(outcome.result);
+    if (outcome.error !== undefined) set.error = outcome.error;
+    if (outcome.retrySafe !== undefined) set.retry_safe = codec.bool(outcome.retrySafe);
+    const row = await db
+      .updateTable('tool_executions')
+      .set(set)
+      .where('id', '=', id)
+      .where('status', '=', 'started')
+      .returningAll()
+      .executeTakeFirst();
+    return row && this.#decode(row);
+  }
+
+  async get(id: string): Promise<ExecutionRecord | undefined> {
+    const row = await this.#ctx.db.selectFrom('tool_executions').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && this.#decode(row);
+  }
+
+  /** Everything one origin caused, newest first; an empty origin matches nothing. */
+  async listByOrigin(origin: string): Promise<ExecutionRecord[]> {
+    const rows = await executionsByOriginQuery(this.#ctx.db, origin).execute();
+    return rows.map((row) => this.#decode(row));
+  }
+
+  /** Newest first; every execution unless a limit is given. */
+  async listByMind(mindId: string, options: { limit?: number } = {}): Promise<ExecutionRecord[]> {
+    let query = this.#ctx.db
+      .selectFrom('tool_executions')
+      .selectAll()
+      .where('mind_id', '=', mindId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc');
+    if (options.limit !== undefined) query = query.limit(options.limit);
+    const rows = await query.execute();
+    return rows.map((row) => this.#decode(row));
+  }
+
+  #newRow(input: NewExecution, now: string): Insertable<ToolExecutionsTable> {
+    const { codec } = this.#ctx;
+    return {
+      id: newId(),
+      mind_id: input.mindId,
+      capability: input.capability,
+      target: input.target,
+      params: codec.json(input.params),
+      origin: input.origin,
+      correlation_id: input.correlationId,
+      evidence: codec.json(input.evidence),
+      approval_id: input.approvalId ?? null,
+      grant_id: input.grantId ?? null,
+      result: null,
+      error: '',
+      retry_safe: codec.bool(false),
+      started_at: now,
+      created_at: now,
+    };
+  }
+
+  async #insert(values: Insertable<ToolExecutionsTable>): Promise<ExecutionRecord> {
+    const row = await this.#ctx.db.insertInto('tool_executions').values(values).returningAll().executeTakeFirstOrThrow();
+    return this.#decode(row);
+  }
+
+  #decode(row: Selectable<ToolExecutionsTable>): ExecutionRecord {
+    const { codec } = this.#ctx;
+    return {
+      id: row.id,
+      mindId: row.mind_id,
+      capability: row.capability,
+      target: row.target,
+      params: codec.readJson<JsonObject>(row.params),
+      origin: row.origin,
+      correlationId: row.correlation_id,
+      evidence: codec.readJson<JsonObject>(row.evidence),
+      approvalId: row.approval_id,
+      grantId: row.grant_id,
+      status: row.status,
+      result: codec.readJsonOrNull<JsonObject>(row.result),
+      error: row.error,
+      retrySafe: codec.readBool(row.retry_safe),
+      startedAt: codec.readTime(row.started_at),
+      finishedAt: codec.readTimeOrNull(row.finished_at),
+      createdAt: codec.readTime(row.created_at),
+    };
+  }
+}
