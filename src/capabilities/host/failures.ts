@@ -1,0 +1,42 @@
+// How a host program's failure becomes a CapabilityError people can act on. The program's
+// own words are kept (first line, masked, shortened), because "Unit foo.service not found"
+// says more than any code.
+
+import { CapabilityError } from '../implementation.ts';
+import { checkUnitName } from '../unit-name.ts';
+import { mask } from './masking.ts';
+import type { CommandResult } from './runner.ts';
+
+const MAX_DETAIL = 300;
+
+/** The first non-empty line of a program's error output, masked and shortened. */
+export function errorDetail(stderr: string): string {
+  const first = stderr.split('\n').find((line) => line.trim() !== '')?.trim() ?? '';
+  const masked = mask(first);
+  return masked.length > MAX_DETAIL ? `${masked.slice(0, MAX_DETAIL)}…` : masked;
+}
+
+/** The error for a run that exited non-zero (or was stopped at the output cap). */
+export function commandFailure(what: string, result: CommandResult, readOnly: boolean): CapabilityError {
+  const detail = errorDetail(result.stderr);
+  const status = result.exitCode === null ? 'was stopped' : `exited with status ${result.exitCode}`;
+  const message = `${what} ${status}${detail === '' ? '' : `: ${detail}`}`;
+  if (/not found|not loaded|no such unit|does not exist/i.test(result.stderr)) {
+    return new CapabilityError('unit_not_found', message, readOnly);
+  }
+  if (/access denied|interactive authentication required|permission denied|not authorized/i.test(result.stderr)) {
+    return new CapabilityError('permission_denied', message, readOnly);
+  }
+  return new CapabilityError('command_failed', message, readOnly);
+}
+
+/** Defence in depth: implementations check the unit again even though the schema did. */
+export function checkedUnit(value: unknown): string {
+  const problem = checkUnitName(value);
+  if (problem !== null) throw new CapabilityError('invalid_params', `unit: ${problem}`, false);
+  return value as string;
+}
+
+export function invalidParams(message: string): never {
+  throw new CapabilityError('invalid_params', message, false);
+}

@@ -1,0 +1,33 @@
+// service.restart: asks systemd to queue a restart of one unit and returns as soon as the job
+// is accepted. It never reports the unit as healthy: the restart may still be running, or may
+// fail later; only a later service.status observation can tell. A failure here is never
+// marked safe to retry, because a restart may have been queued before the failure showed.
+
+import type { JsonObject } from '../../core/plan.ts';
+import type { CapabilityImplementation } from '../implementation.ts';
+import { checkedUnit, commandFailure } from './failures.ts';
+import type { CommandRunner } from './runner.ts';
+
+export const SERVICE_RESTART_TIMEOUT_MS = 60_000;
+export const RESTART_REQUESTED = 'restart requested (health not yet verified)';
+
+export interface RestartRequested extends JsonObject {
+  unit: string;
+  requested: true;
+  message: string;
+}
+
+export interface ServiceRestartOptions {
+  runner: CommandRunner;
+  timeoutMs?: number;
+}
+
+export function serviceRestartImplementation({ runner, timeoutMs = SERVICE_RESTART_TIMEOUT_MS }: ServiceRestartOptions): CapabilityImplementation {
+  return async (params, { signal }) => {
+    const unit = checkedUnit(params.unit);
+    const result = await runner.run({ program: 'systemctl', operation: 'restart', unit }, { signal, timeoutMs });
+    if (result.exitCode !== 0) throw commandFailure('requesting the restart', result, false);
+    const observation: RestartRequested = { unit, requested: true, message: RESTART_REQUESTED };
+    return { observation, summary: `${unit}: ${RESTART_REQUESTED}` };
+  };
+}
