@@ -5,4 +5,6 @@ export const EXIT = {
   refused: 1,
   /** The command itself was wrong: unknown option, missing or unreadable file, bad configuration. */
   usage: 2,
+  /** Something broke that the input did not cause: the store is unreachable, or a bug. */
+  failure: 3,
 } as const;

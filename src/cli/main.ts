@@ -10,6 +10,12 @@ import { policyCommand } from './commands/policy.ts';
 import { planCommand } from './commands/plan.ts';
 import { validateCommand } from './commands/validate.ts';
 
+// Output piped into `head` and the like may close early; that is not an error of ours.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw error;
+});
+
 const program = new Command('praxis')
   .description('Stored, validated plans executed through typed capabilities under operator policy')
   .exitOverride()
@@ -31,6 +37,6 @@ try {
     process.exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
   } else {
     process.stderr.write(`praxis: ${(error as Error).message}\n`);
-    process.exitCode = EXIT.usage;
+    process.exitCode = EXIT.failure;
   }
 }

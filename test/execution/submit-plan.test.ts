@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { builtinRegistry } from '../../src/capabilities/registry.ts';
+import { submitPlan } from '../../src/execution/submit-plan.ts';
+import { parsePlanText } from '../../src/planning/plan-text.ts';
+import { STORE_KINDS, useStore } from '../support/stores.ts';
+
+function example(path: string): unknown {
+  const parsed = parsePlanText(readFileSync(path, 'utf8'), path.endsWith('.json') ? 'json' : 'yaml');
+  assert.ok(parsed.ok);
+  return parsed.value;
+}
+
+for (const kind of STORE_KINDS) {
+  describe(`submitting plans (${kind})`, () => {
+    const current = useStore(kind);
+
+    it('stores a valid plan as validated, with derived targets and the computed estimate', async () => {
+      const { store } = current();
+      const mind = await store.minds.create({ name: 'ops' });
+      const result = await submitPlan(store, builtinRegistry(), { mindId: mind.id, input: example('examples/diagnose-atlas-worker.yaml'), origin: 'operator' });
+      assert.ok(result.stored);
+      assert.equal(result.plan.status, 'validated');
+      assert.equal(result.plan.origin, 'operator');
+      assert.equal(result.intention.objective, 'Find out why atlas-worker.service keeps failing');
+      assert.deepEqual(
+        result.plan.steps.map((s) => [s.key, s.target, s.status]),
+        [
+          ['S0', 'atlas-worker.service', 'pending'],
+          ['M0', 'host', 'pending'],
+          ['D0', '/var', 'pending'],
+          ['R1', '', 'pending'],
+          ['L1', 'atlas-worker.service', 'pending'],
+          ['S1', '', 'pending'],
+        ],
+      );
+      assert.deepEqual(result.plan.estimate, result.assessment.estimate);
+      const events = await store.events.list({ planId: result.plan.id });
+      assert.deepEqual(events.map((e) => e.type), ['plan_created', 'plan_validated']);
+    });
+
+    it('keeps an invalid plan as a draft with its errors', async () => {
+      const { store } = current();
+      const mind = await store.minds.create({ name: 'ops-drafts' });
+      const result = await submitPlan(store, builtinRegistry(), { mindId: mind.id, input: example('examples/invalid/model-claims-authority.json'), origin: 'model' });
+      assert.ok(result.stored);
+      assert.equal(result.plan.status, 'draft');
+      assert.deepEqual(result.plan.validation.errors.map((e) => e.code).sort(), ['check_not_read_only', 'invalid_params', 'non_idempotent_retry', 'verify_without_expectation']);
+      assert.ok(result.plan.validation.warnings.some((w) => w.code === 'ignored_authority_claim' && w.path === 'approved'));
+      // The claimed `require_approval: false` did not become part of the plan.
+      assert.equal(result.plan.steps[0]!.requireApproval, false);
+      assert.equal(result.plan.steps[0]!.status, 'pending');
+      const events = await store.events.list({ planId: result.plan.id });
+      assert.deepEqual(events.map((e) => e.type), ['plan_created', 'plan_rejected']);
+    });
+
+    it('stores nothing for input that is not a plan or a mind that does not exist', async () => {
+      const { store } = current();
+      const mind = await store.minds.create({ name: 'ops-nothing' });
+      const notAPlan = await submitPlan(store, builtinRegistry(), { mindId: mind.id, input: ['restart', 'nginx'], origin: 'model' });
+      assert.equal(notAPlan.stored, false);
+      const noMind = await submitPlan(store, builtinRegistry(), { mindId: '01a23685-c99d-76a1-8d62-7bc08b429e22', input: example('examples/restart-atlas-worker.json'), origin: 'operator' });
+      assert.equal(noMind.stored, false);
+      assert.equal((await store.intentions.listByMind(mind.id)).length, 0);
+    });
+  });
+}
