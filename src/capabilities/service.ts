@@ -75,20 +75,8 @@ export class CapabilityService {
     const { store } = this.#ctx;
     const checked = this.#check(request);
     if (!checked.ok) {
-      const execution = await store.executions.record({
-        mindId: request.mindId,
-        capability: request.capability,
-        target: '',
-        params: {},
-        origin: request.origin,
-        correlationId: request.correlationId ?? '',
-        evidence: request.evidence ?? {},
-        status: 'failed',
-        error: `${checked.code}: ${checked.message}`,
-        retrySafe: false,
-      });
-      await this.#event('tool_failed', request, { capability: request.capability, code: checked.code, error: checked.message, execution_id: execution.id });
-      return { status: 'failed', code: checked.code, error: checked.message, retrySafe: false, executionId: execution.id, issues: checked.issues };
+      const executionId = await this.#recordRefusal(request, { capability: request.capability, target: '', params: {} }, checked.code, checked.message);
+      return { status: 'failed', code: checked.code, error: checked.message, retrySafe: false, executionId, issues: checked.issues };
     }
     const call = checked.call;
     const refusal = await this.#mindRefusal(request);
@@ -221,22 +209,25 @@ export class CapabilityService {
     });
   }
 
-  /** A refused call still leaves an execution record, so every call can be traced by origin. */
   async #refuse(request: InvokeRequest, call: CheckedCall, denial: Denied): Promise<Denied> {
+    const action = { capability: call.definition.name, target: call.target, params: call.params };
+    return { ...denial, executionId: await this.#recordRefusal(request, action, denial.code, denial.reason) };
+  }
+
+  /** A refused call still leaves an execution record, so every call can be traced by origin. */
+  async #recordRefusal(request: InvokeRequest, action: { capability: string; target: string; params: JsonObject }, code: string, reason: string): Promise<string> {
     const execution = await this.#ctx.store.executions.record({
       mindId: request.mindId,
-      capability: call.definition.name,
-      target: call.target,
-      params: call.params,
+      ...action,
       origin: request.origin,
       correlationId: request.correlationId ?? '',
       evidence: request.evidence ?? {},
       status: 'failed',
-      error: `${denial.code}: ${denial.reason}`,
+      error: `${code}: ${reason}`,
       retrySafe: false,
     });
-    await this.#event('tool_failed', request, { capability: call.definition.name, target: call.target, code: denial.code, error: denial.reason, execution_id: execution.id });
-    return { ...denial, executionId: execution.id };
+    await this.#event('tool_failed', request, { capability: action.capability, target: action.target, code, error: reason, execution_id: execution.id });
+    return execution.id;
   }
 
   async #raiseApproval(request: InvokeRequest, call: CheckedCall, verdict: PolicyVerdict): Promise<InvokeResult> {
