@@ -110,6 +110,15 @@ export type IntentionReason = (typeof INTENTION_REASONS)[number];
 export const PREDICTION_STATUSES = ['open', 'confirmed', 'refuted', 'expired'] as const;
 export type PredictionStatus = (typeof PREDICTION_STATUSES)[number];
 
+/**
+ * How a call to the model role ended. `answered` means the model replied with text that reads
+ * as a JSON object (a proposal, which validation may still refuse); every other value is a
+ * planning failure: no answer in time, no server, an HTTP error, text that is not a JSON
+ * object, or a refusal to plan.
+ */
+export const LLM_CALL_OUTCOMES = ['answered', 'timeout', 'unreachable', 'http_error', 'malformed', 'refused'] as const;
+export type LlmCallOutcome = (typeof LLM_CALL_OUTCOMES)[number];
+
 export const EXECUTION_STATUSES = ['started', 'succeeded', 'failed'] as const;
 export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
 
@@ -177,3 +186,26 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 export const EventTypes = closedSet(EVENT_TYPES);
+
+/**
+ * Events after which the executor may find work it could not do before; appending one wakes
+ * the executor loop (in process, and across processes on PostgreSQL).
+ */
+export const WAKE_EVENT_TYPES: ReadonlySet<EventType> = new Set<EventType>([
+  'intention_formed',
+  'intention_resumed',
+  'plan_created',
+  'plan_validated',
+  'plan_replanned',
+  'plan_step_released',
+  'approval_approved',
+  'approval_denied',
+  'approval_expired',
+  'approval_withdrawn',
+  'capability_request_denied',
+  'capability_request_withdrawn',
+  'grant_created',
+  'grant_revoked',
+  'tool_executed',
+  'tool_failed',
+]);

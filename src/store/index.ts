@@ -42,3 +42,5 @@ export type {
   CapabilityRequestRepository,
 } from './repositories/capability-requests.ts';
 export type { GrantListOptions, GrantRecord, NewGrant, GrantRepository } from './repositories/grants.ts';
+export { WakeSignals } from './wake-signals.ts';
+export { listenForWakeUps, wakeChannel, type WakeListener, type WakeListenerOptions } from './wake-listener.ts';

@@ -14,6 +14,8 @@ import { ApprovalRepository } from './repositories/approvals.ts';
 import { CapabilityRequestRepository } from './repositories/capability-requests.ts';
 import { CommitmentRepository } from './repositories/commitments.ts';
 import type { RepositoryContext } from './repositories/context.ts';
+import { WakeSignals } from './wake-signals.ts';
+import { wakeChannel } from './wake-listener.ts';
 import { EventRepository } from './repositories/events.ts';
 import { ExecutionRepository } from './repositories/executions.ts';
 import { GrantRepository } from './repositories/grants.ts';
@@ -44,6 +46,8 @@ export interface Store extends Repositories {
   readonly db: Kysely<Database>;
   readonly codec: Codec;
   readonly clock: Clock;
+  /** Signals, in this process, each committed event that can unblock work (see WAKE_EVENT_TYPES). */
+  readonly wakeups: WakeSignals;
   /** Brings the schema up to the latest migration; a no-op when it already is. */
   migrate(): Promise<void>;
   /**
@@ -80,7 +84,9 @@ export async function openStore(config: StoreConfig, options: StoreOptions = {})
   const codec = codecFor(config.kind);
   const db = config.kind === 'sqlite' ? openSqlite(config) : openPostgres(config);
   const schema = config.kind === 'postgres' ? config.schema : undefined;
-  const repositories = repositoriesFor({ db, codec, clock });
+  const wakeups = new WakeSignals();
+  const wakeChannelName = config.kind === 'postgres' ? wakeChannel(config.schema) : null;
+  const repositories = repositoriesFor({ db, codec, clock, wake: (type) => wakeups.emit(type), wakeChannel: wakeChannelName });
   return {
     kind: config.kind,
     db,
@@ -91,8 +97,14 @@ export async function openStore(config: StoreConfig, options: StoreOptions = {})
       // With a schema, the migrator creates it first (tolerating a concurrent creator).
       await migrateToLatest(db, config.kind, schema);
     },
-    transaction(work) {
-      return db.transaction().execute((tx) => work(repositoriesFor({ db: tx, codec, clock })));
+    wakeups,
+    async transaction(work) {
+      const committed: string[] = [];
+      const result = await db
+        .transaction()
+        .execute((tx) => work(repositoriesFor({ db: tx, codec, clock, wake: (type) => committed.push(type), wakeChannel: wakeChannelName })));
+      for (const type of committed) wakeups.emit(type);
+      return result;
     },
     async close() {
       await db.destroy();

@@ -8,6 +8,14 @@ export interface RepositoryContext {
   readonly db: Kysely<Database>;
   readonly codec: Codec;
   readonly clock: Clock;
+  /**
+   * Reports that a waking event was written. Outside a transaction it signals at once; inside
+   * one the signal waits for the commit (and is dropped on rollback), so nobody is woken to
+   * look for a row they cannot see yet.
+   */
+  readonly wake: (type: string) => void;
+  /** PostgreSQL's NOTIFY channel for cross-process wake-ups; null on SQLite. */
+  readonly wakeChannel: string | null;
 }
 
 /** Runs `work` in a transaction, joining the caller's when there already is one. */

@@ -3,7 +3,8 @@
 import type { Selectable } from 'kysely';
 import { newId } from '../../core/ids.ts';
 import type { JsonObject } from '../../core/plan.ts';
-import { EventTypes, type EventType } from '../../core/vocabulary.ts';
+import { sql } from 'kysely';
+import { EventTypes, WAKE_EVENT_TYPES, type EventType } from '../../core/vocabulary.ts';
 import type { EventsTable } from '../schema.ts';
 import type { RepositoryContext } from './context.ts';
 
@@ -61,6 +62,11 @@ export class EventRepository {
       })
       .returningAll()
       .executeTakeFirstOrThrow();
+    if (WAKE_EVENT_TYPES.has(event.type)) {
+      // NOTIFY is transactional: other processes hear it when (and only if) this commits.
+      if (this.#ctx.wakeChannel) await sql`select pg_notify(${this.#ctx.wakeChannel}, ${event.type})`.execute(db);
+      this.#ctx.wake(event.type);
+    }
     return this.#decode(row);
   }
 

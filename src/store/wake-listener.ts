@@ -1,0 +1,94 @@
+// Cross-process wake-ups on PostgreSQL: one dedicated connection LISTENs on the store's
+// channel. Notifications are only a nudge to look at the store again, never data, so after
+// every (re)connection the listener reports a wake-up of its own: whatever was notified while
+// it was away is found by the re-scan that follows.
+
+import pg from 'pg';
+import type { PostgresStoreConfig } from './config.ts';
+
+/** The channel of one store; a schema gets its own, so stores sharing a database stay apart. */
+export function wakeChannel(schema?: string): string {
+  return schema ? `praxis_wake_${schema}` : 'praxis_wake';
+}
+
+export interface WakeListenerOptions {
+  /** Called with the event type that was notified, or `listening` after each (re)connection. */
+  onWake(reason: string): void;
+  /** Connection problems; the listener keeps retrying on its own. */
+  onError?(error: Error): void;
+  /** First retry delay; doubles up to `maxRetryMs`. */
+  retryMs?: number;
+  maxRetryMs?: number;
+}
+
+export interface WakeListener {
+  /** True while a connection is listening. */
+  readonly listening: boolean;
+  close(): Promise<void>;
+}
+
+export function listenForWakeUps(config: PostgresStoreConfig, options: WakeListenerOptions): WakeListener {
+  const channel = wakeChannel(config.schema);
+  const firstDelay = options.retryMs ?? 250;
+  const maxDelay = options.maxRetryMs ?? 10_000;
+  let delay = firstDelay;
+  let client: pg.Client | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let closed = false;
+  let listening = false;
+
+  const retry = (error?: Error) => {
+    listening = false;
+    if (error) options.onError?.(error);
+    if (closed || timer) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      void connect();
+    }, delay);
+    delay = Math.min(delay * 2, maxDelay);
+  };
+
+  const connect = async () => {
+    const next = new pg.Client({ connectionString: config.url });
+    client = next;
+    // A dropped connection ends the client; both paths lead to one retry.
+    next.on('error', (error) => {
+      if (client === next) retry(error);
+    });
+    next.on('end', () => {
+      if (client === next && !closed) retry();
+    });
+    next.on('notification', (message) => {
+      if (message.channel === channel) options.onWake(message.payload ?? '');
+    });
+    try {
+      await next.connect();
+      await next.query(`LISTEN "${channel}"`);
+      if (closed) return void (await next.end().catch(() => {}));
+      listening = true;
+      delay = firstDelay;
+      options.onWake('listening');
+    } catch (error) {
+      if (client === next) {
+        client = undefined;
+        await next.end().catch(() => {});
+        retry(error as Error);
+      }
+    }
+  };
+
+  void connect();
+  return {
+    get listening() {
+      return listening;
+    },
+    async close() {
+      closed = true;
+      listening = false;
+      clearTimeout(timer);
+      const last = client;
+      client = undefined;
+      await last?.end().catch(() => {});
+    },
+  };
+}
