@@ -6,8 +6,7 @@
 import { addSeconds } from '../core/clock.ts';
 import type { JsonObject, ValidationIssue } from '../core/plan.ts';
 import type { EventType } from '../core/vocabulary.ts';
-import type { CapabilityDefinition } from './definition.ts';
-import { checkParamLimits } from './policy/param-limits.ts';
+import type { CapabilityRegistry } from './registry.ts';
 import { checkTargetPattern } from './policy/target-pattern.ts';
 import type { ServiceContext } from './service.ts';
 
@@ -53,18 +52,14 @@ function issue(path: string, message: string, code = 'invalid_request'): Validat
   return { code, path, message };
 }
 
-function paramNames(definition: CapabilityDefinition): string[] {
-  const properties = definition.paramsSchema.properties;
-  return properties && typeof properties === 'object' && !Array.isArray(properties) ? Object.keys(properties) : [];
-}
-
-function checkScope(definition: CapabilityDefinition | undefined, scope: Required<GrantScope>, capability: string): ValidationIssue[] {
+function checkScope(registry: CapabilityRegistry, scope: Required<GrantScope>, capability: string): ValidationIssue[] {
+  const definition = registry.get(capability);
   const issues: ValidationIssue[] = [];
   if (!definition) issues.push(issue('capability', `no capability named "${capability}"`, 'unknown_capability'));
   else if (definition.locked) issues.push(issue('capability', `${capability} is locked and cannot be granted`, 'locked_capability'));
   const pattern = checkTargetPattern(scope.targetPattern);
   if (pattern) issues.push(issue('target_pattern', pattern));
-  if (definition) issues.push(...checkParamLimits(scope.paramLimits, paramNames(definition), 'param_limits'));
+  if (definition) issues.push(...registry.checkParamLimits(capability, scope.paramLimits, 'param_limits'));
   if (!Number.isInteger(scope.durationSeconds) || scope.durationSeconds < 1 || scope.durationSeconds > MAX_GRANT_SECONDS)
     issues.push(issue('duration_seconds', `duration must be a whole number of seconds from 1 to ${MAX_GRANT_SECONDS}`));
   if (!Number.isInteger(scope.maxOperations) || scope.maxOperations < 1 || scope.maxOperations > MAX_GRANT_OPERATIONS)
@@ -73,9 +68,8 @@ function checkScope(definition: CapabilityDefinition | undefined, scope: Require
 }
 
 export async function requestCapability(ctx: ServiceContext, input: CapabilityRequestInput): Promise<RequestAnswer> {
-  const definition = ctx.registry.get(input.capability);
   const issues = checkScope(
-    definition,
+    ctx.registry,
     { targetPattern: input.targetPattern, paramLimits: input.paramLimits ?? {}, durationSeconds: input.durationSeconds, maxOperations: input.maxOperations },
     input.capability,
   );
@@ -149,7 +143,7 @@ export async function decideRequest(
     durationSeconds: decision.grant.durationSeconds ?? request.durationSeconds,
     maxOperations: decision.grant.maxOperations ?? request.maxOperations,
   };
-  const issues = checkScope(ctx.registry.get(request.capability), scope, request.capability);
+  const issues = checkScope(ctx.registry, scope, request.capability);
   if (issues.length > 0) return { status: 'invalid', issues };
 
   // Grant and request move together: of two operators granting at once, the one whose request

@@ -10,6 +10,7 @@ import type { JsonObject, ValidationIssue } from '../core/plan.ts';
 import { BUILTIN_CAPABILITIES } from './builtins/index.ts';
 import type { CapabilityDefinition } from './definition.ts';
 import { PARAM_FORMATS } from './formats.ts';
+import { checkParamLimits } from './policy/param-limits.ts';
 
 export interface CapabilityRegistry {
   /** The definition, or undefined when no capability has that name. */
@@ -28,6 +29,11 @@ export interface CapabilityRegistry {
    * parameters that would be refused anyway.
    */
   targetOf(name: string, params: unknown): string;
+  /**
+   * Checks parameter limits (of a capability request or grant) against the capability's
+   * parameters: each names a real parameter and uses a known limit. Issues carry `path`.
+   */
+  checkParamLimits(name: string, limits: unknown, path: string): ValidationIssue[];
 }
 
 const CAPABILITY_NAME = /^[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)+$/;
@@ -81,8 +87,17 @@ export function createRegistry(definitions: readonly CapabilityDefinition[]): Ca
       const target = entry.definition.target(params as JsonObject);
       return typeof target === 'string' ? target : '';
     },
+    checkParamLimits(name, limits, path) {
+      const entry = byName.get(name);
+      return entry ? checkParamLimits(limits, parameterNames(entry.definition), path) : [];
+    },
   };
   return Object.freeze(registry);
+}
+
+function parameterNames(definition: CapabilityDefinition): string[] {
+  const properties = definition.paramsSchema.properties;
+  return properties && typeof properties === 'object' && !Array.isArray(properties) ? Object.keys(properties) : [];
 }
 
 let builtins: CapabilityRegistry | undefined;

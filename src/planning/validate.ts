@@ -460,11 +460,8 @@ function requestStep(step: StepView, ctx: Context): void {
     if (!isObj(limits)) {
       findings.error('invalid_param_limits', `${at}.param_limits`, 'param_limits must be an object keyed by parameter name');
     } else if (definition) {
-      const known = Object.keys(isObj(definition.paramsSchema.properties) ? definition.paramsSchema.properties : {});
-      for (const name of Object.keys(limits)) {
-        if (!known.includes(name)) {
-          findings.error('invalid_param_limits', `${at}.param_limits.${name}`, `"${name}" is not a parameter of ${definition.name}`);
-        }
+      for (const problem of registry.checkParamLimits(definition.name, limits, `${at}.param_limits`)) {
+        findings.error(problem.code, problem.path, problem.message);
       }
     }
   }

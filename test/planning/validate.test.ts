@@ -716,6 +716,16 @@ describe('request_capability steps', () => {
       mutate(diagnoseDraft, (_, s) => (s[3]!.spec.request.param_limits = [])),
       ['invalid_param_limits @ steps[3].spec.request.param_limits'],
     );
+    // A limit is an object with a known operator: a bare value or a misspelt bound is refused here,
+    // not only later when the request is raised.
+    errorsAre(
+      mutate(diagnoseDraft, (_, s) => (s[3]!.spec.request.param_limits = { lines: 200, priority: { one_of: ['err'] } })),
+      ['invalid_param_limits @ steps[3].spec.request.param_limits.lines'],
+    );
+    errorsAre(
+      mutate(diagnoseDraft, (_, s) => (s[3]!.spec.request.param_limits = { lines: { max: 'lots', maximum: 3 } })),
+      ['invalid_param_limits @ steps[3].spec.request.param_limits.lines.max', 'invalid_param_limits @ steps[3].spec.request.param_limits.lines.maximum'],
+    );
     errorsAre(
       mutate(diagnoseDraft, (_, s) => (s[3]!.spec.request.alternatives = ['x', 1])),
       ['invalid_alternatives @ steps[3].spec.request.alternatives'],

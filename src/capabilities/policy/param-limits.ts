@@ -26,7 +26,10 @@ export function checkParamLimits(limits: unknown, known: readonly string[], path
   const issues: ValidationIssue[] = [];
   for (const [name, limit] of Object.entries(limits)) {
     const at = `${path}.${name}`;
-    if (!known.includes(name)) issues.push(problem(at, `the capability has no parameter "${name}"`));
+    if (!known.includes(name)) {
+      issues.push(problem(at, `the capability has no parameter "${name}"`));
+      continue;
+    }
     if (typeof limit !== 'object' || limit === null || Array.isArray(limit) || Object.keys(limit).length === 0) {
       issues.push(problem(at, 'a limit is an object with equals, one_of, max, min or pattern'));
       continue;
