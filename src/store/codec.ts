@@ -42,12 +42,18 @@ function sortKeys(_key: string, value: unknown): unknown {
   return sorted;
 }
 
+/** \u0000 preceded by an even number of backslashes (none included): an escape, not escaped text. */
+const ESCAPED_NUL = /(?<!\\)(?:\\\\)*\\u0000/;
+
 function encodeJson(value: unknown): string {
   const text = JSON.stringify(value, sortKeys);
   if (text === undefined) throw new TypeError(`cannot store ${typeof value} as JSON`);
   // PostgreSQL's jsonb refuses the NUL character while SQLite would keep it; refusing it on both
   // keeps the two stores behaving the same.
-  if (text.includes('\\u0000')) throw new TypeError('JSON text must not contain the NUL character');
+  // A NUL is written as \u0000 with an unescaped backslash; text such as the six characters
+  // "\u0000" inside a string (a regular expression in a schema, say) is written as \\u0000 and
+  // is fine on both stores.
+  if (ESCAPED_NUL.test(text)) throw new TypeError('JSON text must not contain the NUL character');
   return text;
 }
 

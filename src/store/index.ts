@@ -44,3 +44,25 @@ export type {
 export type { GrantListOptions, GrantRecord, NewGrant, GrantRepository } from './repositories/grants.ts';
 export { WakeSignals } from './wake-signals.ts';
 export { listenForWakeUps, wakeChannel, type WakeListener, type WakeListenerOptions } from './wake-listener.ts';
+export type { BeliefEvidence, BeliefRecord, BeliefRevision, NewBelief, BeliefRepository } from './repositories/beliefs.ts';
+export type {
+  NewPrediction,
+  PredictionListOptions,
+  PredictionRecord,
+  ResolvedPredictionStatus,
+  PredictionRepository,
+} from './repositories/predictions.ts';
+export type {
+  NewProceduralMemory,
+  ProceduralMemoryRecord,
+  ProceduralMemoryRepository,
+} from './repositories/procedural-memories.ts';
+export type { LlmCallRecord, NewLlmCall, LlmCallRepository } from './repositories/llm-calls.ts';
+export {
+  LIVE_PLAN_STATUSES,
+  type Affinity,
+  type DueStepQuery,
+  type ExecutorQueryRepository,
+  type OriginCounts,
+  type PlanQuery,
+} from './repositories/executor-queries.ts';

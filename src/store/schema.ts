@@ -12,6 +12,7 @@ import type {
   GrantStatus,
   IntentionReason,
   IntentionStatus,
+  LlmCallOutcome,
   MindStatus,
   PlanOrigin,
   PlanStatus,
@@ -92,6 +93,8 @@ export interface BeliefsTable {
   statement: string;
   confidence: number;
   evidence: JsonWithDefault;
+  /** Added by 0002: bumped on every revision, so a revision applies only to the version it read. */
+  version: WithDefault<number>;
   created_at: Time;
   updated_at: Time;
 }
@@ -292,6 +295,26 @@ export interface ProceduralMemoriesTable {
   created_at: Time;
 }
 
+/** One call to the model role (migration 0002); a plan it produced points here through plans.llm_call. */
+export interface LlmCallsTable {
+  id: string;
+  mind_id: string;
+  intention_id: Nullable<string>;
+  role: WithDefault<string>;
+  model: string;
+  base_url: WithDefault<string>;
+  outcome: LlmCallOutcome;
+  status_code: Nullable<number>;
+  finish_reason: WithDefault<string>;
+  prompt_tokens: WithDefault<number>;
+  completion_tokens: WithDefault<number>;
+  latency_ms: WithDefault<number>;
+  error: WithDefault<string>;
+  request: JsonWithDefault;
+  response: Nullable<string>;
+  created_at: Time;
+}
+
 export interface Database {
   minds: MindsTable;
   policy_rules: PolicyRulesTable;
@@ -307,6 +330,7 @@ export interface Database {
   grants: GrantsTable;
   events: EventsTable;
   procedural_memories: ProceduralMemoriesTable;
+  llm_calls: LlmCallsTable;
 }
 
 export type TableName = keyof Database;
@@ -325,4 +349,5 @@ export const TABLE_NAMES: readonly TableName[] = [
   'grants',
   'events',
   'procedural_memories',
+  'llm_calls',
 ];

@@ -11,6 +11,7 @@ import { codecFor, type Codec, type StoreKind } from './codec.ts';
 import { assertSchemaName, type PostgresStoreConfig, type SqliteStoreConfig, type StoreConfig } from './config.ts';
 import { migrateToLatest } from './migrations/index.ts';
 import { ApprovalRepository } from './repositories/approvals.ts';
+import { BeliefRepository } from './repositories/beliefs.ts';
 import { CapabilityRequestRepository } from './repositories/capability-requests.ts';
 import { CommitmentRepository } from './repositories/commitments.ts';
 import type { RepositoryContext } from './repositories/context.ts';
@@ -18,11 +19,15 @@ import { WakeSignals } from './wake-signals.ts';
 import { wakeChannel } from './wake-listener.ts';
 import { EventRepository } from './repositories/events.ts';
 import { ExecutionRepository } from './repositories/executions.ts';
+import { ExecutorQueryRepository } from './repositories/executor-queries.ts';
 import { GrantRepository } from './repositories/grants.ts';
 import { IntentionRepository } from './repositories/intentions.ts';
+import { LlmCallRepository } from './repositories/llm-calls.ts';
 import { MindRepository } from './repositories/minds.ts';
 import { PlanRepository } from './repositories/plans.ts';
 import { PolicyRuleRepository } from './repositories/policy-rules.ts';
+import { PredictionRepository } from './repositories/predictions.ts';
+import { ProceduralMemoryRepository } from './repositories/procedural-memories.ts';
 import { StepRepository } from './repositories/steps.ts';
 import type { Database } from './schema.ts';
 import { PraxisSqliteDialect } from './sqlite-dialect.ts';
@@ -39,6 +44,12 @@ export interface Repositories {
   readonly approvals: ApprovalRepository;
   readonly capabilityRequests: CapabilityRequestRepository;
   readonly grants: GrantRepository;
+  /** The executor's read-side queries (due steps, plans to start or settle, usage by origin). */
+  readonly executorQueries: ExecutorQueryRepository;
+  readonly beliefs: BeliefRepository;
+  readonly predictions: PredictionRepository;
+  readonly proceduralMemories: ProceduralMemoryRepository;
+  readonly llmCalls: LlmCallRepository;
 }
 
 export interface Store extends Repositories {
@@ -76,6 +87,11 @@ export function repositoriesFor(ctx: RepositoryContext): Repositories {
     approvals: new ApprovalRepository(ctx),
     capabilityRequests: new CapabilityRequestRepository(ctx),
     grants: new GrantRepository(ctx),
+    executorQueries: new ExecutorQueryRepository(ctx),
+    beliefs: new BeliefRepository(ctx),
+    predictions: new PredictionRepository(ctx),
+    proceduralMemories: new ProceduralMemoryRepository(ctx),
+    llmCalls: new LlmCallRepository(ctx),
   };
 }
 

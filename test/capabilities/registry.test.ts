@@ -58,7 +58,7 @@ describe('capability registry', () => {
 
   it('is closed: frozen, with no way to register or replace a capability', () => {
     assert.ok(Object.isFrozen(registry));
-    assert.deepEqual(Object.keys(registry).sort(), ['checkParams', 'get', 'has', 'list', 'targetOf']);
+    assert.deepEqual(Object.keys(registry).sort(), ['checkParamLimits', 'checkParams', 'get', 'has', 'list', 'targetOf']);
     assert.throws(() => {
       (registry as unknown as Record<string, unknown>).register = () => undefined;
     }, TypeError);

@@ -6,6 +6,8 @@ import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'k
 import type { StoreKind } from '../codec.ts';
 import type { Database } from '../schema.ts';
 import { initialSchema } from './0001_initial.ts';
+import { mindAndModelRole } from './0002_mind_and_model_role.ts';
+import { executorIndexes } from './0003_executor.ts';
 
 export const MIGRATION_TABLE = 'praxis_migrations';
 export const MIGRATION_LOCK_TABLE = 'praxis_migration_lock';
@@ -14,6 +16,8 @@ export const MIGRATION_LOCK_TABLE = 'praxis_migration_lock';
 export function migrationsFor(kind: StoreKind): Record<string, Migration> {
   return {
     '0001_initial': initialSchema(kind),
+    '0002_mind_and_model_role': mindAndModelRole(kind),
+    '0003_executor': executorIndexes(kind),
   };
 }
 

@@ -43,6 +43,10 @@ export interface NewIntention {
 
 /** Statuses an intention never leaves; reaching one stamps closed_at. */
 const CLOSED: readonly IntentionStatus[] = ['fulfilled', 'abandoned'];
+/** Statuses of an intention that may still progress. */
+const OPEN: IntentionStatus[] = ['active', 'blocked', 'suspended'];
+/** Reasons a parent is blocked for while subordinates stand for its waits. */
+const WAITING_ON_SUBORDINATES: IntentionReason[] = ['awaiting_approval', 'awaiting_grant', 'awaiting_subordinate'];
 
 export class IntentionRepository {
   readonly #ctx: RepositoryContext;
@@ -111,6 +115,48 @@ export class IntentionRepository {
       .set({ status: to, reason, updated_at: now, closed_at: CLOSED.includes(to) ? now : null })
       .where('id', '=', id)
       .where('status', 'in', asList(from))
+      .returningAll()
+      .executeTakeFirst();
+    return row && this.#decode(row);
+  }
+
+  /** The intentions formed to serve `parentId`, oldest first. */
+  async listSubordinates(parentId: string): Promise<IntentionRecord[]> {
+    const rows = await this.#ctx.db
+      .selectFrom('intentions')
+      .selectAll()
+      .where('parent_id', '=', parentId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map((row) => this.#decode(row));
+  }
+
+  /**
+   * blocked → active for a parent blocked on its subordinates (awaiting approval, a grant or a
+   * subordinate), in one statement, only while none of its subordinates is still open (active,
+   * blocked or suspended). Undefined when the parent was not so blocked (a parent blocked as
+   * outcome_unverified waits for an operator instead) or still waits for another subordinate;
+   * nothing is changed then.
+   */
+  async resumeWhenSubordinatesClosed(parentId: string): Promise<IntentionRecord | undefined> {
+    const { db, codec, clock } = this.#ctx;
+    const row = await db
+      .updateTable('intentions')
+      .set({ status: 'active', reason: '', updated_at: codec.time(clock.now()), closed_at: null })
+      .where('id', '=', parentId)
+      .where('status', '=', 'blocked')
+      .where('reason', 'in', WAITING_ON_SUBORDINATES)
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('intentions as sub')
+              .select('sub.id')
+              .whereRef('sub.parent_id', '=', 'intentions.id')
+              .where('sub.status', 'in', OPEN),
+          ),
+        ),
+      )
       .returningAll()
       .executeTakeFirst();
     return row && this.#decode(row);

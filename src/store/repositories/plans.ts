@@ -184,6 +184,19 @@ export class PlanRepository {
     return rows.map((row) => this.#decode(row));
   }
 
+  /** Every plan serving one intention, without steps: oldest revision first. */
+  async listByIntention(intentionId: string): Promise<PlanRecord[]> {
+    const rows = await this.#ctx.db
+      .selectFrom('plans')
+      .selectAll()
+      .where('intention_id', '=', intentionId)
+      .orderBy('revision')
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map((row) => this.#decode(row));
+  }
+
   /**
    * Moves the plan only if it is still in one of the `from` statuses, in one conditional UPDATE.
    * Returns the updated plan (without steps), or undefined when it had already moved.

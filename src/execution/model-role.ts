@@ -1,0 +1,191 @@
+// The model role: an OpenAI-compatible chat endpoint (any base URL and model name) asked for a
+// plan. This is the I/O half; building the messages and reading the answer are pure
+// (src/planning/strategies/model.ts). `complete` never throws: every way a call can go wrong
+// comes back as an outcome with a message, for the caller to record.
+
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { performance } from 'node:perf_hooks';
+import type { LlmCallOutcome } from '../core/vocabulary.ts';
+import type { ChatMessage } from '../planning/strategies/model.ts';
+
+export const DEFAULT_MODEL_TIMEOUT_MS = 60_000;
+/** Longest reply text kept on the call record. */
+export const MAX_RECORDED_RESPONSE_CHARS = 64 * 1024;
+
+export interface ModelRoleConfig {
+  /** The OpenAI-compatible API root, e.g. http://127.0.0.1:8080/v1. */
+  baseURL: string;
+  model: string;
+  /** Sent as a bearer token; local servers usually ignore it. */
+  apiKey?: string;
+  timeoutMs?: number;
+  maxTokens?: number;
+  temperature?: number;
+  /** Ask for `response_format: json_object`; off by default, since not every server accepts it. */
+  jsonMode?: boolean;
+}
+
+export interface ModelReply {
+  outcome: LlmCallOutcome;
+  /** The reply text when the server answered; null otherwise. */
+  content: string | null;
+  /** Why the call failed, in words; empty when it answered. */
+  message: string;
+  statusCode: number | null;
+  finishReason: string;
+  promptTokens: number;
+  completionTokens: number;
+  latencyMs: number;
+}
+
+/** Anything that can answer the plan role; tests and other back ends implement it too. */
+export interface ModelRole {
+  readonly model: string;
+  /** Where calls go, without credentials. */
+  readonly baseUrl: string;
+  complete(messages: readonly ChatMessage[]): Promise<ModelReply>;
+}
+
+export interface ModelRoleOptions {
+  /** Milliseconds on a monotonic clock, for latency; injectable for tests. */
+  measure?: () => number;
+}
+
+/** The base URL without user information, query or fragment. */
+export function displayUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    parsed.search = '';
+    parsed.hash = '';
+    return parsed.toString().replace(/\/$/, '');
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+export class OpenAiModelRole implements ModelRole {
+  readonly model: string;
+  readonly baseUrl: string;
+  readonly #client: OpenAI;
+  readonly #config: ModelRoleConfig;
+  readonly #measure: () => number;
+
+  constructor(config: ModelRoleConfig, options: ModelRoleOptions = {}) {
+    this.model = config.model;
+    this.baseUrl = displayUrl(config.baseURL);
+    this.#config = config;
+    this.#measure = options.measure ?? (() => performance.now());
+    this.#client = new OpenAI({
+      baseURL: config.baseURL,
+      // Never fall back on OPENAI_API_KEY from the environment: the key is configuration.
+      apiKey: config.apiKey ?? 'unused',
+      timeout: config.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS,
+      // A retry would hide a failure and double the wait; the caller decides about retrying.
+      maxRetries: 0,
+    });
+  }
+
+  async complete(messages: readonly ChatMessage[]): Promise<ModelReply> {
+    const started = this.#measure();
+    const elapsed = () => Math.max(0, Math.round(this.#measure() - started));
+    const failed = (outcome: LlmCallOutcome, message: string, statusCode: number | null = null): ModelReply => ({
+      outcome,
+      content: null,
+      message,
+      statusCode,
+      finishReason: '',
+      promptTokens: 0,
+      completionTokens: 0,
+      latencyMs: elapsed(),
+    });
+    let completion: OpenAI.Chat.Completions.ChatCompletion;
+    try {
+      completion = await this.#client.chat.completions.create({
+        model: this.#config.model,
+        messages: messages.map((m) => ({ role: m.role, content: m.content })),
+        temperature: this.#config.temperature ?? 0,
+        ...(this.#config.maxTokens !== undefined ? { max_tokens: this.#config.maxTokens } : {}),
+        ...(this.#config.jsonMode ? { response_format: { type: 'json_object' as const } } : {}),
+      });
+    } catch (error) {
+      const timeoutMs = this.#config.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS;
+      if (error instanceof APIConnectionTimeoutError || error instanceof APIUserAbortError) {
+        return failed('timeout', `the model did not answer within ${timeoutMs} ms`);
+      }
+      if (error instanceof APIConnectionError) {
+        return failed('unreachable', `the model server at ${this.baseUrl} could not be reached (${networkCause(error)})`);
+      }
+      if (error instanceof APIError && typeof error.status === 'number') {
+        return failed('http_error', `the model server answered HTTP ${error.status}: ${oneLine(error.message)}`, error.status);
+      }
+      return failed('malformed', `the model server's reply could not be read: ${oneLine(error instanceof Error ? error.message : String(error))}`);
+    }
+
+    const usage = (completion as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } }).usage;
+    const tokens = {
+      promptTokens: typeof usage?.prompt_tokens === 'number' ? usage.prompt_tokens : 0,
+      completionTokens: typeof usage?.completion_tokens === 'number' ? usage.completion_tokens : 0,
+    };
+    const choice = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
+    if (!choice || typeof choice !== 'object') {
+      return { ...failed('malformed', "the model server's reply has no choices"), ...tokens };
+    }
+    const finishReason = typeof choice.finish_reason === 'string' ? choice.finish_reason : '';
+    const message = choice.message as { content?: unknown; refusal?: unknown } | undefined;
+    if (typeof message?.refusal === 'string' && message.refusal.trim() !== '') {
+      return { ...failed('refused', `the model refused: ${oneLine(message.refusal)}`), finishReason, ...tokens };
+    }
+    if (finishReason === 'content_filter') {
+      return { ...failed('refused', 'the model stopped on its content filter'), finishReason, ...tokens };
+    }
+    const content = typeof message?.content === 'string' ? message.content : '';
+    if (content.trim() === '') {
+      return { ...failed('malformed', 'the model returned no text'), finishReason, ...tokens };
+    }
+    return {
+      outcome: 'answered',
+      content,
+      message: '',
+      statusCode: null,
+      finishReason,
+      ...tokens,
+      latencyMs: elapsed(),
+    };
+  }
+}
+
+/** The innermost error code (ECONNREFUSED, ENOTFOUND, ...) fetch wrapped, else the deepest message. */
+function networkCause(error: unknown): string {
+  let message = '';
+  for (let current: unknown = error, depth = 0; current && depth < 5; depth += 1) {
+    const { code, message: text, cause } = current as { code?: unknown; message?: unknown; cause?: unknown };
+    if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
+    if (typeof text === 'string' && text) message = text;
+    current = cause;
+  }
+  return oneLine(message || 'no detail');
+}
+
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 300 ? `${line.slice(0, 297)}...` : line;
+}
+
+/**
+ * The model role from the environment: PRAXIS_MODEL_BASE_URL and PRAXIS_MODEL (both needed),
+ * PRAXIS_MODEL_API_KEY, PRAXIS_MODEL_TIMEOUT_MS. Null when no model is configured.
+ */
+export function modelRoleConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ModelRoleConfig | null {
+  const baseURL = env.PRAXIS_MODEL_BASE_URL?.trim();
+  const model = env.PRAXIS_MODEL?.trim();
+  if (!baseURL || !model) return null;
+  const timeout = Number(env.PRAXIS_MODEL_TIMEOUT_MS);
+  return {
+    baseURL,
+    model,
+    ...(env.PRAXIS_MODEL_API_KEY ? { apiKey: env.PRAXIS_MODEL_API_KEY } : {}),
+    ...(Number.isInteger(timeout) && timeout > 0 ? { timeoutMs: timeout } : {}),
+  };
+}

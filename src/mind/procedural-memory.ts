@@ -1,0 +1,118 @@
+// Procedural memory: when a plan completes, what it did is kept as a short recipe the mind can
+// reuse: "To <objective>: run <capability> on <target>; then verify: <statement>. The outcome
+// was confirmed by observation." A recipe whose outcome a verify or monitor step confirmed is
+// held with more confidence than one nobody checked, and one that only worked after earlier
+// plans failed says at which revision it did.
+
+import type { JsonObject } from '../core/plan.ts';
+import type { PlanWithSteps, ProceduralMemoryRecord, StepRecord, Store } from '../store/index.ts';
+
+/** Confidence in a recipe whose outcome was observed, and in one whose outcome was not. */
+export const VERIFIED_PROCEDURE_CONFIDENCE = 0.9;
+export const UNVERIFIED_PROCEDURE_CONFIDENCE = 0.6;
+
+export type ProcedureStep = Pick<StepRecord, 'key' | 'kind' | 'title' | 'capability' | 'target' | 'status' | 'spec' | 'expectation'>;
+
+export interface ProcedureSource {
+  objective: string;
+  strategy: string;
+  revision: number;
+  /** In plan order. */
+  steps: readonly ProcedureStep[];
+}
+
+export interface Procedure {
+  summary: string;
+  confidence: number;
+  verified: boolean;
+  steps: JsonObject[];
+}
+
+function objectiveText(objective: string): string {
+  const text = objective.trim().replace(/[.!]+$/, '');
+  // "Restart atlas-worker" reads as "To restart atlas-worker"; "NGINX ..." keeps its capitals.
+  return /^[A-Z][a-z]/.test(text) ? text[0]!.toLowerCase() + text.slice(1) : text;
+}
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+function phrase(step: ProcedureStep, all: readonly ProcedureStep[]): string {
+  const spec = step.spec ?? {};
+  switch (step.kind) {
+    case 'capability':
+      return step.target ? `run ${step.capability} on ${step.target}` : `run ${step.capability}`;
+    case 'request_capability': {
+      const request = (typeof spec.request === 'object' && spec.request !== null && !Array.isArray(spec.request) ? spec.request : {}) as JsonObject;
+      return `obtain access to ${text(request.capability)} on ${text(request.target_pattern)}`;
+    }
+    case 'verify': {
+      const verified = all.find((s) => s.key === spec.verifies);
+      return `verify: ${verified?.expectation?.statement ?? step.title}`;
+    }
+    case 'monitor':
+      return `monitor: ${step.title}`;
+    case 'wait':
+      return `wait ${typeof spec.seconds === 'number' ? spec.seconds : '?'} s`;
+    case 'internal':
+      return spec.action === 'notify_operator' ? 'notify the operator' : 'summarise the findings';
+  }
+}
+
+/** The recipe a completed plan leaves (pure); null when no step completed. */
+export function describeProcedure(source: ProcedureSource): Procedure | null {
+  const done = source.steps.filter((s) => s.status === 'completed');
+  if (done.length === 0) return null;
+  const phrases = done.map((s) => phrase(s, source.steps));
+  const verified = done.some((s) => s.kind === 'verify' || s.kind === 'monitor');
+  let summary = `To ${objectiveText(source.objective)}: ${phrases.join('; then ')}.`;
+  summary += verified ? ' The outcome was confirmed by observation.' : ' The outcome was not confirmed by observation.';
+  if (source.revision > 1) {
+    const failed = source.revision - 1;
+    summary += ` It worked at revision ${source.revision}, after ${failed} earlier plan${failed === 1 ? '' : 's'} failed.`;
+  }
+  return {
+    summary,
+    confidence: verified ? VERIFIED_PROCEDURE_CONFIDENCE : UNVERIFIED_PROCEDURE_CONFIDENCE,
+    verified,
+    steps: done.map((s, i) => ({ key: s.key, kind: s.kind, capability: s.capability, target: s.target, does: phrases[i]! })),
+  };
+}
+
+export type Recorded =
+  | { recorded: true; memory: ProceduralMemoryRecord; created: boolean }
+  | { recorded: false; reason: 'unknown_plan' | 'plan_not_completed' | 'nothing_completed' };
+
+/**
+ * Records the procedural memory of a completed plan, with `procedural_memory_recorded`. Recording
+ * the same plan again returns the memory already kept and appends nothing.
+ */
+export async function recordProcedure(store: Store, planId: string): Promise<Recorded> {
+  const plan: PlanWithSteps | undefined = await store.plans.get(planId);
+  if (!plan) return { recorded: false, reason: 'unknown_plan' };
+  if (plan.status !== 'completed') return { recorded: false, reason: 'plan_not_completed' };
+  const procedure = describeProcedure({ objective: plan.objective, strategy: plan.strategy, revision: plan.revision, steps: plan.steps });
+  if (!procedure) return { recorded: false, reason: 'nothing_completed' };
+  return store.transaction(async (tx) => {
+    const { memory, created } = await tx.proceduralMemories.record({
+      mindId: plan.mindId,
+      intentionId: plan.intentionId,
+      planId: plan.id,
+      objective: plan.objective,
+      strategy: plan.strategy,
+      revision: plan.revision,
+      ...procedure,
+    });
+    if (created) {
+      await tx.events.append({
+        type: 'procedural_memory_recorded',
+        mindId: plan.mindId,
+        intentionId: plan.intentionId,
+        planId: plan.id,
+        data: { memory_id: memory.id, summary: memory.summary, confidence: memory.confidence, verified: memory.verified, revision: memory.revision },
+      });
+    }
+    return { recorded: true, memory, created };
+  });
+}

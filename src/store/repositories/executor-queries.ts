@@ -1,0 +1,204 @@
+// The executor's read side: the questions a tick asks, written so that what they cost grows
+// with the work that is due, never with the history in the store. Steps are found through the
+// partial due index (plan_steps_due_idx) and plans through the partial index over the statuses
+// a tick looks at (plans_live_idx, migration 0003); closed plans and finished steps are in
+// neither. Each query joins the mind, so a disabled mind, a dream plan or a mind bound to
+// another host is filtered out in SQL rather than read and thrown away.
+
+import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import type { Database } from '../schema.ts';
+import { DUE_STEP_STATUSES } from '../../core/vocabulary.ts';
+import { hasOrigin, oneOf } from '../vocabulary-sql.ts';
+import type { RepositoryContext } from './context.ts';
+import { decodeStep, FINAL_STEP_STATUSES, type StepRecord } from './steps.ts';
+
+/** Plan statuses the executor revisits; the predicate of `plans_live_idx`. */
+export const LIVE_PLAN_STATUSES = ['validated', 'executing', 'replanning'] as const;
+
+/** The predicate of `plans_live_idx`, as the migration writes it. */
+export function planIsLive() {
+  return oneOf('status', LIVE_PLAN_STATUSES);
+}
+
+/** Which minds a daemon may advance: unbound ones, and those bound to its own host. */
+export interface Affinity {
+  /** The daemon's host; null means it runs only minds bound to no host. */
+  host: string | null;
+}
+
+export interface DueStepQuery extends Affinity {
+  now: Date;
+  limit: number;
+}
+
+export interface PlanQuery extends Affinity {
+  limit: number;
+}
+
+/** Counts of what each origin caused, for budget accounting. */
+export interface OriginCounts {
+  executions: Map<string, number>;
+  approvals: Map<string, number>;
+  requests: Map<string, number>;
+}
+
+/** The joined mind (aliased `m`) is active and may run on `host`. */
+function mayAdvance(host: string | null) {
+  const active = sql<SqlBool>`${sql.ref('m.status')} = ${sql.lit('active')}`;
+  return host === null
+    ? sql<SqlBool>`${active} and ${sql.ref('m.host')} is null`
+    : sql<SqlBool>`${active} and (${sql.ref('m.host')} is null or ${sql.ref('m.host')} = ${host})`;
+}
+
+/** The plan (aliased `p`) is in a status the executor revisits: the index predicate, qualified. */
+function livePlan() {
+  return sql<SqlBool>`${sql.ref('p.status')} in (${sql.join(LIVE_PLAN_STATUSES.map((s) => sql.lit(s)))})`;
+}
+
+/**
+ * Due steps of advanceable plans, soonest first. The step terms repeat the due index's predicate
+ * exactly (SQLite uses a partial index only then). A `ready` step runs only while its plan is
+ * executing; a step in any other due status of a blocked plan is still polled; an `executing`
+ * step is always returned once due, because only recovery can settle a claim whose executor
+ * vanished, whatever has happened to its plan since.
+ * Exported so tests can ask each store's planner whether the index is used.
+ */
+export function dueStepsForExecutorQuery(db: Kysely<Database>, at: string, query: DueStepQuery) {
+  return db
+    .selectFrom('plan_steps')
+    .innerJoin('plans as p', 'p.id', 'plan_steps.plan_id')
+    .innerJoin('minds as m', 'm.id', 'plan_steps.mind_id')
+    .selectAll('plan_steps')
+    .where(oneOf('plan_steps.status', DUE_STEP_STATUSES))
+    .where((eb) => eb.or([eb('plan_steps.next_run_at', 'is', null), eb('plan_steps.next_run_at', '<=', at)]))
+    .where(mayAdvance(query.host))
+    .where('p.origin', '<>', 'dream')
+    .where((eb) =>
+      eb.or([
+        eb('plan_steps.status', '=', 'executing'),
+        eb('p.status', '=', 'executing'),
+        eb.and([eb('p.status', '=', 'blocked'), eb('plan_steps.status', '<>', 'ready')]),
+      ]),
+    )
+    .orderBy('plan_steps.next_run_at', (ob) => ob.asc().nullsFirst())
+    .orderBy('plan_steps.id')
+    .limit(query.limit);
+}
+
+/** See ExecutorQueryRepository.startablePlanIds; exported so tests can ask the planner about indexes. */
+export function startablePlansQuery(db: Kysely<Database>, query: PlanQuery) {
+  return db
+    .selectFrom('plans as p')
+    .innerJoin('minds as m', 'm.id', 'p.mind_id')
+    .innerJoin('intentions as i', 'i.id', 'p.intention_id')
+    .select('p.id')
+    .where(livePlan())
+    .where('p.status', '=', 'validated')
+    .where('p.origin', '<>', 'dream')
+    .where(mayAdvance(query.host))
+    .where('i.status', '<>', 'suspended')
+    .orderBy('p.created_at')
+    .orderBy('p.id')
+    .limit(query.limit);
+}
+
+/** See ExecutorQueryRepository.planIdsToSettle; exported so tests can ask the planner about indexes. */
+export function plansToSettleQuery(db: Kysely<Database>, query: PlanQuery) {
+  const finals = FINAL_STEP_STATUSES.map((s) => sql.lit(s));
+  const stepOfPlan = (status: RawBuilder<SqlBool>) =>
+    db.selectFrom('plan_steps as s').select('s.id').where(sql<SqlBool>`${sql.ref('s.plan_id')} = ${sql.ref('p.id')}`).where(status);
+  return db
+    .selectFrom('plans as p')
+    .innerJoin('minds as m', 'm.id', 'p.mind_id')
+    .select('p.id')
+    .where(livePlan())
+    .where('p.status', '=', 'executing')
+    .where('p.origin', '<>', 'dream')
+    .where(mayAdvance(query.host))
+    .where((eb) =>
+      eb.or([
+        eb.exists(stepOfPlan(sql<SqlBool>`${sql.ref('s.status')} in (${sql.lit('pending')}, ${sql.lit('failed')})`)),
+        eb.not(eb.exists(stepOfPlan(sql<SqlBool>`${sql.ref('s.status')} not in (${sql.join(finals)})`))),
+      ]),
+    )
+    .orderBy('p.updated_at')
+    .orderBy('p.id')
+    .limit(query.limit);
+}
+
+export class ExecutorQueryRepository {
+  readonly #ctx: RepositoryContext;
+  constructor(ctx: RepositoryContext) {
+    this.#ctx = ctx;
+  }
+
+  async dueSteps(query: DueStepQuery): Promise<StepRecord[]> {
+    const { db, codec } = this.#ctx;
+    const rows = await dueStepsForExecutorQuery(db, codec.time(query.now), query).execute();
+    return rows.map((row) => decodeStep(row, codec));
+  }
+
+  /**
+   * Validated plans the executor may start, oldest first: not drafts (they never leave `draft`),
+   * not dream plans, not plans of a disabled mind or of a mind bound elsewhere, and not while
+   * their intention is suspended. A plan whose intention has closed is returned too, so the
+   * caller can abandon it instead of finding it again on every tick.
+   */
+  async startablePlanIds(query: PlanQuery): Promise<string[]> {
+    const rows = await startablePlansQuery(this.#ctx.db, query).execute();
+    return rows.map((row) => row.id);
+  }
+
+  /**
+   * Executing plans with something to settle: a pending step (which may now be promoted or
+   * cancelled), a failed step (the plan is reconsidered), or no open step at all (the plan can
+   * close). A crash between finishing a step and settling its plan is repaired here.
+   */
+  async planIdsToSettle(query: PlanQuery): Promise<string[]> {
+    const rows = await plansToSettleQuery(this.#ctx.db, query).execute();
+    return rows.map((row) => row.id);
+  }
+
+  /**
+   * Plans left in `replanning` since before `before`: the executor that was replanning them
+   * stopped part-way. Only plans of minds this daemon may advance.
+   */
+  async stalledReplanIds(before: Date, query: PlanQuery): Promise<string[]> {
+    const { db, codec } = this.#ctx;
+    const rows = await db
+      .selectFrom('plans as p')
+      .innerJoin('minds as m', 'm.id', 'p.mind_id')
+      .select('p.id')
+      .where(livePlan())
+      .where('p.status', '=', 'replanning')
+      .where('p.updated_at', '<', codec.time(before))
+      .where(mayAdvance(query.host))
+      .orderBy('p.updated_at')
+      .limit(query.limit)
+      .execute();
+    return rows.map((row) => row.id);
+  }
+
+  /**
+   * How many executions, approval requests and capability requests each of `origins` caused.
+   * Served by the origin indexes; origins absent from the answer caused nothing.
+   */
+  async countByOrigin(origins: readonly string[]): Promise<OriginCounts> {
+    const counts: OriginCounts = { executions: new Map(), approvals: new Map(), requests: new Map() };
+    const list = origins.filter((o) => o !== '');
+    if (list.length === 0) return counts;
+    const { db, codec } = this.#ctx;
+    const per = (table: 'tool_executions' | 'approval_requests' | 'capability_requests') =>
+      db
+        .selectFrom(table)
+        .select([sql.lit(table).as('source'), 'origin', (eb) => eb.fn.countAll().as('n')])
+        .where(hasOrigin())
+        .where('origin', 'in', list)
+        .groupBy('origin');
+    const rows = await per('tool_executions').unionAll(per('approval_requests')).unionAll(per('capability_requests')).execute();
+    const into = { tool_executions: counts.executions, approval_requests: counts.approvals, capability_requests: counts.requests };
+    for (const row of rows) into[row.source as keyof typeof into].set(row.origin, codec.readInt(row.n));
+    return counts;
+  }
+
+}

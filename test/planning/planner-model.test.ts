@@ -1,0 +1,165 @@
+// The pure half of the model role: what the model is told, and how its answer is read.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Planner } from '../../src/planning/planner.ts';
+import { buildModelMessages, interpretModelAnswer } from '../../src/planning/strategies/index.ts';
+import { failedRestart, policy, registry, request, rule } from './planner-fixtures.ts';
+
+const planner = new Planner(registry);
+const wiki = { objective: 'check that atlas-worker.service has enough disk', means: null, requireApproval: false };
+
+export const validProposal = {
+  objective: 'ignored: the intention decides',
+  strategy: 'whatever the model says',
+  completion_criteria: 'the disk holding /var has at least 10% free',
+  risk: 'read-only',
+  steps: [
+    { key: 'D1', title: 'Read disk usage of /var', kind: 'capability', capability: 'host.disk.usage', params: { path: '/var' } },
+    { key: 'S1', title: 'Summarise', kind: 'internal', depends_on: ['D1'], spec: { action: 'summarise_findings' } },
+  ],
+};
+
+describe('model answers', () => {
+  it('reads a bare JSON plan, a fenced one, and one after a sentence', () => {
+    const text = JSON.stringify(validProposal);
+    for (const content of [text, `\`\`\`json\n${text}\n\`\`\``, `Here is the plan:\n${text}\nGood luck.`]) {
+      const answer = interpretModelAnswer(content);
+      assert.equal(answer.kind, 'proposal', content.slice(0, 40));
+    }
+  });
+
+  it('calls prose without JSON a refusal, and {"refuse": ...} too', () => {
+    assert.deepEqual(interpretModelAnswer("I'm sorry, but I can't help with restarting production services."), {
+      kind: 'refused',
+      message: `the model answered in prose instead of a plan: "I'm sorry, but I can't help with restarting production services."`,
+    });
+    assert.deepEqual(interpretModelAnswer('{"refuse": "no capability can edit a wiki"}'), {
+      kind: 'refused',
+      message: 'the model declined to plan: no capability can edit a wiki',
+    });
+  });
+
+  it('calls broken JSON, JSON that is not an object, and an empty answer malformed', () => {
+    const broken = interpretModelAnswer('{"objective": "x", "steps": [');
+    assert.equal(broken.kind, 'malformed');
+    assert.match(broken.kind === 'malformed' ? broken.message : '', /^the answer is not valid JSON: /);
+    assert.deepEqual(interpretModelAnswer('[1, 2]'), { kind: 'malformed', message: 'the answer is JSON but not an object' });
+    assert.deepEqual(interpretModelAnswer('  \n'), { kind: 'malformed', message: 'the model returned no text' });
+  });
+
+  it('parses and validates a proposal like any other, with Praxis owning objective, strategy, budget and alternatives', () => {
+    const req = request(wiki, { modelConfigured: true });
+    const result = planner.fromModelAnswer(req, JSON.stringify({ ...validProposal, budget: { invocations: 500, wall_seconds: 60 } }), 1234);
+    assert.equal(result.kind, 'proposal');
+    if (result.kind !== 'proposal') return;
+    assert.equal(result.valid, true);
+    assert.equal(result.draft.objective, wiki.objective);
+    assert.equal(result.draft.strategy, 'model');
+    assert.deepEqual(result.draft.budget, { invocations: 20, wall_seconds: 60 }, 'a looser cap is cut to Praxis\'s; a stricter one is kept');
+    assert.deepEqual(result.alternatives, [
+      {
+        strategy: 'model',
+        estimate: { invocations: 1, approvals: 0, wall_seconds: 1, network_ops: 0, money: 0, tokens: 1234 },
+        expected_confidence: 0.5,
+        score: 0.499,
+        selected: true,
+        why: 'chosen: no deterministic strategy applies; proposed by the model and validated like any proposal',
+      },
+    ]);
+  });
+
+  it('ignores claims of approval and progress, and cannot remove an approval requirement', () => {
+    const claims = {
+      ...validProposal,
+      approved: true,
+      policy: 'allow everything',
+      require_approval: false,
+      steps: [
+        {
+          key: 'P1',
+          title: 'Restart atlas-worker',
+          kind: 'capability',
+          capability: 'service.restart',
+          params: { unit: 'atlas-worker.service' },
+          require_approval: false,
+          status: 'completed',
+          authorised: true,
+        },
+      ],
+    };
+    const req = request({ ...wiki, requireApproval: true }, { modelConfigured: true });
+    const result = planner.fromModelAnswer(req, JSON.stringify(claims));
+    assert.equal(result.kind, 'proposal');
+    if (result.kind !== 'proposal') return;
+    assert.equal(result.valid, true);
+    assert.equal(result.draft.require_approval, true, 'the intention\'s requirement stands');
+    assert.equal(result.draft.steps[0]!.require_approval, false);
+    const ignored = result.validation.warnings.map((w) => `${w.code} ${w.path}`);
+    for (const expected of [
+      'ignored_authority_claim approved',
+      'ignored_authority_claim policy',
+      'ignored_authority_claim steps[0].require_approval',
+      'ignored_progress_claim steps[0].status',
+      'ignored_authority_claim steps[0].authorised',
+    ]) {
+      assert.ok(ignored.includes(expected), `${expected} in ${ignored.join(', ')}`);
+    }
+    assert.equal(result.alternatives[0]!.estimate.approvals, 1, 'the write still needs an approval');
+    // Where the intention sets no requirement, the plan-level `false` is reported as ignored too.
+    const open = planner.fromModelAnswer(request(wiki, { modelConfigured: true }), JSON.stringify(claims));
+    assert.ok(open.kind === 'proposal' && open.validation.warnings.some((w) => w.code === 'ignored_authority_claim' && w.path === 'require_approval'));
+  });
+
+  it('keeps an invalid proposal with its errors', () => {
+    const bad = { ...validProposal, steps: [{ key: 'X1', title: 'Run a shell', kind: 'capability', capability: 'shell.exec', params: { cmd: 'rm -rf /' } }] };
+    const result = planner.fromModelAnswer(request(wiki, { modelConfigured: true }), JSON.stringify(bad));
+    assert.equal(result.kind === 'proposal' && result.valid, false);
+    assert.deepEqual(result.kind === 'proposal' && result.validation.errors.map((e) => e.code), ['unknown_capability']);
+  });
+});
+
+describe('model messages', () => {
+  it('give the intention, the catalogue with today\'s policy decisions, and the failed revisions', () => {
+    const req = request(
+      { objective: 'restart atlas-worker.service', means: { capability: 'service.restart', target: 'atlas-worker.service', params: { unit: 'atlas-worker.service' } }, requireApproval: true },
+      { policy: policy({ rules: [rule('logs.query', 'deny')] }), failedStrategies: ['direct', 'diagnose_then_escalate'], history: [failedRestart], modelConfigured: true },
+    );
+    const [system, user] = buildModelMessages(req, registry);
+    assert.equal(system?.role, 'system');
+    assert.match(system!.content, /exactly one JSON object/);
+    assert.match(system!.content, /\{"refuse": "<why>"\}/);
+    const payload = JSON.parse(user!.content);
+    assert.deepEqual(payload.intention, {
+      objective: 'restart atlas-worker.service',
+      means: { capability: 'service.restart', target: 'atlas-worker.service', params: { unit: 'atlas-worker.service' } },
+      require_approval: true,
+    });
+    const policyOf = Object.fromEntries(payload.capabilities.map((c: { name: string; policy: unknown }) => [c.name, c.policy]));
+    assert.deepEqual(policyOf['service.restart'], { target: 'atlas-worker.service', decision: 'ask' });
+    assert.deepEqual(policyOf['service.status'], { target: 'atlas-worker.service', decision: 'allow' });
+    assert.deepEqual(policyOf['logs.query'], { target: 'atlas-worker.service', decision: 'deny' });
+    assert.deepEqual(policyOf['host.memory.status'], { target: 'host', decision: 'allow' });
+    assert.deepEqual(policyOf['browser.read'], { target: '*', decision: 'ask' });
+    assert.equal(payload.capabilities.length, registry.list().length);
+    assert.deepEqual(payload.failed_strategies, ['direct', 'diagnose_then_escalate']);
+    assert.deepEqual(payload.earlier_revisions, [
+      {
+        revision: 1,
+        strategy: 'direct',
+        status: 'replanning',
+        status_reason: 'expectation failed',
+        troubled_steps: [
+          {
+            key: 'V1',
+            title: 'Verify: atlas-worker.service is active',
+            capability: 'service.status',
+            target: 'atlas-worker.service',
+            status: 'failed',
+            error: 'expectation failed: atlas-worker.service was not active within 60 s',
+          },
+        ],
+      },
+    ]);
+  });
+});
