@@ -3,6 +3,7 @@
 import { Command, CommanderError } from 'commander';
 import { EXIT } from './exit-codes.ts';
 import { approvalCommands } from './commands/approvals.ts';
+import { intendCommand } from './commands/intend.ts';
 import { invokeCommands } from './commands/invoke.ts';
 import { maskCommand } from './commands/mask.ts';
 import { mindCommand } from './commands/mind.ts';
@@ -24,6 +25,7 @@ const program = new Command('praxis')
 validateCommand(program);
 mindCommand(program);
 planCommand(program);
+intendCommand(program);
 policyCommand(program);
 invokeCommands(program);
 approvalCommands(program);

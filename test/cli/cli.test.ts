@@ -122,6 +122,19 @@ describe('praxis command', () => {
     assert.deepEqual((({ status, code }) => ({ status, code }))(JSON.parse(denied.stdout) as { status: string; code: string }), { status: 'denied', code: 'policy_denied' });
   });
 
+  it('forms and plans an intention, and abandons one no strategy can serve', async () => {
+    const planned = await praxis(['intend', '--mind', 'ops', '--json', 'investigate nginx.service']);
+    assert.equal(planned.code, 0, planned.stderr);
+    const result = JSON.parse(planned.stdout) as { planning: { status: string; strategy: string; plan: { status: string; steps: { key: string }[] } } };
+    assert.equal(result.planning.status, 'planned');
+    assert.equal(result.planning.strategy, 'diagnose');
+    assert.equal(result.planning.plan.status, 'validated');
+    assert.ok(result.planning.plan.steps.some((s) => s.key === 'S1'));
+    const impossible = await praxis(['intend', '--mind', 'ops', 'make coffee']);
+    assert.equal(impossible.code, 1);
+    assert.match(impossible.stdout, /no possible plan/);
+  });
+
   it('masks standard input', async () => {
     const masked = await praxis(['mask'], 'login ok for bob@example.com from 10.1.2.3 password=hunter2\nplain line\n');
     assert.equal(masked.code, 0);
