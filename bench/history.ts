@@ -1,0 +1,85 @@
+// History for the tick-cost benchmark: closed plans, each with a finished step and the
+// execution it recorded, written in batches straight through the query layer.
+
+import { newId } from '../src/core/ids.ts';
+import type { MindRecord, Store } from '../src/store/index.ts';
+
+export /** Writes `count` completed plans, each with one completed step and its execution, in batches. */
+async function fillHistory(store: Store, mind: MindRecord, count: number): Promise<void> {
+  const { codec, db } = store;
+  const intention = await store.intentions.create({ mindId: mind.id, objective: 'history', origin: 'operator' });
+  const at = codec.time(new Date(Date.now() - 86_400_000));
+  const batch = 400;
+  for (let done = 0; done < count; done += batch) {
+    const plans = [];
+    const steps = [];
+    const executions = [];
+    for (let i = done; i < Math.min(count, done + batch); i += 1) {
+      const planId = newId();
+      const stepId = newId();
+      plans.push({
+        id: planId,
+        mind_id: mind.id,
+        intention_id: intention.id,
+        revision: 1,
+        objective: `history ${i}`,
+        origin: 'operator' as const,
+        strategy: 'operator',
+        status: 'completed' as const,
+        assumptions: '[]',
+        abort_conditions: '[]',
+        alternatives: '[]',
+        estimate: '{}',
+        actual: '{}',
+        budget: '{}',
+        validation: '{}',
+        require_approval: codec.bool(false),
+        closed_at: at,
+        created_at: at,
+        updated_at: at,
+      });
+      steps.push({
+        id: stepId,
+        plan_id: planId,
+        mind_id: mind.id,
+        key: 'A',
+        position: 0,
+        title: 'history',
+        kind: 'capability' as const,
+        depends_on: codec.textArray([]),
+        capability: 'bench.read',
+        target: 'a',
+        params: codec.json({ name: 'a' }),
+        require_approval: codec.bool(false),
+        spec: '{}',
+        status: 'completed' as const,
+        attempts: 1,
+        max_attempts: 1,
+        started_at: at,
+        finished_at: at,
+        created_at: at,
+        updated_at: at,
+      });
+      executions.push({
+        id: newId(),
+        mind_id: mind.id,
+        capability: 'bench.read',
+        target: 'a',
+        params: codec.json({ name: 'a' }),
+        origin: `plan_step:${stepId}`,
+        correlation_id: intention.id,
+        evidence: '{}',
+        status: 'succeeded' as const,
+        result: codec.json({ summary: 'read' }),
+        retry_safe: codec.bool(false),
+        started_at: at,
+        finished_at: at,
+        created_at: at,
+      });
+    }
+    await db.insertInto('plans').values(plans).execute();
+    await db.insertInto('plan_steps').values(steps).execute();
+    await db.insertInto('tool_executions').values(executions).execute();
+  }
+}
+

@@ -1,0 +1,145 @@
+// The executor loop: one per daemon. It ticks, then sleeps on the wake bus until an event that
+// can unblock work arrives (in this process, or from another one through LISTEN/NOTIFY on
+// PostgreSQL) or the interval passes. It holds no plan state: stopping it and starting another
+// (here or elsewhere) loses nothing, and running several at once runs no step twice.
+
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { WakeBus } from '../bus/wake-bus.ts';
+import type { CapabilityRegistry } from '../capabilities/registry.ts';
+import type { CapabilityService } from '../capabilities/service.ts';
+import type { Store } from '../store/index.ts';
+import { silentLog, type ExecutorContext, type ExecutorLog } from './context.ts';
+import type { PlanningServices } from './plan-intention.ts';
+import { releaseStep, type Release } from './recovery.ts';
+import { tick, type TickReport } from './tick.ts';
+
+export const DEFAULT_TICK_INTERVAL_MS = 15_000;
+
+export interface ExecutorOptions {
+  store: Store;
+  /** The only way the executor acts. */
+  capabilities: CapabilityService;
+  /** Defaults to the capability service's registry. */
+  registry?: CapabilityRegistry;
+  /** The daemon's host: it advances only minds bound to it or to none. Null (default): only unbound minds. */
+  host?: string | null;
+  /** Planning for replans; without it a failed plan's intention is abandoned instead of replanned. */
+  planning?: PlanningServices | null;
+  /** Wake-ups; by default an in-process bus on the store (the daemon passes one that also listens on PostgreSQL). */
+  bus?: WakeBus;
+  intervalMs?: number;
+  /** Most plans and steps looked at per phase of a tick. */
+  batch?: number;
+  /** Due steps handled side by side within a tick. */
+  concurrency?: number;
+  name?: string;
+  log?: ExecutorLog;
+}
+
+export class Executor {
+  readonly #ctx: ExecutorContext;
+  readonly #bus: WakeBus;
+  readonly #ownsBus: boolean;
+  readonly #intervalMs: number;
+  readonly #batch: number;
+  readonly #concurrency: number;
+  #abort: AbortController | null = null;
+  #loop: Promise<void> | null = null;
+  #ticks = 0;
+
+  constructor(options: ExecutorOptions) {
+    const registry = options.registry ?? options.capabilities.context.registry;
+    this.#ctx = {
+      store: options.store,
+      capabilities: options.capabilities,
+      registry,
+      clock: options.store.clock,
+      host: options.host ?? null,
+      planning: options.planning ?? null,
+      name: options.name ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
+      log: options.log ?? silentLog,
+    };
+    this.#ownsBus = !options.bus;
+    this.#bus = options.bus ?? new WakeBus(options.store);
+    this.#intervalMs = options.intervalMs ?? DEFAULT_TICK_INTERVAL_MS;
+    this.#batch = options.batch ?? 100;
+    this.#concurrency = options.concurrency ?? 4;
+  }
+
+  get name(): string {
+    return this.#ctx.name;
+  }
+
+  get running(): boolean {
+    return this.#loop !== null;
+  }
+
+  /** Ticks completed by the loop since it started. */
+  get ticks(): number {
+    return this.#ticks;
+  }
+
+  /** One pass over the store. Usable without the loop, e.g. by tests driving a manual clock. */
+  tick(signal?: AbortSignal): Promise<TickReport> {
+    return tick(this.#ctx, { batch: this.#batch, concurrency: this.#concurrency, ...(signal ? { signal } : {}) });
+  }
+
+  /** Ticks until a pass moves nothing (or `maxPasses` is reached); returns the passes made. */
+  async drain(maxPasses = 100): Promise<TickReport[]> {
+    const reports: TickReport[] = [];
+    for (let i = 0; i < maxPasses; i += 1) {
+      const report = await this.tick();
+      reports.push(report);
+      if (!report.busy) break;
+    }
+    return reports;
+  }
+
+  /** Starts the loop; a second call while it runs does nothing. */
+  start(): void {
+    if (this.#loop) return;
+    const abort = new AbortController();
+    this.#abort = abort;
+    this.#loop = this.#run(abort.signal);
+  }
+
+  /**
+   * Stops the loop: no new step is claimed, and a step already claimed finishes (so none is left
+   * executing under a live lease). Even if the process dies instead, an unfinished claim's lease
+   * runs out and recovery resolves it.
+   */
+  async stop(): Promise<void> {
+    const loop = this.#loop;
+    if (!loop) return;
+    this.#abort?.abort();
+    await loop;
+    this.#loop = null;
+    this.#abort = null;
+    if (this.#ownsBus) await this.#bus.close();
+  }
+
+  /** An operator lets a blocked step run again. */
+  releaseStep(stepId: string, operator: string): Promise<Release> {
+    return releaseStep(this.#ctx.store, stepId, operator);
+  }
+
+  async #run(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      let busy = false;
+      try {
+        busy = (await this.tick(signal)).busy;
+      } catch (error) {
+        this.#ctx.log.error('tick failed', { error: error instanceof Error ? error.message : String(error), executor: this.#ctx.name });
+      }
+      this.#ticks += 1;
+      if (signal.aborted) break;
+      if (busy) {
+        // Let timers and I/O callbacks run between back-to-back passes.
+        await new Promise((resolve) => setImmediate(resolve));
+        continue;
+      }
+      await this.#bus.next(this.#intervalMs, signal);
+    }
+  }
+}

@@ -1,0 +1,143 @@
+// Steps waiting for an operator: the approval of an action or the grant of a capability
+// request. Polling reads the request and decides (pure) whether the wait is over. An approved
+// action has already been executed by the approval itself, exactly the action that was
+// approved; the step only adopts what that execution recorded.
+
+import type { CapabilityDefinition } from '../capabilities/definition.ts';
+import type { JsonObject } from '../core/plan.ts';
+import type { ApprovalRecord, CapabilityRequestRecord, ExecutionRecord, StepRecord } from '../store/index.ts';
+import { loadScene, applyDecision } from './apply.ts';
+import { LEASE_MARGIN_SECONDS, type ExecutorContext } from './context.ts';
+import type { Effect, StepDecision } from './decisions.ts';
+
+/** The decision about a step that waits for `approval` (pure). */
+export function decideApprovalPoll(
+  step: StepRecord,
+  approval: ApprovalRecord | undefined,
+  execution: ExecutionRecord | undefined,
+  definition: CapabilityDefinition | undefined,
+  now: Date,
+): StepDecision {
+  if (!approval) {
+    return { kind: 'fail', reason: 'the approval request is gone', error: `no approval request ${step.approvalId ?? '(none)'}`, failure: 'step_failed', effects: [{ type: 'abandon_subordinate', reason: 'cancelled' }] };
+  }
+  const lastNote = [...approval.decisions].reverse().find((d) => d.note)?.note ?? '';
+  switch (approval.status) {
+    case 'pending':
+      return { kind: 'keep', reason: 'still waiting for an operator' };
+    case 'approved': {
+      // The approver's process is performing the action. If it has had longer than the
+      // capability could take, it stopped part-way: the outcome is unknown.
+      const limit = (definition?.timeoutSeconds ?? 0) + LEASE_MARGIN_SECONDS;
+      const since = approval.decidedAt ?? approval.updatedAt;
+      if (now.getTime() - since.getTime() <= limit * 1000) return { kind: 'keep', reason: 'approved; the action is being performed' };
+      return {
+        kind: 'block',
+        reason: 'approved, but the approved action never finished',
+        error: 'outcome unknown; not repeating a non-idempotent action without verification',
+        intention: 'outcome_unverified',
+        blockPlan: false,
+      };
+    }
+    case 'executed': {
+      if (!execution || execution.status !== 'succeeded') {
+        return { kind: 'fail', reason: 'the approved action left no successful execution', error: execution?.error || 'no execution recorded', failure: 'step_failed', effects: [{ type: 'abandon_subordinate', reason: 'cancelled' }] };
+      }
+      const result = (execution.result ?? {}) as JsonObject;
+      const effects: Effect[] = [{ type: 'fulfil_subordinate' }];
+      if (step.expectation) effects.push({ type: 'make_prediction', expectation: step.expectation, executionId: execution.id });
+      const summary = typeof result.summary === 'string' ? result.summary : `${approval.capability} executed`;
+      return {
+        kind: 'complete',
+        reason: `approved and executed: ${summary}`,
+        result: { summary, execution_id: execution.id, approval_id: approval.id },
+        observation: (result.observation ?? null) as JsonObject | null,
+        executionId: execution.id,
+        effects,
+      };
+    }
+    case 'failed': {
+      const denied = !execution;
+      return {
+        kind: 'fail',
+        reason: denied ? 'the approved action was refused when it came to run' : 'the approved action failed',
+        error: execution?.error || 'refused at execution: policy, a lock or the mind changed since the request was raised',
+        failure: denied ? 'capability_denied' : 'step_failed',
+        executionId: execution?.id ?? null,
+        effects: [{ type: 'abandon_subordinate', reason: 'capability_denied' }],
+      };
+    }
+    case 'denied': {
+      const by = approval.decisions.filter((d) => d.decision === 'deny').map((d) => d.operator).join(', ');
+      return {
+        kind: 'fail',
+        reason: `denied by ${by || 'an operator'}`,
+        error: `approval denied${lastNote ? `: ${lastNote}` : ''}`,
+        failure: 'approval_denied',
+        effects: [{ type: 'abandon_subordinate', reason: 'capability_denied' }],
+      };
+    }
+    case 'expired':
+    case 'withdrawn':
+      return {
+        kind: 'fail',
+        reason: `the approval request was ${approval.status}`,
+        error: `expired approval: the request was ${approval.status} before anyone approved it`,
+        failure: 'approval_expired',
+        effects: [{ type: 'abandon_subordinate', reason: 'cancelled' }],
+      };
+  }
+}
+
+/** The decision about a step that waits for capability request `request` (pure). */
+export function decideRequestPoll(step: StepRecord, request: CapabilityRequestRecord | undefined): StepDecision {
+  if (!request) {
+    return { kind: 'fail', reason: 'the capability request is gone', error: `no capability request ${step.requestId ?? '(none)'}`, failure: 'step_failed', effects: [{ type: 'abandon_subordinate', reason: 'cancelled' }] };
+  }
+  switch (request.status) {
+    case 'open':
+      return { kind: 'keep', reason: 'still waiting for an operator' };
+    case 'granted':
+      return {
+        kind: 'complete',
+        reason: `granted by ${request.decidedBy || 'an operator'}`,
+        result: { summary: `access to ${request.capability} on ${request.targetPattern} granted`, grant_id: request.grantId, request_id: request.id },
+        effects: [{ type: 'fulfil_subordinate' }],
+      };
+    case 'denied':
+      return {
+        kind: 'fail',
+        reason: `denied by ${request.decidedBy || 'an operator'}`,
+        error: `capability request denied by ${request.decidedBy || 'an operator'}`,
+        failure: 'request_denied',
+        effects: [{ type: 'abandon_subordinate', reason: 'capability_denied' }],
+      };
+    case 'withdrawn':
+    case 'expired':
+      return {
+        kind: 'fail',
+        reason: `the capability request was ${request.status}`,
+        error: `expired approval: the capability request was ${request.status}`,
+        failure: 'approval_expired',
+        effects: [{ type: 'abandon_subordinate', reason: 'cancelled' }],
+      };
+  }
+}
+
+/** Looks at a step in awaiting_approval or awaiting_grant; true when it moved. */
+export async function pollStep(ctx: ExecutorContext, step: StepRecord): Promise<boolean> {
+  const { store } = ctx;
+  let decision: StepDecision;
+  if (step.status === 'awaiting_approval') {
+    const approval = step.approvalId ? await store.approvals.get(step.approvalId) : undefined;
+    const execution = approval?.executionId ? await store.executions.get(approval.executionId) : undefined;
+    decision = decideApprovalPoll(step, approval, execution, ctx.registry.get(step.capability), ctx.clock.now());
+  } else {
+    const request = step.requestId ? await store.capabilityRequests.get(step.requestId) : undefined;
+    decision = decideRequestPoll(step, request);
+  }
+  if (decision.kind === 'keep') return false;
+  const scene = await loadScene(store, step);
+  if (!scene) return false;
+  return (await applyDecision(ctx, scene, decision, { from: step.status })) !== undefined;
+}

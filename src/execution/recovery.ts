@@ -1,0 +1,187 @@
+// Recovery: a step found `executing` after its lease ran out was claimed by an executor that
+// stopped mid-step (a crash, a kill, a lost host). It is taken over by one conditional update
+// (only while the lease is still expired, so one taker wins) and resolved by what its origin
+// left behind, never by guessing:
+//
+// - a finished execution is adopted (completed, or failed and retried where that is safe);
+// - an approval request resumes the wait for it;
+// - no record (or only a write-ahead `started` row) of an idempotent or read-only action: it
+//   runs again;
+// - no record, or only a `started` row, of a non-idempotent write: the step is blocked, with
+//   "outcome unknown; not repeating a non-idempotent action without verification", and the
+//   intention blocked as outcome_unverified, until an operator releases it.
+//
+// Steps that only observe or wait (verify, monitor, wait, internal) keep their progress in the
+// step row and simply run again under the new lease; a request step first looks for the request
+// it may already have raised.
+
+import { addSeconds } from '../core/clock.ts';
+import type { CapabilityDefinition } from '../capabilities/definition.ts';
+import type { JsonObject } from '../core/plan.ts';
+import { resumeIntention } from '../mind/intentions.ts';
+import type { ApprovalRecord, CapabilityRequestRecord, ExecutionRecord, StepRecord, Store } from '../store/index.ts';
+import { applyDecision, loadScene } from './apply.ts';
+import { stepOrigin, type ExecutorContext } from './context.ts';
+import { backoffSeconds, type Effect, type StepDecision } from './decisions.ts';
+import { repeatable } from './handlers/capability.ts';
+import { runHandler } from './handlers/index.ts';
+import { adoptRequestAnswer } from './handlers/request-capability.ts';
+import { leaseSecondsFor } from './lease.ts';
+import { decideRequestPoll } from './polling.ts';
+import { inUnitOfWork } from './unit-of-work.ts';
+
+export const OUTCOME_UNKNOWN = 'outcome unknown; not repeating a non-idempotent action without verification';
+
+/** What the step's origin left behind during its latest claim. */
+export interface OriginRecords {
+  /** Newest first. */
+  executions: ExecutionRecord[];
+  /** Oldest first. */
+  approvals: ApprovalRecord[];
+}
+
+/** How an abandoned capability step is resolved from its records (pure). */
+export function decideRecovery(step: StepRecord, definition: CapabilityDefinition | undefined, records: OriginRecords, now: Date): StepDecision {
+  if (!definition) {
+    return { kind: 'fail', reason: 'unknown capability', error: `no capability named "${step.capability}" is registered in this daemon`, failure: 'step_failed' };
+  }
+  const actions = records.executions.filter((e) => e.capability === step.capability);
+  const finished = actions.find((e) => e.status !== 'started');
+  if (finished?.status === 'succeeded') {
+    const result = (finished.result ?? {}) as JsonObject;
+    const effects: Effect[] = [];
+    if (step.expectation) effects.push({ type: 'make_prediction', expectation: step.expectation, executionId: finished.id });
+    const summary = typeof result.summary === 'string' ? result.summary : `${definition.name} executed`;
+    return {
+      kind: 'complete',
+      reason: `recovered: ${summary} (the recorded outcome was adopted)`,
+      result: { summary, execution_id: finished.id, recovered: true },
+      observation: (result.observation ?? null) as JsonObject | null,
+      executionId: finished.id,
+      effects,
+    };
+  }
+  if (finished?.status === 'failed') {
+    const refused = /^(policy_denied|locked|mind_disabled|unknown_mind|not_observable):/.test(finished.error);
+    if (!refused && finished.retrySafe && repeatable(definition) && step.attempts < step.maxAttempts) {
+      return { kind: 'retry', at: addSeconds(now, backoffSeconds(step.attempts)), reason: 'recovered: the recorded attempt failed; trying again', error: finished.error, executionId: finished.id };
+    }
+    return {
+      kind: 'fail',
+      reason: 'recovered: the recorded attempt failed',
+      error: finished.error,
+      failure: refused ? 'capability_denied' : 'step_failed',
+      executionId: finished.id,
+    };
+  }
+  const approval = records.approvals.at(-1);
+  if (approval) {
+    return {
+      kind: 'await_approval',
+      approvalId: approval.id,
+      reason: 'recovered: an approval request was raised; waiting for it again',
+      objective: `get an operator's approval for ${definition.name} on ${approval.target} (step ${step.key})`,
+    };
+  }
+  if (repeatable(definition)) {
+    return { kind: 'retry', at: now, reason: `recovered: no record of the outcome, and ${definition.name} is safe to run again`, error: '' };
+  }
+  const started = actions.find((e) => e.status === 'started');
+  return {
+    kind: 'block',
+    reason: started ? `the action was started (execution ${started.id}) and never finished` : 'the executor stopped before any outcome was recorded',
+    error: OUTCOME_UNKNOWN,
+    intention: 'outcome_unverified',
+    blockPlan: false,
+    executionId: started?.id ?? null,
+  };
+}
+
+/** How an abandoned request step is resolved from the requests its origin raised (pure); null: raise one now. */
+export function decideRequestRecovery(step: StepRecord, requests: readonly CapabilityRequestRecord[], now: Date): StepDecision | null {
+  const latest = requests.at(-1);
+  if (!latest) return null;
+  if (latest.status === 'open') return adoptRequestAnswer(step, { status: 'raised', requestId: latest.id, batchKey: latest.batchKey }, now);
+  return decideRequestPoll({ ...step, requestId: latest.id }, latest);
+}
+
+async function recordsSince(store: Store, step: StepRecord): Promise<OriginRecords> {
+  const origin = stepOrigin(step.id);
+  const since = step.startedAt?.getTime() ?? 0;
+  const [executions, approvals] = await Promise.all([store.executions.listByOrigin(origin), store.approvals.listByOrigin(origin)]);
+  return {
+    executions: executions.filter((e) => e.createdAt.getTime() >= since),
+    approvals: approvals.filter((a) => a.createdAt.getTime() >= since),
+  };
+}
+
+/** Takes over a step whose lease expired and resolves it; true when it moved. */
+export async function recoverStep(ctx: ExecutorContext, due: StepRecord): Promise<boolean> {
+  const { store } = ctx;
+  const scene0 = await loadScene(store, due);
+  if (!scene0) return false;
+  const now = ctx.clock.now();
+  const lease = addSeconds(now, leaseSecondsFor(due, scene0.plan.steps, ctx.registry));
+  const taken = await store.steps.transition(
+    due.id,
+    'executing',
+    'executing',
+    { leaseUntil: lease, nextRunAt: lease, statusReason: `taken over by ${ctx.name}: the previous claim expired` },
+    { leaseExpiredBy: now },
+  );
+  if (!taken) return false;
+  ctx.log.warn('taking over a step whose claim expired', { step: taken.id, kind: taken.kind, executor: ctx.name });
+  const scene = { ...scene0, step: taken };
+  let decision: StepDecision;
+  switch (taken.kind) {
+    case 'capability':
+      decision = decideRecovery(taken, ctx.registry.get(taken.capability), await recordsSince(store, taken), now);
+      break;
+    case 'request_capability':
+      decision = decideRequestRecovery(taken, await store.capabilityRequests.listByOrigin(stepOrigin(taken.id)), now) ?? (await runHandler(ctx, scene));
+      break;
+    default:
+      decision = await runHandler(ctx, scene);
+  }
+  return (await applyDecision(ctx, scene, decision, { from: 'executing', guard: { leaseUntil: taken.leaseUntil } })) !== undefined;
+}
+
+export type Release =
+  | { released: true; step: StepRecord }
+  | { released: false; code: 'invalid_operator' | 'not_found' | 'not_blocked' | 'conflict'; message: string };
+
+/**
+ * An operator has checked the world and lets a blocked step run again (blocked → ready). A plan
+ * blocked with it goes back to executing, and an intention held only by it resumes.
+ */
+export async function releaseStep(store: Store, stepId: string, operator: string): Promise<Release> {
+  if (typeof operator !== 'string' || operator.trim() === '') {
+    return { released: false, code: 'invalid_operator', message: 'a release needs the name of the operator making it' };
+  }
+  const step = await store.steps.get(stepId);
+  if (!step) return { released: false, code: 'not_found', message: `no step ${stepId}` };
+  if (step.status !== 'blocked') return { released: false, code: 'not_blocked', message: `step ${step.key} is ${step.status}, not blocked` };
+  const plan = await store.plans.get(step.planId);
+  if (!plan) return { released: false, code: 'not_found', message: `no plan ${step.planId}` };
+  const released = await inUnitOfWork(store, async (scoped) => {
+    const moved = await scoped.steps.transition(step.id, 'blocked', 'ready', {
+      statusReason: `released by ${operator}`,
+      error: '',
+      leaseUntil: null,
+      nextRunAt: null,
+    });
+    if (!moved) return undefined;
+    const where = { mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id };
+    await scoped.events.append({ type: 'plan_step_released', ...where, stepId: step.id, data: { key: step.key, operator, was: step.error || step.statusReason } });
+    if (await scoped.plans.transition(plan.id, 'blocked', 'executing', { statusReason: `step ${step.key} released by ${operator}` })) {
+      await scoped.events.append({ type: 'plan_started', ...where, data: { resumed: true, operator } });
+    }
+    const intention = await scoped.intentions.get(plan.intentionId);
+    if (intention && (intention.reason === 'outcome_unverified' || intention.reason === 'budget_exhausted')) {
+      await resumeIntention(scoped, intention.id);
+    }
+    return moved;
+  });
+  if (!released) return { released: false, code: 'conflict', message: `step ${step.key} moved while it was released` };
+  return { released: true, step: released };
+}

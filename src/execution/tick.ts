@@ -1,0 +1,92 @@
+// One pass of the executor over the store. It keeps nothing between passes: each one reads what
+// is due now, through indexes whose size follows the live work, and moves it by conditional
+// updates. Order matters only for speed (plans started and settled first, so their new ready
+// steps are found by the same pass); any order would be correct.
+
+import { resolvePrediction } from '../mind/predictions.ts';
+import { STALLED_REPLAN_SECONDS, type ExecutorContext } from './context.ts';
+import { resumeStalledReplans } from './replan.ts';
+import { runDueStep } from './run-step.ts';
+import { settlePlans, startPlans } from './settle.ts';
+
+export interface TickOptions {
+  /** Most plans and steps looked at per phase. */
+  batch: number;
+  /** Due steps handled side by side. */
+  concurrency: number;
+  /** Stops claiming new work once aborted; work already claimed is finished. */
+  signal?: AbortSignal;
+}
+
+export interface TickReport {
+  expiredApprovals: number;
+  expiredPredictions: number;
+  startedPlans: number;
+  resumedReplans: number;
+  settled: number;
+  dueSteps: number;
+  movedSteps: number;
+  errors: number;
+  /** True when the pass found a full batch or moved something: another pass may find more at once. */
+  busy: boolean;
+}
+
+/** A prediction nobody verified is expired this long after its window closed (a verify step gets there first). */
+export const FORGOTTEN_PREDICTION_SECONDS = 3600;
+
+export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<TickReport> {
+  const { store } = ctx;
+  const report: TickReport = {
+    expiredApprovals: 0,
+    expiredPredictions: 0,
+    startedPlans: 0,
+    resumedReplans: 0,
+    settled: 0,
+    dueSteps: 0,
+    movedSteps: 0,
+    errors: 0,
+    busy: false,
+  };
+  const guarded = async <T>(what: string, work: () => Promise<T>, fallback: T): Promise<T> => {
+    try {
+      return await work();
+    } catch (error) {
+      report.errors += 1;
+      ctx.log.error(`${what} failed`, { error: error instanceof Error ? error.stack ?? error.message : String(error), executor: ctx.name });
+      return fallback;
+    }
+  };
+
+  report.expiredApprovals = await guarded('expiring approvals', () => ctx.capabilities.expireApprovals(), 0);
+  report.expiredPredictions = await guarded('expiring forgotten predictions', () => expireForgottenPredictions(ctx, options.batch), 0);
+  if (options.signal?.aborted) return report;
+  report.startedPlans = await guarded('starting plans', () => startPlans(ctx, options.batch), 0);
+  report.resumedReplans = await guarded('resuming stalled replans', () => resumeStalledReplans(ctx, STALLED_REPLAN_SECONDS, options.batch), 0);
+  report.settled = await guarded('settling plans', () => settlePlans(ctx, options.batch), 0);
+  if (options.signal?.aborted) return report;
+
+  const due = await guarded('finding due steps', () => store.executorQueries.dueSteps({ now: ctx.clock.now(), host: ctx.host, limit: options.batch }), []);
+  report.dueSteps = due.length;
+  let next = 0;
+  const worker = async () => {
+    while (next < due.length && !options.signal?.aborted) {
+      const step = due[next++]!;
+      if (await guarded(`step ${step.id} (${step.kind}, ${step.status})`, () => runDueStep(ctx, step), false)) report.movedSteps += 1;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, due.length)) }, worker));
+
+  report.busy =
+    due.length >= options.batch || report.startedPlans > 0 || report.settled > 0 || report.movedSteps > 0 || report.resumedReplans > 0;
+  return report;
+}
+
+async function expireForgottenPredictions(ctx: ExecutorContext, limit: number): Promise<number> {
+  const before = new Date(ctx.clock.now().getTime() - FORGOTTEN_PREDICTION_SECONDS * 1000);
+  let expired = 0;
+  for (const prediction of await ctx.store.predictions.listOverdue(before, limit)) {
+    const resolution = await resolvePrediction(ctx.store, prediction.id, { status: 'expired', note: 'the window closed long ago and nothing observed it' });
+    if (resolution.resolved) expired += 1;
+  }
+  return expired;
+}

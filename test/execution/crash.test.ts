@@ -1,0 +1,117 @@
+// Crash tests with real processes: an executor process is killed (SIGKILL: no cleanup, no
+// finally) at a chosen moment of acting on a step; then a new executor in this process, on the
+// same store, finds the step `executing` with an expired lease and resolves it by its origin.
+// A side-effect file shared by both processes counts what really happened.
+
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import type { CapabilityImplementation } from '../../src/capabilities/implementation.ts';
+import type { StepDraft } from '../../src/core/plan.ts';
+import { OUTCOME_UNKNOWN } from '../../src/execution/index.ts';
+import { STORE_KINDS, useStore } from '../support/stores.ts';
+import { draftOf, makeWorld, step, type World } from './support.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'praxis-crash-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+function sideEffectsIn(file: string): string[] {
+  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
+}
+
+function runUntilKilled(configJson: string, mode: string, clockIso: string, file: string): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/execution/processes/crash-executor.ts', configJson, mode, clockIso, file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('error', reject);
+    child.on('exit', (code, signal) => resolve({ code, signal, output }));
+  });
+}
+
+const write = (over: Partial<StepDraft> = {}) => step('W', { kind: 'capability', capability: 'test.write', params: { name: 'target' }, ...over });
+
+for (const kind of STORE_KINDS) {
+  describe(`executor killed mid-action (${kind})`, () => {
+    const current = useStore(kind);
+    let n = 0;
+
+    async function crash(mode: string, only: StepDraft, options: { allowWrite?: boolean } = {}) {
+      const file = join(dir, `${kind}-${mode}-${n++}.log`);
+      const effect = (capability: string): CapabilityImplementation => async (params) => {
+        appendFileSync(file, `${capability} ${String(params.name)}\n`);
+        return { observation: { name: String(params.name), value: `${capability} done` }, summary: `${capability} on ${String(params.name)}` };
+      };
+      const w: World = await makeWorld(current(), { implementations: { 'test.write': effect('test.write'), 'test.read': effect('test.read') } });
+      await w.allow('test.read');
+      if (options.allowWrite ?? true) await w.allow('test.write');
+      const { plan, intention } = await w.plan(draftOf([only]));
+      const died = await runUntilKilled(JSON.stringify(w.ts.config), mode, w.clock.now().toISOString(), file);
+      assert.equal(died.signal, 'SIGKILL', `the executor process was killed (${died.output})`);
+      const left = (await w.store.plans.get(plan.id))!.steps[0]!;
+      assert.equal(left.status, 'executing', 'the kill left the step claimed');
+      w.advance(60);
+      const executor = w.executor();
+      await executor.drain();
+      assert.deepEqual(w.errors, []);
+      return { w, plan, intention, stepId: left.id, file, executor };
+    }
+
+    it('a non-idempotent write killed after its write-ahead record is blocked, never repeated', async () => {
+      const { w, stepId, intention, file } = await crash('write-dies-in-action', write());
+      const blocked = (await w.store.steps.get(stepId))!;
+      assert.equal(blocked.status, 'blocked');
+      assert.equal(blocked.error, OUTCOME_UNKNOWN);
+      const [started] = await w.store.executions.listByOrigin(`plan_step:${stepId}`);
+      assert.equal(started?.status, 'started');
+      assert.equal(blocked.executionId, started?.id);
+      assert.equal((await w.store.intentions.get(intention.id))?.reason, 'outcome_unverified');
+      assert.deepEqual(sideEffectsIn(file), ['test.write target'], 'the write happened once and was not repeated');
+    });
+
+    it('a non-idempotent write whose executor died before any record is blocked', async () => {
+      const precondition = { capability: 'test.read', params: { name: 'probe' }, field: 'value', comparison: 'exists' as const };
+      const { w, stepId, file } = await crash('dies-in-precondition', write({ precondition }));
+      const blocked = (await w.store.steps.get(stepId))!;
+      assert.equal(blocked.status, 'blocked');
+      assert.equal(blocked.error, OUTCOME_UNKNOWN);
+      assert.deepEqual(await w.store.executions.listByOrigin(`plan_step:${stepId}`), []);
+      assert.deepEqual(sideEffectsIn(file), ['test.read probe'], 'the write was never attempted');
+    });
+
+    it('a recorded outcome is adopted: the write is not run again', async () => {
+      const { w, stepId, plan, intention, file } = await crash('write-dies-after-record', write());
+      const done = (await w.store.steps.get(stepId))!;
+      assert.equal(done.status, 'completed');
+      const [execution] = await w.store.executions.listByOrigin(`plan_step:${stepId}`);
+      assert.equal(execution?.status, 'succeeded');
+      assert.equal(done.executionId, execution?.id);
+      assert.equal((await w.store.plans.get(plan.id))?.status, 'completed');
+      assert.equal((await w.store.intentions.get(intention.id))?.status, 'fulfilled');
+      assert.deepEqual(sideEffectsIn(file), ['test.write target']);
+    });
+
+    it('a read-only step with no record is simply run again', async () => {
+      const { w, stepId, file } = await crash('read-dies-in-action', step('R', { kind: 'capability', capability: 'test.read', params: { name: 'r' } }));
+      assert.equal((await w.store.steps.get(stepId))?.status, 'completed');
+      assert.deepEqual(sideEffectsIn(file), ['test.read r', 'test.read r'], 'read twice: harmless');
+    });
+
+    it('a recorded approval request resumes the wait; approving it runs the write once', async () => {
+      const { w, stepId, executor, file } = await crash('dies-after-approval', write(), { allowWrite: false });
+      const waiting = (await w.store.steps.get(stepId))!;
+      assert.equal(waiting.status, 'awaiting_approval');
+      const approvals = await w.store.approvals.listByOrigin(`plan_step:${stepId}`);
+      assert.equal(approvals.length, 1, 'no second request was raised');
+      assert.equal(waiting.approvalId, approvals[0]?.id);
+      assert.equal((await w.service.approve(waiting.approvalId!, 'alice')).status, 'approved');
+      await executor.drain();
+      assert.equal((await w.store.steps.get(stepId))?.status, 'completed');
+      assert.deepEqual(sideEffectsIn(file), ['test.write target']);
+    });
+  });
+}

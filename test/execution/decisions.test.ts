@@ -1,0 +1,293 @@
+// The executor's pure core: given what was observed, what is decided. No store, no clock.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import type { CapabilityDefinition } from '../../src/capabilities/definition.ts';
+import type { JsonValue } from '../../src/core/plan.ts';
+import type { StepStatus } from '../../src/core/vocabulary.ts';
+import {
+  OUTCOME_UNKNOWN,
+  adoptInvocation,
+  backoffSeconds,
+  checkBudget,
+  compare,
+  decideApprovalPoll,
+  decideMonitor,
+  decideRecovery,
+  decideWait,
+  fieldAt,
+  settlement,
+  zeroUse,
+} from '../../src/execution/index.ts';
+import type { ApprovalRecord, ExecutionRecord, StepRecord } from '../../src/store/index.ts';
+
+const T0 = new Date('2026-01-01T00:00:00.000Z');
+const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
+
+function stepRecord(over: Partial<StepRecord> = {}): StepRecord {
+  return {
+    id: 'step-1',
+    planId: 'plan-1',
+    mindId: 'mind-1',
+    key: 'S',
+    position: 0,
+    title: 'a step',
+    kind: 'capability',
+    dependsOn: [],
+    capability: 'x.write',
+    target: 't',
+    params: {},
+    requireApproval: false,
+    expectation: null,
+    precondition: null,
+    spec: {},
+    status: 'executing',
+    attempts: 1,
+    maxAttempts: 1,
+    leaseUntil: null,
+    nextRunAt: null,
+    approvalId: null,
+    requestId: null,
+    executionId: null,
+    predictionId: null,
+    intentionId: null,
+    result: null,
+    observation: null,
+    error: '',
+    statusReason: '',
+    startedAt: T0,
+    finishedAt: null,
+    createdAt: T0,
+    updatedAt: T0,
+    ...over,
+  };
+}
+
+const definition = (over: Partial<CapabilityDefinition> = {}): CapabilityDefinition => ({
+  name: 'x.write',
+  description: '',
+  readOnly: false,
+  idempotent: false,
+  timeoutSeconds: 10,
+  paramsSchema: {},
+  target: () => 't',
+  locked: false,
+  cost: { wall_seconds: 1, network_ops: 0, money: 0 },
+  observes: [],
+  ...over,
+});
+
+function execution(over: Partial<ExecutionRecord>): ExecutionRecord {
+  return {
+    id: 'exec-1',
+    mindId: 'mind-1',
+    capability: 'x.write',
+    target: 't',
+    params: {},
+    origin: 'plan_step:step-1',
+    correlationId: '',
+    evidence: {},
+    approvalId: null,
+    grantId: null,
+    status: 'succeeded',
+    result: { summary: 'did it', observation: { ok: true } },
+    error: '',
+    retrySafe: false,
+    startedAt: T0,
+    finishedAt: T0,
+    createdAt: T0,
+    ...over,
+  };
+}
+
+describe('settlement', () => {
+  const s = (key: string, status: StepStatus, dependsOn: string[] = []) => stepRecord({ id: key, key, status, dependsOn });
+
+  it('promotes a pending step once every dependency completed or was skipped', () => {
+    const result = settlement([s('A', 'completed'), s('B', 'skipped'), s('C', 'pending', ['A', 'B']), s('D', 'pending', ['C'])]);
+    assert.deepEqual(result.promote.map((x) => x.key), ['C']);
+    assert.equal(result.outcome, null);
+  });
+
+  it('cancels a pending step whose dependency failed or was cancelled, and the plan fails', () => {
+    const result = settlement([s('A', 'failed'), s('B', 'pending', ['A']), s('C', 'cancelled'), s('D', 'pending', ['C'])]);
+    assert.deepEqual(result.cancel.map((c) => [c.step.key, c.reason]), [['B', 'dependency A failed'], ['D', 'dependency C cancelled']]);
+    assert.equal(result.outcome, 'failed');
+    assert.equal(result.failedStep?.key, 'A');
+  });
+
+  it('completes a plan only when every step is final and none failed', () => {
+    assert.equal(settlement([s('A', 'completed'), s('B', 'skipped')]).outcome, 'completed');
+    assert.equal(settlement([s('A', 'completed'), s('B', 'waiting')]).outcome, null);
+    assert.equal(settlement([s('A', 'completed'), s('B', 'blocked')]).outcome, null);
+  });
+
+  it('never promotes a step past an unfinished dependency (property)', () => {
+    const statuses: StepStatus[] = ['pending', 'ready', 'executing', 'waiting', 'completed', 'skipped', 'failed', 'blocked', 'cancelled'];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...statuses), { minLength: 1, maxLength: 8 }), fc.array(fc.tuple(fc.nat(7), fc.nat(7))), (list, edges) => {
+        const steps = list.map((status, i) => s(`K${i}`, status));
+        for (const [from, to] of edges) if (from < to && to < steps.length) steps[to]!.dependsOn.push(`K${from}`);
+        const result = settlement(steps);
+        for (const promoted of result.promote) {
+          assert.equal(promoted.status, 'pending');
+          for (const dep of promoted.dependsOn) assert.ok(['completed', 'skipped'].includes(steps.find((x) => x.key === dep)!.status));
+        }
+      }),
+    );
+  });
+});
+
+describe('checks', () => {
+  it('reads dotted paths into objects and arrays', () => {
+    const observation: JsonValue = { filesystems: [{ use_percent: 91 }], state: 'active' };
+    assert.equal(fieldAt(observation, 'filesystems.0.use_percent'), 91);
+    assert.equal(fieldAt(observation, 'filesystems.x'), undefined);
+    assert.equal(fieldAt(observation, 'missing.deeper'), undefined);
+  });
+
+  it('compares by every comparison of the vocabulary', () => {
+    assert.ok(compare('active', 'equals', 'active'));
+    assert.ok(compare('failed', 'not_equals', 'active'));
+    assert.ok(compare(undefined, 'not_equals', 'active'), 'a missing field is not equal');
+    assert.ok(!compare(undefined, 'equals', undefined));
+    assert.ok(compare('b', 'in', ['a', 'b']));
+    assert.ok(compare('c', 'not_in', ['a', 'b']));
+    assert.ok(compare('pool exhausted', 'contains', 'exhausted'));
+    assert.ok(compare(['x', 'y'], 'contains', 'y'));
+    assert.ok(compare('fine', 'not_contains', 'fatal'));
+    assert.ok(compare(5, 'greater_than', 4) && !compare(4, 'greater_than', 4));
+    assert.ok(compare(4, 'at_least', 4) && compare(3, 'less_than', 4) && compare(4, 'at_most', 4));
+    assert.ok(!compare('5', 'greater_than', 4), 'no coercion');
+    assert.ok(compare(0, 'exists', undefined) && !compare(null, 'exists', undefined));
+  });
+});
+
+describe('adopting an invocation', () => {
+  it('completes on executed and turns the expectation into a prediction', () => {
+    const expectation = { statement: 'up', confidence: 0.8, within_seconds: 60, check: { capability: 'x.read', params: {}, field: 'f', comparison: 'exists' as const } };
+    const decision = adoptInvocation(stepRecord({ expectation }), definition(), { status: 'executed', executionId: 'e', observation: { a: 1 }, summary: 'ok', lowTrust: false, verdict: { decision: 'allow', source: 'rule', approvers: 1, reason: '' } }, T0);
+    assert.equal(decision.kind, 'complete');
+    assert.deepEqual(decision.effects, [{ type: 'make_prediction', expectation, executionId: 'e' }]);
+  });
+
+  it('retries a repeatable failure with backoff while attempts remain, and fails otherwise', () => {
+    const failed = { status: 'failed' as const, code: 'unavailable', error: 'down', retrySafe: true };
+    const retry = adoptInvocation(stepRecord({ attempts: 1, maxAttempts: 3 }), definition({ idempotent: true }), failed, T0);
+    assert.equal(retry.kind, 'retry');
+    assert.deepEqual(retry.kind === 'retry' && retry.at, at(5));
+    assert.equal(adoptInvocation(stepRecord({ attempts: 3, maxAttempts: 3 }), definition({ idempotent: true }), failed, T0).kind, 'fail');
+    assert.equal(adoptInvocation(stepRecord({ attempts: 1, maxAttempts: 3 }), definition(), failed, T0).kind, 'fail', 'a non-idempotent write is never retried');
+    assert.deepEqual([1, 2, 3, 10].map(backoffSeconds), [5, 10, 20, 300]);
+  });
+
+  it('fails a denial as a capability change and waits on a pending approval', () => {
+    const denied = adoptInvocation(stepRecord(), definition(), { status: 'denied', code: 'policy_denied', reason: 'no' }, T0);
+    assert.equal(denied.kind === 'fail' && denied.failure, 'capability_denied');
+    const pending = adoptInvocation(stepRecord(), definition(), { status: 'pending', approvalId: 'a', verdict: { decision: 'ask', source: 'default', approvers: 1, reason: 'asks' } }, T0);
+    assert.equal(pending.kind, 'await_approval');
+  });
+});
+
+describe('recovery decisions', () => {
+  const none = { executions: [], approvals: [] };
+
+  it('blocks a non-idempotent write with no record or only a started one', () => {
+    for (const records of [none, { executions: [execution({ status: 'started', result: null })], approvals: [] }]) {
+      const decision = decideRecovery(stepRecord(), definition(), records, T0);
+      assert.equal(decision.kind, 'block');
+      assert.equal(decision.kind === 'block' && decision.error, OUTCOME_UNKNOWN);
+      assert.equal(decision.kind === 'block' && decision.intention, 'outcome_unverified');
+    }
+  });
+
+  it('retries a repeatable action with no record, adopts a finished one, and resumes a recorded approval', () => {
+    assert.equal(decideRecovery(stepRecord(), definition({ idempotent: true }), none, T0).kind, 'retry');
+    assert.equal(decideRecovery(stepRecord(), definition({ readOnly: true }), none, T0).kind, 'retry');
+    const adopted = decideRecovery(stepRecord(), definition(), { executions: [execution({})], approvals: [] }, T0);
+    assert.equal(adopted.kind, 'complete');
+    assert.deepEqual(adopted.kind === 'complete' && adopted.observation, { ok: true });
+    const failed = decideRecovery(stepRecord(), definition(), { executions: [execution({ status: 'failed', error: 'boom: it broke' })], approvals: [] }, T0);
+    assert.equal(failed.kind, 'fail');
+    const approval = { id: 'ap', target: 't', status: 'pending' } as ApprovalRecord;
+    const waiting = decideRecovery(stepRecord(), definition(), { executions: [], approvals: [approval] }, T0);
+    assert.equal(waiting.kind === 'await_approval' && waiting.approvalId, 'ap');
+  });
+
+  it('ignores executions of another capability under the same origin', () => {
+    const other = execution({ capability: 'x.read' });
+    assert.equal(decideRecovery(stepRecord(), definition(), { executions: [other], approvals: [] }, T0).kind, 'block');
+  });
+});
+
+describe('approval polling', () => {
+  const approval = (over: Partial<ApprovalRecord>): ApprovalRecord =>
+    ({ id: 'ap', status: 'pending', decisions: [], capability: 'x.write', target: 't', decidedAt: null, updatedAt: T0, executionId: null, ...over }) as ApprovalRecord;
+
+  it('keeps waiting while pending or being performed, and blocks when the approved action never finished', () => {
+    assert.equal(decideApprovalPoll(stepRecord(), approval({}), undefined, definition(), T0).kind, 'keep');
+    assert.equal(decideApprovalPoll(stepRecord(), approval({ status: 'approved', decidedAt: T0 }), undefined, definition(), at(39)).kind, 'keep');
+    assert.equal(decideApprovalPoll(stepRecord(), approval({ status: 'approved', decidedAt: T0 }), undefined, definition(), at(41)).kind, 'block');
+  });
+
+  it('completes on executed, fails with the note on denied, and as expired on expired or withdrawn', () => {
+    const done = decideApprovalPoll(stepRecord(), approval({ status: 'executed', executionId: 'exec-1' }), execution({}), definition(), T0);
+    assert.equal(done.kind, 'complete');
+    assert.deepEqual(done.effects?.map((e) => e.type), ['fulfil_subordinate']);
+    const denied = decideApprovalPoll(stepRecord(), approval({ status: 'denied', decisions: [{ operator: 'bob', decision: 'deny', at: '', note: 'too risky' }] }), undefined, definition(), T0);
+    assert.equal(denied.kind === 'fail' && denied.error, 'approval denied: too risky');
+    assert.equal(denied.kind === 'fail' && denied.failure, 'approval_denied');
+    for (const status of ['expired', 'withdrawn'] as const) {
+      const ended = decideApprovalPoll(stepRecord(), approval({ status }), undefined, definition(), T0);
+      assert.equal(ended.kind === 'fail' && ended.failure, 'approval_expired');
+      assert.match(ended.kind === 'fail' ? ended.error : '', /expired approval/);
+    }
+  });
+});
+
+describe('budgets', () => {
+  it('refuses what would go past a cap, counting invocations against the default of 20', () => {
+    const used = { ...zeroUse(), invocations: 19 };
+    assert.deepEqual(checkBudget({}, used, { invocations: 1 }), { ok: true });
+    const over = checkBudget({}, used, { invocations: 2 });
+    assert.equal(over.ok, false);
+    assert.equal(!over.ok && over.dimension, 'invocations');
+    assert.equal(checkBudget({ wall_seconds: 100 }, { ...zeroUse(), wall_seconds: 100 }, {}).ok, false, 'wall time is a deadline');
+    assert.equal(checkBudget({ approvals: 0 }, zeroUse(), { approvals: 0 }).ok, true);
+    assert.equal(checkBudget({ approvals: 0 }, zeroUse(), { approvals: 1 }).ok, false);
+  });
+});
+
+describe('monitor and wait', () => {
+  const spec = { field: 'v', comparison: 'equals' as const, value: 'ok', stable_seconds: 60, deadline_seconds: 200, interval_seconds: 30 };
+  const start = { started_at: T0.toISOString(), held_since: null, checks: 0 };
+
+  it('needs an unbroken run of holds as long as the stable period', () => {
+    const first = decideMonitor(spec, start, { kind: 'held', observed: 'ok' }, T0);
+    assert.equal(first.kind, 'wait');
+    const progress = first.kind === 'wait' ? (first.state as typeof start) : start;
+    assert.equal(progress.held_since, T0.toISOString());
+    const broken = decideMonitor(spec, progress, { kind: 'not_held', observed: 'bad' }, at(30));
+    assert.equal(broken.kind === 'wait' && (broken.state as typeof start).held_since, null);
+    assert.equal(decideMonitor(spec, progress, { kind: 'held' }, at(60)).kind, 'complete');
+    assert.equal(decideMonitor(spec, { ...progress, held_since: null }, { kind: 'not_held' }, at(200)).kind, 'fail');
+    const unobservable = decideMonitor(spec, progress, { kind: 'unobservable', why: 'policy', lasting: true }, at(30));
+    assert.equal(unobservable.kind, 'fail');
+  });
+
+  it('never looks later than the moment the stable period would be reached or the deadline', () => {
+    const progress = { ...start, held_since: at(10).toISOString() };
+    const next = decideMonitor(spec, progress, { kind: 'held' }, at(50));
+    assert.deepEqual(next.kind === 'wait' && next.until, at(70));
+  });
+
+  it('stores the end of a wait once and completes when it has come', () => {
+    const step = stepRecord({ kind: 'wait', spec: { seconds: 90 } });
+    const first = decideWait(step, T0);
+    assert.deepEqual(first.kind === 'wait' && first.until, at(90));
+    const later = decideWait({ ...step, result: { until: at(90).toISOString() } }, at(60));
+    assert.deepEqual(later.kind === 'wait' && later.until, at(90), 'the stored end, not a new one');
+    assert.equal(decideWait({ ...step, result: { until: at(90).toISOString() } }, at(90)).kind, 'complete');
+  });
+});

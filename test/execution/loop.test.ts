@@ -1,0 +1,69 @@
+// The loop and the operator's levers: a running executor is woken at once by an event that can
+// unblock work (its interval here is an hour, so nothing else could move the plan); stop()
+// leaves nothing claimed; quiescing a forked mind's inherited work blocks it until released.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { quiesceMind } from '../../src/execution/index.ts';
+import { STORE_KINDS, useStore } from '../support/stores.ts';
+import { draftOf, makeWorld, readStep, step, stepsOf } from './support.ts';
+
+async function until(check: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!(await check())) {
+    assert.ok(Date.now() < deadline, `gave up waiting for: ${what}`);
+    await sleep(10);
+  }
+}
+
+for (const kind of STORE_KINDS) {
+  describe(`executor loop (${kind})`, () => {
+    const current = useStore(kind);
+
+    it('is woken by a waking event instead of waiting for its interval, and stops with nothing left claimed', async () => {
+      const w = await makeWorld(current());
+      await w.allow('test.read');
+      const executor = w.executor({ intervalMs: 3_600_000 });
+      executor.start();
+      try {
+        await until(async () => executor.ticks >= 1, 'the first tick');
+        // The loop now sleeps for an hour unless something wakes it.
+        const { plan, intention } = await w.plan(draftOf([readStep('A')]));
+        await w.store.events.append({ type: 'plan_validated', mindId: w.mind.id, intentionId: intention.id, planId: plan.id });
+        await until(async () => (await w.store.plans.get(plan.id))?.status === 'completed', 'the plan to complete');
+
+        // An approval decided elsewhere wakes it too.
+        const { plan: write } = await w.plan(draftOf([step('W', { kind: 'capability', capability: 'test.write', params: { name: 'w' } })]));
+        await w.store.events.append({ type: 'plan_validated', mindId: w.mind.id, planId: write.id });
+        await until(async () => (await stepsOf(w.store, write.id)).W === 'awaiting_approval', 'the approval request');
+        const approvalId = (await w.store.plans.get(write.id))!.steps[0]!.approvalId!;
+        await w.service.approve(approvalId, 'alice');
+        await until(async () => (await stepsOf(w.store, write.id)).W === 'completed', 'the approved step to complete');
+      } finally {
+        await executor.stop();
+      }
+      assert.equal(executor.running, false);
+      const claimed = await w.store.executorQueries.dueSteps({ now: new Date("2999-01-01T00:00:00Z"), host: null, limit: 10 });
+      assert.deepEqual(claimed.filter((s) => s.status === 'executing'), []);
+      assert.deepEqual(w.errors, []);
+    });
+
+    it('quiesces a forked mind: open steps blocked with their approval ids cleared, plans blocked, intentions suspended', async () => {
+      const w = await makeWorld(current());
+      await w.allow('test.read');
+      const { plan, intention } = await w.plan(draftOf([step('W', { kind: 'capability', capability: 'test.write', params: { name: 'w' } }), readStep('R', 'test.read', { name: 'r' }, { depends_on: ['W'] })]));
+      const executor = w.executor();
+      await executor.drain();
+      assert.equal((await stepsOf(w.store, plan.id)).W, 'awaiting_approval');
+      const done = await quiesceMind(w.store, w.mind.id);
+      assert.deepEqual(done, { plans: 1, steps: 2, intentions: 2 });
+      const blocked = await w.store.plans.get(plan.id);
+      assert.equal(blocked?.status, 'blocked');
+      assert.ok(blocked!.steps.every((s) => s.status === 'blocked' && s.approvalId === null && s.requestId === null));
+      assert.equal((await w.store.intentions.get(intention.id))?.status, 'suspended');
+      await executor.drain();
+      assert.equal(w.log.calls.length, 0, 'nothing inherited moves on its own');
+    });
+  });
+}

@@ -1,0 +1,57 @@
+// An executor that dies (SIGKILL, no cleanup) at a chosen moment of acting on a step. Usage:
+//   node --import tsx test/execution/processes/crash-executor.ts <store-config-json> <mode> <clock-iso> <side-effect-file>
+// Every side effect its implementations perform is first appended to the side-effect file, so
+// the test can count what really happened across processes. Modes:
+//   write-dies-in-action     test.write is written ahead (`started`), performs its effect, then the process dies
+//   write-dies-after-record  test.write finishes and its execution is recorded, then the process dies
+//   read-dies-in-action      test.read performs its effect and the process dies before anything is recorded
+//   dies-in-precondition     the precondition read kills the process before the write is attempted
+//   dies-after-approval      the approval request is raised, then the process dies before the step moves
+// If the process survives, it prints "survived" and exits with 3.
+
+import { appendFileSync } from 'node:fs';
+import type { CapabilityImplementation } from '../../../src/capabilities/implementation.ts';
+import { CapabilityService } from '../../../src/capabilities/service.ts';
+import { ManualClock } from '../../../src/core/clock.ts';
+import { Executor } from '../../../src/execution/index.ts';
+import { openStore, type StoreConfig } from '../../../src/store/index.ts';
+import { testRegistry } from '../../support/test-capabilities.ts';
+
+const [configJson, mode, clockIso, sideEffects] = process.argv.slice(2) as [string, string, string, string];
+const die = (): never => {
+  process.kill(process.pid, 'SIGKILL');
+  throw new Error('unreachable');
+};
+const store = await openStore(JSON.parse(configJson) as StoreConfig, { clock: new ManualClock(clockIso) });
+
+const effect =
+  (capability: string, diesHere: boolean): CapabilityImplementation =>
+  async (params) => {
+    appendFileSync(sideEffects, `${capability} ${String(params.name)}\n`);
+    if (diesHere) {
+      die();
+      await new Promise(() => {});
+    }
+    return { observation: { name: String(params.name), value: `${capability} done` }, summary: `${capability} on ${String(params.name)}` };
+  };
+const service = new CapabilityService(store, testRegistry, {
+  'test.write': effect('test.write', mode === 'write-dies-in-action'),
+  'test.read': effect('test.read', mode === 'read-dies-in-action' || mode === 'dies-in-precondition'),
+});
+if (mode === 'write-dies-after-record') {
+  store.wakeups.on((type) => {
+    if (type === 'tool_executed') die();
+  });
+}
+if (mode === 'dies-after-approval') {
+  const invoke = service.invoke.bind(service);
+  service.invoke = async (request) => {
+    const result = await invoke(request);
+    if (result.status === 'pending') die();
+    return result;
+  };
+}
+await new Executor({ store, capabilities: service, name: `doomed-${process.pid}` }).drain();
+process.stdout.write('survived\n');
+await store.close();
+process.exit(3);

@@ -1,0 +1,167 @@
+// Recovery in one process: a step is left `executing` as a vanished executor would leave it (a
+// claim whose lease then runs out, with or without records by its origin), and a fresh executor
+// resolves it from what the origin recorded. The same cases with real killed processes are in
+// crash.test.ts.
+
+import assert from 'node:assert/strict';
+import { afterEach, describe, it } from 'node:test';
+import { OUTCOME_UNKNOWN } from '../../src/execution/index.ts';
+import type { StepDraft } from '../../src/core/plan.ts';
+import type { Store } from '../../src/store/index.ts';
+import { STORE_KINDS, useStore } from '../support/stores.ts';
+import { draftOf, eventTypes, makeWorld, readStep, step, type World } from './support.ts';
+
+/** Stores a one-step plan and leaves its step claimed by an executor that is gone. */
+async function abandonedClaim(w: World, only: StepDraft) {
+  const { plan, intention } = await w.plan(draftOf([only]));
+  await w.store.plans.transition(plan.id, 'validated', 'executing');
+  await w.store.steps.transition(plan.steps[0]!.id, 'pending', 'ready');
+  const claimed = await w.store.steps.claim(plan.steps[0]!.id, { leaseSeconds: 32 });
+  assert.ok(claimed);
+  return { plan, intention, stepId: claimed.id, origin: `plan_step:${claimed.id}` };
+}
+
+async function stepOf(store: Store, id: string) {
+  return (await store.steps.get(id))!;
+}
+
+for (const kind of STORE_KINDS) {
+  describe(`executor recovery (${kind})`, () => {
+    const current = useStore(kind);
+    const worlds: World[] = [];
+    const world = async () => {
+      const w = await makeWorld(current());
+      worlds.push(w);
+      await w.allow('test.read');
+      await w.allow('test.write');
+      return w;
+    };
+    afterEach(() => {
+      const errors = worlds.flatMap((w) => w.errors.splice(0));
+      assert.deepEqual(errors, []);
+    });
+
+    it('leaves a claim alone while its lease lasts', async () => {
+      const w = await world();
+      const { stepId } = await abandonedClaim(w, step('W', { kind: 'capability', capability: 'test.write', params: { name: 'w' } }));
+      w.advance(31);
+      await w.executor().drain();
+      assert.equal((await stepOf(w.store, stepId)).status, 'executing');
+      assert.equal(w.log.calls.length, 0);
+    });
+
+    it('blocks a non-idempotent write with no record, blocks its intention, and runs it once the operator releases it', async () => {
+      const w = await world();
+      const { stepId, intention, plan } = await abandonedClaim(w, step('W', { kind: 'capability', capability: 'test.write', params: { name: 'w' } }));
+      w.advance(33);
+      const executor = w.executor();
+      await executor.drain();
+      const blocked = await stepOf(w.store, stepId);
+      assert.equal(blocked.status, 'blocked');
+      assert.equal(blocked.error, OUTCOME_UNKNOWN);
+      const held = await w.store.intentions.get(intention.id);
+      assert.equal(held?.status, 'blocked');
+      assert.equal(held?.reason, 'outcome_unverified');
+      assert.equal(w.log.calls.length, 0, 'not repeated');
+      assert.ok((await eventTypes(w.store, { planId: plan.id })).includes('plan_step_blocked'));
+
+      assert.equal((await executor.releaseStep(stepId, '')).released, false);
+      w.advance(5);
+      const release = await executor.releaseStep(stepId, 'alice');
+      assert.equal(release.released, true);
+      assert.equal((await executor.releaseStep(stepId, 'alice')).released, false, 'released once');
+      await executor.drain();
+      assert.equal((await stepOf(w.store, stepId)).status, 'completed');
+      assert.equal(w.log.calls.length, 1);
+      assert.equal((await w.store.intentions.get(intention.id))?.status, 'fulfilled');
+      assert.ok((await eventTypes(w.store, { planId: plan.id })).includes('plan_step_released'));
+    });
+
+    it('blocks a non-idempotent write whose only record is a write-ahead `started` row', async () => {
+      const w = await world();
+      const { stepId, origin } = await abandonedClaim(w, step('W', { kind: 'capability', capability: 'test.write', params: { name: 'w' } }));
+      const started = await w.store.executions.start({ mindId: w.mind.id, capability: 'test.write', target: 'w', params: { name: 'w' }, origin, correlationId: '', evidence: {} });
+      w.advance(33);
+      await w.executor().drain();
+      const blocked = await stepOf(w.store, stepId);
+      assert.equal(blocked.status, 'blocked');
+      assert.equal(blocked.executionId, started.id);
+      assert.equal(w.log.calls.length, 0);
+    });
+
+    it('adopts a recorded execution instead of acting again, prediction included', async () => {
+      const w = await world();
+      const expectation = { statement: 'w is done', confidence: 0.7, within_seconds: 30, check: { capability: 'test.read', params: { name: 'w' }, field: 'value', comparison: 'exists' as const } };
+      const { stepId, origin } = await abandonedClaim(w, step('W', { kind: 'capability', capability: 'test.write', params: { name: 'w' }, expectation }));
+      const started = await w.store.executions.start({ mindId: w.mind.id, capability: 'test.write', target: 'w', params: { name: 'w' }, origin, correlationId: '', evidence: {} });
+      await w.store.executions.finish(started.id, { status: 'succeeded', result: { observation: { name: 'w', value: 'done' }, summary: 'wrote w' } });
+      w.advance(33);
+      await w.executor().drain();
+      const done = await stepOf(w.store, stepId);
+      assert.equal(done.status, 'completed');
+      assert.equal(done.executionId, started.id);
+      assert.deepEqual(done.observation, { name: 'w', value: 'done' });
+      assert.ok(done.predictionId);
+      assert.equal(w.log.calls.length, 0);
+    });
+
+    it('resumes the wait for an approval the vanished executor had already raised', async () => {
+      const w = await world();
+      await w.store.policyRules.remove(w.mind.id, 'test.write', '*');
+      const { stepId, origin, intention } = await abandonedClaim(w, step('W', { kind: 'capability', capability: 'test.write', params: { name: 'w' } }));
+      const pending = await w.service.invoke({ mindId: w.mind.id, capability: 'test.write', params: { name: 'w' }, origin, correlationId: intention.id });
+      assert.equal(pending.status, 'pending');
+      w.advance(33);
+      const executor = w.executor();
+      await executor.drain();
+      const waiting = await stepOf(w.store, stepId);
+      assert.equal(waiting.status, 'awaiting_approval');
+      assert.equal(waiting.approvalId, pending.status === 'pending' ? pending.approvalId : '');
+      assert.ok(waiting.intentionId, 'the wait is a subordinate intention');
+      await w.service.approve(waiting.approvalId!, 'alice');
+      await executor.drain();
+      assert.equal((await stepOf(w.store, stepId)).status, 'completed');
+      assert.equal(w.log.calls.length, 1);
+    });
+
+    it('runs a read-only step again when nothing was recorded', async () => {
+      const w = await world();
+      const { stepId } = await abandonedClaim(w, readStep('R'));
+      w.advance(33);
+      await w.executor().drain();
+      assert.equal((await stepOf(w.store, stepId)).status, 'completed');
+      assert.equal(w.log.calls.length, 1);
+    });
+
+    it('lets only one of two executors take an abandoned step over', async () => {
+      const w = await world();
+      const { stepId, plan } = await abandonedClaim(w, step('W', { kind: 'capability', capability: 'test.write', params: { name: 'w' } }));
+      w.advance(33);
+      await Promise.all([w.executor().tick(), w.executor().tick()]);
+      assert.equal((await stepOf(w.store, stepId)).status, 'blocked');
+      const blockedEvents = (await eventTypes(w.store, { planId: plan.id })).filter((t) => t === 'plan_step_blocked');
+      assert.equal(blockedEvents.length, 1);
+    });
+
+    it('re-runs an abandoned verify step from its stored prediction', async () => {
+      const w = await world();
+      const expectation = { statement: 'w exists', confidence: 0.7, within_seconds: 60, check: { capability: 'test.read', params: { name: 'w' }, field: 'value', comparison: 'exists' as const } };
+      const { plan } = await w.plan(
+        draftOf([
+          step('W', { kind: 'capability', capability: 'test.write', params: { name: 'w' }, expectation }),
+          step('V', { kind: 'verify', depends_on: ['W'], spec: { verifies: 'W' } }),
+        ]),
+      );
+      const executor = w.executor();
+      // Run W only: start the plan and handle its first due step.
+      await executor.tick();
+      const v = plan.steps[1]!;
+      await w.store.steps.transition(v.id, 'pending', 'ready');
+      assert.ok(await w.store.steps.claim(v.id, { leaseSeconds: 32 }));
+      w.advance(33);
+      await executor.drain();
+      assert.equal((await stepOf(w.store, v.id)).status, 'completed');
+      assert.equal((await w.store.plans.get(plan.id))?.status, 'completed');
+    });
+  });
+}

@@ -1,0 +1,95 @@
+// Which work a tick takes on: never drafts, dream plans or a disabled mind's plans; only minds
+// bound to the daemon's host or to none; and found through indexes, so closed history does not
+// show up in what a tick reads.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { CompiledQuery, sql } from 'kysely';
+import { newId } from '../../src/core/ids.ts';
+import { dueStepsForExecutorQuery, plansToSettleQuery, startablePlansQuery } from '../../src/store/repositories/executor-queries.ts';
+import { validate } from '../../src/planning/validate.ts';
+import { STORE_KINDS, useStore } from '../support/stores.ts';
+import { draftOf, makeWorld, readStep, stepsOf } from './support.ts';
+
+for (const kind of STORE_KINDS) {
+  describe(`executor selection (${kind})`, () => {
+    const current = useStore(kind);
+
+    it('never starts a draft or a dream plan', async () => {
+      const w = await makeWorld(current());
+      await w.allow('test.read');
+      const { plan: dream } = await w.plan(draftOf([readStep('A')]), { origin: 'dream' });
+      const draft = draftOf([readStep('A')]);
+      const intention = await w.store.intentions.create({ mindId: w.mind.id, objective: 'x', origin: 'operator' });
+      const stored = await w.store.plans.create({ mindId: w.mind.id, intentionId: intention.id, origin: 'model', draft, validation: { ...validate(draft, w.registry), valid: false }, status: 'draft' });
+      await w.executor().drain();
+      assert.equal((await w.store.plans.get(dream.id))?.status, 'validated');
+      assert.equal((await w.store.plans.get(stored.id))?.status, 'draft');
+      assert.equal(w.log.calls.length, 0);
+    });
+
+    it('does not advance the plans of a disabled mind, and picks them up when it is enabled again', async () => {
+      const w = await makeWorld(current());
+      await w.allow('test.read');
+      const { plan } = await w.plan(draftOf([readStep('A'), readStep('B', 'test.read', { name: 'b' }, { depends_on: ['A'] })]));
+      const executor = w.executor();
+      await executor.tick();
+      assert.equal((await w.store.plans.get(plan.id))?.status, 'executing');
+      await w.store.minds.setStatus(w.mind.id, 'disabled');
+      const callsBefore = w.log.calls.length;
+      await executor.drain();
+      assert.equal(w.log.calls.length, callsBefore, 'nothing more ran while disabled');
+      await w.store.minds.setStatus(w.mind.id, 'active');
+      await executor.drain();
+      assert.deepEqual(await stepsOf(w.store, plan.id), { A: 'completed', B: 'completed' });
+    });
+
+    it('advances a bound mind only on its own host, and an unbound mind anywhere', async () => {
+      const w = await makeWorld(current(), { mindHost: 'host-a' });
+      await w.allow('test.read');
+      const { plan } = await w.plan(draftOf([readStep('A')]));
+      const unbound = await w.store.minds.create({ name: `free-${newId()}` });
+      await w.store.policyRules.set({ mindId: unbound.id, capability: 'test.read', targetPattern: '*', decision: 'allow', approvers: 1 });
+      const { plan: free } = await w.plan(draftOf([readStep('A')]), { mind: unbound });
+
+      await w.executor({ host: null }).drain();
+      assert.equal((await w.store.plans.get(plan.id))?.status, 'validated', 'a daemon with no host leaves bound minds alone');
+      assert.equal((await w.store.plans.get(free.id))?.status, 'completed');
+
+      await w.executor({ host: 'host-b' }).drain();
+      assert.equal((await w.store.plans.get(plan.id))?.status, 'validated');
+      await w.executor({ host: 'host-a' }).drain();
+      assert.equal((await w.store.plans.get(plan.id))?.status, 'completed');
+    });
+
+    it('abandons a validated plan whose intention has closed instead of running it', async () => {
+      const w = await makeWorld(current());
+      await w.allow('test.read');
+      const { plan, intention } = await w.plan(draftOf([readStep('A')]));
+      await w.store.intentions.transition(intention.id, 'active', 'abandoned', 'cancelled');
+      await w.executor().drain();
+      assert.equal((await w.store.plans.get(plan.id))?.status, 'abandoned');
+      assert.equal(w.log.calls.length, 0);
+    });
+
+    it('finds due steps through the partial due index and live plans through the live-plan index', async () => {
+      const { store } = current();
+      const db = store.db;
+      const explain = async (compiled: { sql: string; parameters: readonly unknown[] }) => {
+        const prefix = kind === 'sqlite' ? 'explain query plan ' : 'explain ';
+        // On PostgreSQL, forbid sequential scans on one connection so the plan shows whether an index can serve.
+        const rows = await db.connection().execute(async (conn) => {
+          if (kind === 'postgres') await sql`set enable_seqscan = off`.execute(conn);
+          const result = await conn.executeQuery(CompiledQuery.raw(prefix + compiled.sql, [...compiled.parameters]));
+          if (kind === 'postgres') await sql`reset enable_seqscan`.execute(conn);
+          return result.rows;
+        });
+        return JSON.stringify(rows);
+      };
+      const affinity = { host: 'h', limit: 10 };
+      assert.match(await explain(dueStepsForExecutorQuery(db, new Date().toISOString(), { ...affinity, now: new Date() }).compile()), /plan_steps_due_idx/);
+      assert.match(await explain(startablePlansQuery(db, affinity).compile()), /plans_live_idx/);
+      assert.match(await explain(plansToSettleQuery(db, affinity).compile()), /plans_live_idx/);
+    });
+  });
+}

@@ -1,0 +1,164 @@
+// Shared set-up for executor tests: a mind, a capability service over either the counting test
+// capabilities or the simulated host, plans built from small step descriptions and stored
+// validated (after passing the real validator), and an executor driven tick by tick on the
+// store's manual clock.
+
+import assert from 'node:assert/strict';
+import { builtinImplementations } from '../../src/capabilities/builtin-implementations.ts';
+import { SimulatedHost } from '../../src/capabilities/host/simulated/host.ts';
+import type { CapabilityImplementations } from '../../src/capabilities/implementation.ts';
+import { builtinRegistry, type CapabilityRegistry } from '../../src/capabilities/registry.ts';
+import { CapabilityService } from '../../src/capabilities/service.ts';
+import { newId } from '../../src/core/ids.ts';
+import type { Budget, JsonObject, PlanDraft, StepDraft } from '../../src/core/plan.ts';
+import type { PlanOrigin } from '../../src/core/vocabulary.ts';
+import { Executor, type ExecutorOptions } from '../../src/execution/index.ts';
+import { validate } from '../../src/planning/validate.ts';
+import type { IntentionRecord, MindRecord, PlanWithSteps, Store } from '../../src/store/index.ts';
+import type { TestStore } from '../support/stores.ts';
+import { testImplementations, testRegistry, type CallLog } from '../support/test-capabilities.ts';
+
+export function step(key: string, over: Partial<StepDraft> & Pick<StepDraft, 'kind'>): StepDraft {
+  return {
+    key,
+    title: over.title ?? `step ${key}`,
+    depends_on: [],
+    capability: '',
+    target: '',
+    params: {},
+    expectation: null,
+    precondition: null,
+    max_attempts: 1,
+    require_approval: false,
+    spec: {},
+    ...over,
+  };
+}
+
+export function draftOf(steps: StepDraft[], over: Partial<PlanDraft> = {}): PlanDraft {
+  return {
+    objective: over.objective ?? 'test objective',
+    strategy: 'operator',
+    assumptions: [],
+    completion_criteria: '',
+    abort_conditions: [],
+    risk: '',
+    estimate: {},
+    budget: { invocations: 20 } as Budget,
+    alternatives: [],
+    steps,
+    ...over,
+  };
+}
+
+export interface World {
+  ts: TestStore;
+  store: Store;
+  clock: TestStore['clock'];
+  registry: CapabilityRegistry;
+  service: CapabilityService;
+  mind: MindRecord;
+  log: CallLog;
+  host: SimulatedHost | null;
+  /** Errors the executors of this world logged; a test ends with none. */
+  errors: string[];
+  executor(over?: Partial<ExecutorOptions>): Executor;
+  /** Forms an intention and stores a validated plan for it (the validator must accept the draft). */
+  plan(draft: PlanDraft, options?: { origin?: PlanOrigin; intention?: Partial<IntentionRecord>; revision?: number; requireApproval?: boolean; mind?: MindRecord }): Promise<{ plan: PlanWithSteps; intention: IntentionRecord }>;
+  allow(capability: string, pattern?: string): Promise<void>;
+  /** Moves the manual clock (and the simulated host's clock with it). */
+  advance(seconds: number): void;
+}
+
+export interface WorldOptions {
+  /** Use the built-in capabilities on a simulated host instead of the counting test ones. */
+  simulated?: boolean;
+  implementations?: CapabilityImplementations;
+  mindHost?: string | null;
+}
+
+export async function makeWorld(ts: TestStore, options: WorldOptions = {}): Promise<World> {
+  const { store, clock } = ts;
+  const calls: CallLog = { calls: [] };
+  let host: SimulatedHost | null = null;
+  let registry: CapabilityRegistry;
+  let implementations: CapabilityImplementations;
+  if (options.simulated) {
+    host = SimulatedHost.create();
+    host.setClock(clock.now());
+    registry = builtinRegistry();
+    implementations = builtinImplementations({ runner: host.runner() });
+  } else {
+    registry = testRegistry;
+    implementations = options.implementations ?? testImplementations(calls);
+  }
+  const service = new CapabilityService(store, registry, implementations);
+  const mind = await store.minds.create({ name: `mind-${newId()}`, host: options.mindHost ?? null });
+  const errors: string[] = [];
+  const log = {
+    debug() {},
+    warn() {},
+    error(message: string, data?: Record<string, unknown>) {
+      errors.push(`${message} ${JSON.stringify(data ?? {})}`);
+    },
+  };
+  const world: World = {
+    errors,
+    ts,
+    store,
+    clock,
+    registry,
+    service,
+    mind,
+    log: calls,
+    host,
+    executor(over = {}) {
+      return new Executor({ store, capabilities: service, registry, concurrency: 1, name: `test-${newId().slice(-6)}`, log, ...over });
+    },
+    async plan(draft, planOptions = {}) {
+      const validation = validate(draft, registry);
+      assert.deepEqual(validation.errors, [], 'the test plan must pass validation');
+      const mindId = planOptions.mind?.id ?? mind.id;
+      const intention = await store.intentions.create({
+        mindId,
+        objective: draft.objective,
+        origin: 'operator',
+        requireApproval: planOptions.intention?.requireApproval ?? false,
+        means: planOptions.intention?.means ?? null,
+        beliefId: planOptions.intention?.beliefId ?? null,
+      });
+      const plan = await store.plans.create({
+        mindId,
+        intentionId: intention.id,
+        origin: planOptions.origin ?? 'operator',
+        revision: planOptions.revision ?? 1,
+        draft,
+        validation,
+        status: 'validated',
+        requireApproval: planOptions.requireApproval ?? false,
+      });
+      return { plan, intention };
+    },
+    async allow(capability, pattern = '*') {
+      await store.policyRules.set({ mindId: mind.id, capability, targetPattern: pattern, decision: 'allow', approvers: 1 });
+    },
+    advance(seconds) {
+      clock.advance(seconds);
+      host?.setClock(clock.now());
+    },
+  };
+  return world;
+}
+
+export async function stepsOf(store: Store, planId: string): Promise<Record<string, string>> {
+  const plan = await store.plans.get(planId);
+  return Object.fromEntries((plan?.steps ?? []).map((s) => [s.key, s.status]));
+}
+
+export async function eventTypes(store: Store, query: { planId?: string; intentionId?: string; mindId?: string }): Promise<string[]> {
+  return (await store.events.list({ ...query, limit: 5000 })).map((e) => e.type);
+}
+
+export function readStep(key: string, capability = 'test.read', params: JsonObject = { name: key.toLowerCase() }, over: Partial<StepDraft> = {}): StepDraft {
+  return step(key, { kind: 'capability', capability, params, ...over });
+}
