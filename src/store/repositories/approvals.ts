@@ -9,6 +9,7 @@ import type { JsonObject } from '../../core/plan.ts';
 import type { ApprovalStatus } from '../../core/vocabulary.ts';
 import type { ApprovalRequestsTable, Database } from '../schema.ts';
 import { hasOrigin } from '../vocabulary-sql.ts';
+import { decodeAction } from './action-columns.ts';
 import { asList, byCreation, type RepositoryContext } from './context.ts';
 
 /** One operator's answer, in the order given. */
@@ -228,14 +229,7 @@ export class ApprovalRepository {
   #decode(row: Selectable<ApprovalRequestsTable>): ApprovalRecord {
     const { codec } = this.#ctx;
     return {
-      id: row.id,
-      mindId: row.mind_id,
-      capability: row.capability,
-      target: row.target,
-      params: codec.readJson<JsonObject>(row.params),
-      origin: row.origin,
-      correlationId: row.correlation_id,
-      evidence: codec.readJson<JsonObject>(row.evidence),
+      ...decodeAction(row, codec),
       explanation: codec.readJson<JsonObject>(row.explanation),
       digest: row.digest,
       status: row.status,

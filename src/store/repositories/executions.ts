@@ -9,6 +9,7 @@ import type { JsonObject } from '../../core/plan.ts';
 import type { ExecutionStatus } from '../../core/vocabulary.ts';
 import type { Database, ToolExecutionsTable } from '../schema.ts';
 import { hasOrigin } from '../vocabulary-sql.ts';
+import { decodeAction } from './action-columns.ts';
 import type { RepositoryContext } from './context.ts';
 
 export interface ExecutionRecord {
@@ -173,14 +174,7 @@ export class ExecutionRepository {
   #decode(row: Selectable<ToolExecutionsTable>): ExecutionRecord {
     const { codec } = this.#ctx;
     return {
-      id: row.id,
-      mindId: row.mind_id,
-      capability: row.capability,
-      target: row.target,
-      params: codec.readJson<JsonObject>(row.params),
-      origin: row.origin,
-      correlationId: row.correlation_id,
-      evidence: codec.readJson<JsonObject>(row.evidence),
+      ...decodeAction(row, codec),
       approvalId: row.approval_id,
       grantId: row.grant_id,
       status: row.status,
