@@ -5,6 +5,7 @@
 
 import { resolvePrediction } from '../mind/predictions.ts';
 import { STALLED_REPLAN_SECONDS, type ExecutorContext } from './context.ts';
+import { replanUnderNewCommitments } from './commitments.ts';
 import { resumeStalledReplans } from './replan.ts';
 import { runDueStep } from './run-step.ts';
 import { settlePlans, startPlans } from './settle.ts';
@@ -24,6 +25,7 @@ export interface TickReport {
   startedPlans: number;
   resumedReplans: number;
   settled: number;
+  replannedForCommitments: number;
   dueSteps: number;
   movedSteps: number;
   errors: number;
@@ -42,6 +44,7 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
     startedPlans: 0,
     resumedReplans: 0,
     settled: 0,
+    replannedForCommitments: 0,
     dueSteps: 0,
     movedSteps: 0,
     errors: 0,
@@ -63,6 +66,9 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
   report.startedPlans = await guarded('starting plans', () => startPlans(ctx, options.batch), 0);
   report.resumedReplans = await guarded('resuming stalled replans', () => resumeStalledReplans(ctx, STALLED_REPLAN_SECONDS, options.batch), 0);
   report.settled = await guarded('settling plans', () => settlePlans(ctx, options.batch), 0);
+  // Before any due step runs: a step bound by a commitment taken since its plan was made must
+  // not start under the old plan.
+  report.replannedForCommitments = await guarded('replanning under new commitments', () => replanUnderNewCommitments(ctx, options.batch), 0);
   if (options.signal?.aborted) return report;
 
   const due = await guarded('finding due steps', () => store.executorQueries.dueSteps({ now: ctx.clock.now(), host: ctx.host, limit: options.batch }), []);
@@ -77,7 +83,7 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, due.length)) }, worker));
 
   report.busy =
-    due.length >= options.batch || report.startedPlans > 0 || report.settled > 0 || report.movedSteps > 0 || report.resumedReplans > 0;
+    due.length >= options.batch || report.startedPlans > 0 || report.settled > 0 || report.replannedForCommitments > 0 || report.movedSteps > 0 || report.resumedReplans > 0;
   return report;
 }
 

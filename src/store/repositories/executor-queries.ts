@@ -160,6 +160,30 @@ export class ExecutorQueryRepository {
   }
 
   /**
+   * Executing plans of minds that took a commitment after the plan was made: pairs of plan and
+   * commitment, for the executor to check whether a step still to run is now bound by it.
+   * Served by the live-plans index; the commitments joined are only the mind's active ones.
+   */
+  async plansBehindCommitments(query: PlanQuery): Promise<{ planId: string; commitmentId: string }[]> {
+    const rows = await this.#ctx.db
+      .selectFrom('plans as p')
+      .innerJoin('minds as m', 'm.id', 'p.mind_id')
+      .innerJoin('commitments as c', 'c.mind_id', 'p.mind_id')
+      .select(['p.id as planId', 'c.id as commitmentId'])
+      .where(livePlan())
+      .where('p.status', '=', 'executing')
+      .where('p.origin', '<>', 'dream')
+      .where(mayAdvance(query.host))
+      .where('c.status', '=', 'active')
+      .where(sql<SqlBool>`${sql.ref('c.created_at')} > ${sql.ref('p.created_at')}`)
+      .orderBy('p.created_at')
+      .orderBy('p.id')
+      .limit(query.limit)
+      .execute();
+    return rows;
+  }
+
+  /**
    * Plans left in `replanning` since before `before`: the executor that was replanning them
    * stopped part-way. Only plans of minds this daemon may advance.
    */
