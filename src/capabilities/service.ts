@@ -82,9 +82,10 @@ export class CapabilityService {
     const refusal = await this.#mindRefusal(request);
     if (refusal) return this.#refuse(request, call, refusal);
 
-    // A grant may be spent by a concurrent call between deciding and consuming it: decide again.
-    for (let round = 0; round < 3; round += 1) {
-      const verdict = await this.#decide(request, call);
+    // A grant may be spent by a concurrent call between deciding and consuming it: decide again,
+    // and after three lost races decide without grants (so the loop always ends).
+    for (let round = 0; ; round += 1) {
+      const verdict = await this.#decide(request, call, { ignoreGrants: round >= 3 });
       await this.#event('policy_decision', request, {
         capability: call.definition.name,
         target: call.target,
@@ -92,28 +93,11 @@ export class CapabilityService {
         source: verdict.source,
         reason: verdict.reason,
       });
-      if (verdict.decision === 'deny') {
-        return this.#refuse(request, call, { status: 'denied', code: verdict.source === 'locked' ? 'locked' : 'policy_denied', reason: verdict.reason, verdict });
-      }
-      if (verdict.decision === 'ask') {
-        if (request.allowPrompt === false) {
-          return this.#refuse(request, call, {
-            status: 'denied',
-            code: 'not_observable',
-            reason: `not observable: policy would ask an operator (${verdict.reason}), and a check never prompts`,
-            verdict,
-          });
-        }
-        return this.#raiseApproval(request, call, verdict);
-      }
-      if (verdict.grant) {
-        const used = await store.grants.consume(verdict.grant.id, this.#ctx.clock.now());
-        if (!used) continue;
-      }
+      if (verdict.decision !== 'allow') return this.#unallowed(request, call, verdict);
+      if (verdict.grant && !(await store.grants.consume(verdict.grant.id, this.#ctx.clock.now()))) continue;
       await this.#event('tool_authorised', request, { capability: call.definition.name, target: call.target, source: verdict.source, grant_id: verdict.grant?.id ?? null });
       return perform(store, this.#ctx.implementations, request, { ...call, verdict, grantId: verdict.grant?.id ?? null });
     }
-    return this.#raiseApproval(request, call, await this.#decide(request, call, { ignoreGrants: true }));
   }
 
   /** The decision an invocation would meet, and what it would need. Records nothing. */
@@ -207,6 +191,22 @@ export class CapabilityService {
       requireApproval: request.requireApproval ?? false,
       now,
     });
+  }
+
+  /** A deny is refused; an ask raises an approval request, except for a check, which never prompts. */
+  #unallowed(request: InvokeRequest, call: CheckedCall, verdict: PolicyVerdict): Promise<InvokeResult> {
+    if (verdict.decision === 'deny') {
+      return this.#refuse(request, call, { status: 'denied', code: verdict.source === 'locked' ? 'locked' : 'policy_denied', reason: verdict.reason, verdict });
+    }
+    if (request.allowPrompt === false) {
+      return this.#refuse(request, call, {
+        status: 'denied',
+        code: 'not_observable',
+        reason: `not observable: policy would ask an operator (${verdict.reason}), and a check never prompts`,
+        verdict,
+      });
+    }
+    return this.#raiseApproval(request, call, verdict);
   }
 
   async #refuse(request: InvokeRequest, call: CheckedCall, denial: Denied): Promise<Denied> {

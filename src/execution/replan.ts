@@ -188,3 +188,17 @@ export async function cancelOpenSteps(ctx: ExecutorContext, plan: PlanWithSteps,
   if (cancelled > 0) await resumeParent(store, plan.intentionId);
   return cancelled;
 }
+
+/**
+ * Cancels what still waits in plans that have closed, withdrawing their approval and capability
+ * requests. A step that was mid-invocation during a replan is left to finish; if it then comes
+ * back waiting for an operator, this is where that wait ends.
+ */
+export async function cancelOrphanedWaits(ctx: ExecutorContext, batch: number): Promise<number> {
+  let cancelled = 0;
+  for (const planId of await ctx.store.executorQueries.closedPlansWithOpenWaits({ host: ctx.host, limit: batch })) {
+    const plan = await ctx.store.plans.get(planId);
+    if (plan) cancelled += await cancelOpenSteps(ctx, plan, `its plan is ${plan.status}`);
+  }
+  return cancelled;
+}

@@ -6,7 +6,7 @@
 import { resolvePrediction } from '../mind/predictions.ts';
 import { STALLED_REPLAN_SECONDS, type ExecutorContext } from './context.ts';
 import { replanUnderNewCommitments } from './commitments.ts';
-import { resumeStalledReplans } from './replan.ts';
+import { cancelOrphanedWaits, resumeStalledReplans } from './replan.ts';
 import { runDueStep } from './run-step.ts';
 import { settlePlans, startPlans } from './settle.ts';
 
@@ -26,6 +26,7 @@ export interface TickReport {
   resumedReplans: number;
   settled: number;
   replannedForCommitments: number;
+  cancelledOrphans: number;
   dueSteps: number;
   movedSteps: number;
   errors: number;
@@ -45,6 +46,7 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
     resumedReplans: 0,
     settled: 0,
     replannedForCommitments: 0,
+    cancelledOrphans: 0,
     dueSteps: 0,
     movedSteps: 0,
     errors: 0,
@@ -69,6 +71,7 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
   // Before any due step runs: a step bound by a commitment taken since its plan was made must
   // not start under the old plan.
   report.replannedForCommitments = await guarded('replanning under new commitments', () => replanUnderNewCommitments(ctx, options.batch), 0);
+  report.cancelledOrphans = await guarded('cancelling waits of closed plans', () => cancelOrphanedWaits(ctx, options.batch), 0);
   if (options.signal?.aborted) return report;
 
   const due = await guarded('finding due steps', () => store.executorQueries.dueSteps({ now: ctx.clock.now(), host: ctx.host, limit: options.batch }), []);

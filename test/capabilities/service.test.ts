@@ -249,6 +249,23 @@ for (const kind of STORE_KINDS) {
       assert.equal(log.calls.length, 0);
     });
 
+    it('still never prompts for a check when every grant is spent by racing callers', async () => {
+      const { store, service, mind, log, request } = await setUp();
+      const raised = await service.requestCapability({ ...baseRequest(mind.id), capability: 'test.read', targetPattern: '*' });
+      await service.grant(raised.status === 'raised' ? raised.requestId : '', 'alice');
+      // Every attempt to use the live grant loses, as if other callers spent it each time.
+      const grants = new Proxy(store.grants, {
+        get: (target, key) => (key === 'consume' ? async () => undefined : (Reflect.get(target, key) as (...a: unknown[]) => unknown).bind(target)),
+      });
+      const racing = new CapabilityService({ ...store, grants } as Store, testRegistry, testImplementations(log));
+      const check = await racing.invoke(request('test.read', { name: 'a' }, { allowPrompt: false }));
+      assert.equal(check.status === 'denied' && check.code, 'not_observable');
+      assert.equal((await store.approvals.list({ mindId: mind.id })).length, 0);
+      const call = await racing.invoke(request('test.read', { name: 'a' }));
+      assert.equal(call.status, 'pending', 'an ordinary call falls back to asking');
+      assert.equal(log.calls.length, 0);
+    });
+
     it('refuses invalid parameters and unknown capabilities with a record', async () => {
       const { store, service, log, request } = await setUp();
       const bad = request('test.write', { name: 'alpha', shell: 'rm -rf /' });

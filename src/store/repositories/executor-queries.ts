@@ -160,6 +160,28 @@ export class ExecutorQueryRepository {
   }
 
   /**
+   * Plans that closed (superseded, failed, abandoned, completed) while one of their steps still
+   * waits: typically a step that was mid-invocation when its plan was replanned and then came
+   * back awaiting an approval. Its approval or request must be withdrawn, not left for an
+   * operator to approve for a plan nobody runs. Served by the due index.
+   */
+  async closedPlansWithOpenWaits(query: PlanQuery): Promise<string[]> {
+    const rows = await this.#ctx.db
+      .selectFrom('plan_steps')
+      .innerJoin('plans as p', 'p.id', 'plan_steps.plan_id')
+      .innerJoin('minds as m', 'm.id', 'plan_steps.mind_id')
+      .select('p.id')
+      .distinct()
+      .where(oneOf('plan_steps.status', DUE_STEP_STATUSES))
+      .where('plan_steps.status', '<>', 'executing')
+      .where('p.status', 'in', ['superseded', 'failed', 'abandoned', 'completed'])
+      .where(mayAdvance(query.host))
+      .limit(query.limit)
+      .execute();
+    return rows.map((row) => row.id);
+  }
+
+  /**
    * Executing plans of minds that took a commitment after the plan was made: pairs of plan and
    * commitment, for the executor to check whether a step still to run is now bound by it.
    * Served by the live-plans index; the commitments joined are only the mind's active ones.
