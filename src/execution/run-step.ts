@@ -4,7 +4,7 @@
 
 import { addSeconds } from '../core/clock.ts';
 import type { StepRecord } from '../store/index.ts';
-import { applyDecision, loadScene } from './apply.ts';
+import { applyDecision, loadScene, type StepScene } from './apply.ts';
 import type { ExecutorContext } from './context.ts';
 import { runHandler } from './handlers/index.ts';
 import { leaseSecondsFor } from './lease.ts';
@@ -69,7 +69,8 @@ async function claimAndRun(ctx: ExecutorContext, due: StepRecord): Promise<boole
     return won;
   });
   if (!claimed) return false;
-  const scene = { ...scene0, step: claimed };
+  const scene: StepScene = { ...scene0, step: claimed };
   const decision = await runHandler(ctx, scene);
-  return (await applyDecision(ctx, scene, decision, { from: 'executing', guard: { leaseUntil: claimed.leaseUntil } })) !== undefined;
+  // A handler about to make a non-idempotent write renews the lease first (scene.step then holds it).
+  return (await applyDecision(ctx, scene, decision, { from: 'executing', guard: { leaseUntil: scene.step.leaseUntil } })) !== undefined;
 }

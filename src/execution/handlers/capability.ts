@@ -10,7 +10,7 @@ import type { StepRecord } from '../../store/index.ts';
 import type { StepScene } from '../apply.ts';
 import { checkBudget, usage, originsOf } from '../budget.ts';
 import { observe, type CheckOutcome } from '../checks.ts';
-import { preconditionOrigin, stepOrigin, type ExecutorContext } from '../context.ts';
+import { LEASE_MARGIN_SECONDS, preconditionOrigin, stepOrigin, type ExecutorContext } from '../context.ts';
 import { backoffSeconds, type Effect, type StepDecision } from '../decisions.ts';
 import { evidenceOf, explanationOf } from '../explain.ts';
 
@@ -128,6 +128,21 @@ export async function runCapabilityStep(ctx: ExecutorContext, scene: StepScene):
     const outcome = await observe(ctx, { ...call, origin: preconditionOrigin(step.id), why: `precondition of step ${step.key}: ${step.precondition.statement ?? step.title}` }, step.precondition);
     const decided = judgePrecondition(step, outcome, ctx.clock.now());
     if (decided) return decided;
+  }
+
+  if (!repeatable(definition)) {
+    // The write-ahead record must be written under a lease nobody else can have taken over:
+    // renew the claim (only if it is still ours and unexpired) right before acting, so the
+    // record recovery finds always tells the truth about whether the action may have run.
+    const now = ctx.clock.now();
+    if (!step.leaseUntil || step.leaseUntil.getTime() <= now.getTime()) {
+      return { kind: 'keep', reason: 'the claim ran out before acting; recovery decides what happens next' };
+    }
+    const lease = addSeconds(now, definition.timeoutSeconds + LEASE_MARGIN_SECONDS);
+    const renewed = await ctx.store.steps.transition(step.id, 'executing', 'executing', { leaseUntil: lease, nextRunAt: lease }, { leaseUntil: step.leaseUntil });
+    if (!renewed) return { kind: 'keep', reason: 'the claim was taken over before acting' };
+    // The caller applies the decision under the renewed lease.
+    scene.step = renewed;
   }
 
   const result = await ctx.capabilities.invoke({
