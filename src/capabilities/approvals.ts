@@ -4,6 +4,7 @@
 // Approval history is shown to operators but never consulted to decide.
 
 import type { JsonObject } from '../core/plan.ts';
+import { isOperatorName } from '../core/operator.ts';
 import type { EventType } from '../core/vocabulary.ts';
 import type { ApprovalDecision, ApprovalRecord } from '../store/index.ts';
 import type { Denied, Executed, Failed } from './invocation.ts';
@@ -46,7 +47,7 @@ function isRecord(value: ApprovalRecord | ApprovalAnswer): value is ApprovalReco
 }
 
 function checkOperator(operator: string): ApprovalAnswer | null {
-  return typeof operator === 'string' && operator.trim().length > 0 ? null : refused('invalid_operator', 'a decision needs the name of the operator making it');
+  return isOperatorName(operator) ? null : refused('invalid_operator', 'a decision needs the name of the operator making it');
 }
 
 /** The stored action still hashes to its digest and its target still follows from its parameters. */

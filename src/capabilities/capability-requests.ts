@@ -4,6 +4,7 @@
 // resource, so a mind has a cap on open requests.
 
 import { addSeconds } from '../core/clock.ts';
+import { isOperatorName } from '../core/operator.ts';
 import type { JsonObject, ValidationIssue } from '../core/plan.ts';
 import type { EventType } from '../core/vocabulary.ts';
 import type { CapabilityRegistry } from './registry.ts';
@@ -124,7 +125,7 @@ export async function decideRequest(
   operator: string,
   decision: { grant: GrantScope } | { deny: string },
 ): Promise<RequestAnswer> {
-  if (typeof operator !== 'string' || operator.trim() === '') return { status: 'refused', code: 'invalid_operator', message: 'a decision needs the name of the operator making it' };
+  if (!isOperatorName(operator)) return { status: 'refused', code: 'invalid_operator', message: 'a decision needs the name of the operator making it' };
   const request = await ctx.store.capabilityRequests.get(requestId);
   if (!request) return { status: 'refused', code: 'not_found', message: `no capability request ${requestId}` };
   if (request.status !== 'open') return { status: 'refused', code: 'not_open', message: `capability request ${requestId} is ${request.status}, not open` };
@@ -197,7 +198,7 @@ export async function withdrawRequest(ctx: ServiceContext, requestId: string, mi
 }
 
 export async function revokeGrant(ctx: ServiceContext, grantId: string, operator: string): Promise<RequestAnswer> {
-  if (typeof operator !== 'string' || operator.trim() === '') return { status: 'refused', code: 'invalid_operator', message: 'a revocation needs the name of the operator making it' };
+  if (!isOperatorName(operator)) return { status: 'refused', code: 'invalid_operator', message: 'a revocation needs the name of the operator making it' };
   const revoked = await ctx.store.grants.revoke(grantId, operator);
   if (!revoked) {
     const grant = await ctx.store.grants.get(grantId);

@@ -4,6 +4,9 @@
 import type { Command } from 'commander';
 import { InputError, type Problem } from '../core/errors.ts';
 import { isId } from '../core/ids.ts';
+import { builtinImplementations } from '../capabilities/builtin-implementations.ts';
+import { builtinRegistry } from '../capabilities/registry.ts';
+import { CapabilityService } from '../capabilities/service.ts';
 import { openStore, resolveStoreConfig, type MindRecord, type Store } from '../store/index.ts';
 import { EXIT } from './exit-codes.ts';
 
@@ -29,6 +32,11 @@ export async function useStore<T>(options: StoreOptions, work: (store: Store) =>
   } finally {
     await store.close();
   }
+}
+
+/** The capability service over the built-ins on this host, as every acting command uses it. */
+export function capabilityService(store: Store): CapabilityService {
+  return new CapabilityService(store, builtinRegistry(), builtinImplementations());
 }
 
 export async function findMind(store: Store, nameOrId: string): Promise<MindRecord> {

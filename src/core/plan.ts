@@ -2,7 +2,7 @@
 // Field names follow the reference schema (snake_case) so a plan file, an API body and a
 // stored row read the same way. See docs/plan-format.md.
 
-import type { Comparison, InternalAction, PlanOrigin, StepKind } from './vocabulary.ts';
+import type { Comparison, InternalAction, StepKind } from './vocabulary.ts';
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
@@ -174,10 +174,6 @@ export interface ValidationResult {
   warnings: ValidationIssue[];
   /** The estimate validation computed from the steps (never the draft's own claim). */
   estimate: Resources;
-}
-
-export interface PlanProvenance {
-  origin: PlanOrigin;
 }
 
 export const MAX_STEPS = 30;

@@ -16,6 +16,7 @@
 // it may already have raised.
 
 import { addSeconds } from '../core/clock.ts';
+import { isOperatorName } from '../core/operator.ts';
 import type { CapabilityDefinition } from '../capabilities/definition.ts';
 import type { JsonObject } from '../core/plan.ts';
 import { resumeIntention } from '../mind/intentions.ts';
@@ -155,7 +156,7 @@ export type Release =
  * blocked with it goes back to executing, and an intention held only by it resumes.
  */
 export async function releaseStep(store: Store, stepId: string, operator: string): Promise<Release> {
-  if (typeof operator !== 'string' || operator.trim() === '') {
+  if (!isOperatorName(operator)) {
     return { released: false, code: 'invalid_operator', message: 'a release needs the name of the operator making it' };
   }
   const step = await store.steps.get(stepId);

@@ -5,12 +5,8 @@
 import type { Command } from 'commander';
 import { InputError } from '../../core/errors.ts';
 import { isId } from '../../core/ids.ts';
-import { builtinImplementations } from '../../capabilities/builtin-implementations.ts';
-import { builtinRegistry } from '../../capabilities/registry.ts';
-import { CapabilityService } from '../../capabilities/service.ts';
-import type { Store } from '../../store/index.ts';
 import { EXIT } from '../exit-codes.ts';
-import { action, findMind, printJson, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
+import { action, capabilityService, findMind, printJson, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
 import { describeResult, exitFor } from './invoke.ts';
 
 interface DecisionOptions extends StoreOptions {
@@ -20,10 +16,6 @@ interface DecisionOptions extends StoreOptions {
 
 function requireId(value: string, what: string): void {
   if (!isId(value)) throw new InputError([{ code: 'invalid_id', path: what, message: `"${value}" is not an id` }]);
-}
-
-function service(store: Store): CapabilityService {
-  return new CapabilityService(store, builtinRegistry(), builtinImplementations());
 }
 
 function decision(command: Command): Command {
@@ -40,7 +32,7 @@ export function approvalCommands(program: Command): void {
     .action(
       action(async (options: StoreOptions & { mind?: string; all?: boolean }) => {
         await useStore(options, async (store) => {
-          await service(store).expireApprovals();
+          await capabilityService(store).expireApprovals();
           const mindId = options.mind ? (await findMind(store, options.mind)).id : undefined;
           const approvals = await store.approvals.list({ ...(mindId ? { mindId } : {}), ...(options.all ? {} : { status: 'pending' }), limit: 200 });
           if (options.json) return printJson(approvals);
@@ -66,7 +58,7 @@ export function approvalCommands(program: Command): void {
       action(async (id: string, options: DecisionOptions) => {
         requireId(id, 'approval-id');
         return useStore(options, async (store) => {
-          const answer = await service(store).approve(id, options.as, options.note);
+          const answer = await capabilityService(store).approve(id, options.as, options.note);
           if (options.json) printJson(answer);
           else if (answer.status === 'approved') process.stdout.write(`approved ${id}; ${describeResult(answer.result)}`);
           else if (answer.status === 'awaiting_second_approver') process.stdout.write(`approval ${answer.approvals}/${answer.required} recorded; another operator must approve\n`);
@@ -83,7 +75,7 @@ export function approvalCommands(program: Command): void {
       action(async (id: string, options: DecisionOptions) => {
         requireId(id, 'approval-id');
         return useStore(options, async (store) => {
-          const answer = await service(store).deny(id, options.as, options.note);
+          const answer = await capabilityService(store).deny(id, options.as, options.note);
           if (options.json) printJson(answer);
           else if (answer.status === 'refused') process.stderr.write(`refused (${answer.code}): ${answer.message}\n`);
           else process.stdout.write(`denied ${id}\n`);
@@ -124,7 +116,7 @@ export function approvalCommands(program: Command): void {
           ...(options.operations ? { maxOperations: Number(options.operations) } : {}),
         };
         return useStore(options, async (store) => {
-          const answer = await service(store).grant(id, options.as, scope);
+          const answer = await capabilityService(store).grant(id, options.as, scope);
           if (options.json) printJson(answer);
           else if (answer.status === 'granted') process.stdout.write(`granted: grant ${answer.grantId}, ${answer.operations} operations until ${answer.expiresAt.toISOString()}\n`);
           else if (answer.status === 'invalid') for (const i of answer.issues) process.stderr.write(`error ${i.code} at ${i.path}: ${i.message}\n`);
@@ -140,7 +132,7 @@ export function approvalCommands(program: Command): void {
       action(async (id: string, options: DecisionOptions) => {
         requireId(id, 'grant-id');
         return useStore(options, async (store) => {
-          const answer = await service(store).revokeGrant(id, options.as);
+          const answer = await capabilityService(store).revokeGrant(id, options.as);
           if (options.json) printJson(answer);
           else if (answer.status === 'refused') process.stderr.write(`refused (${answer.code}): ${answer.message}\n`);
           else process.stdout.write(`revoked ${id}\n`);

@@ -1,10 +1,7 @@
 import type { Command } from 'commander';
-import { builtinImplementations } from '../../capabilities/builtin-implementations.ts';
 import type { InvokeRequest, InvokeResult } from '../../capabilities/invocation.ts';
-import { builtinRegistry } from '../../capabilities/registry.ts';
-import { CapabilityService } from '../../capabilities/service.ts';
 import { EXIT } from '../exit-codes.ts';
-import { action, findMind, parseJsonOption, printJson, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
+import { action, capabilityService, findMind, parseJsonOption, printJson, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
 import { describeIssue } from '../report.ts';
 
 interface CallOptions extends StoreOptions {
@@ -52,7 +49,7 @@ export function invokeCommands(program: Command): void {
         const params = parseJsonOption(options.params, '--params');
         return useStore(options, async (store) => {
           const mind = await findMind(store, options.mind);
-          const service = new CapabilityService(store, builtinRegistry(), {});
+          const service = capabilityService(store);
           const preview = await service.preview(request(mind.id, capability, options, params));
           if (options.json) printJson(preview);
           else {
@@ -72,7 +69,7 @@ export function invokeCommands(program: Command): void {
         const params = parseJsonOption(options.params, '--params');
         return useStore(options, async (store) => {
           const mind = await findMind(store, options.mind);
-          const service = new CapabilityService(store, builtinRegistry(), builtinImplementations());
+          const service = capabilityService(store);
           const result = await service.invoke(request(mind.id, capability, options, params));
           if (options.json) printJson(result);
           else process.stdout.write(describeResult(result));
