@@ -134,6 +134,15 @@ export type GrantStatus = (typeof GRANT_STATUSES)[number];
 export const COMMITMENT_STATUSES = ['active', 'released'] as const;
 export type CommitmentStatus = (typeof COMMITMENT_STATUSES)[number];
 
+/**
+ * Who a bearer token speaks for. Viewers read; agents read and propose for their own mind;
+ * operators also decide approvals, capability requests and releases; admins also change policy
+ * and manage tokens. An agent can never decide anything.
+ */
+export const ACCESS_ROLES = ['viewer', 'agent', 'operator', 'admin'] as const;
+export type AccessRole = (typeof ACCESS_ROLES)[number];
+export const AccessRoles = closedSet(ACCESS_ROLES);
+
 export const POLICY_DECISIONS = ['allow', 'ask', 'deny'] as const;
 export type PolicyDecision = (typeof POLICY_DECISIONS)[number];
 export const PolicyDecisions = closedSet(POLICY_DECISIONS);

@@ -4,6 +4,7 @@
 
 import type { ColumnType, Generated } from 'kysely';
 import type {
+  AccessRole,
   ApprovalStatus,
   CapabilityRequestStatus,
   CommitmentStatus,
@@ -315,6 +316,18 @@ export interface LlmCallsTable {
   created_at: Time;
 }
 
+export interface AccessTokensTable {
+  id: string;
+  operator: string;
+  role: AccessRole;
+  mind_id: string | null;
+  token_hash: string;
+  label: WithDefault<string>;
+  created_at: Time;
+  expires_at: Time | null;
+  revoked_at: Time | null;
+}
+
 export interface Database {
   minds: MindsTable;
   policy_rules: PolicyRulesTable;
@@ -331,6 +344,7 @@ export interface Database {
   events: EventsTable;
   procedural_memories: ProceduralMemoriesTable;
   llm_calls: LlmCallsTable;
+  access_tokens: AccessTokensTable;
 }
 
 export type TableName = keyof Database;
@@ -350,4 +364,5 @@ export const TABLE_NAMES: readonly TableName[] = [
   'events',
   'procedural_memories',
   'llm_calls',
+  'access_tokens',
 ];

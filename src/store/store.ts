@@ -10,6 +10,7 @@ import { systemClock, type Clock } from '../core/clock.ts';
 import { codecFor, type Codec, type StoreKind } from './codec.ts';
 import { assertSchemaName, type PostgresStoreConfig, type SqliteStoreConfig, type StoreConfig } from './config.ts';
 import { migrateToLatest } from './migrations/index.ts';
+import { AccessTokenRepository } from './repositories/access-tokens.ts';
 import { ApprovalRepository } from './repositories/approvals.ts';
 import { BeliefRepository } from './repositories/beliefs.ts';
 import { CapabilityRequestRepository } from './repositories/capability-requests.ts';
@@ -50,6 +51,7 @@ export interface Repositories {
   readonly predictions: PredictionRepository;
   readonly proceduralMemories: ProceduralMemoryRepository;
   readonly llmCalls: LlmCallRepository;
+  readonly accessTokens: AccessTokenRepository;
 }
 
 export interface Store extends Repositories {
@@ -92,6 +94,7 @@ export function repositoriesFor(ctx: RepositoryContext): Repositories {
     predictions: new PredictionRepository(ctx),
     proceduralMemories: new ProceduralMemoryRepository(ctx),
     llmCalls: new LlmCallRepository(ctx),
+    accessTokens: new AccessTokenRepository(ctx),
   };
 }
 

@@ -1,0 +1,72 @@
+// Issuing and checking bearer tokens. A token is 32 random bytes shown once; the store keeps its
+// SHA-256. Plain SHA-256 is enough here (no salt, no slow hash) because the secret is random
+// and long, not a password a person chose.
+
+import { createHash, randomBytes } from 'node:crypto';
+import type { Clock } from '../core/clock.ts';
+import { InputError } from '../core/errors.ts';
+import { isOperatorName } from '../core/operator.ts';
+import { AccessRoles, type AccessRole } from '../core/vocabulary.ts';
+import type { AccessTokenRecord, Store } from '../store/index.ts';
+import type { Principal } from './permissions.ts';
+
+const TOKEN_PREFIX = 'praxis_';
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+export interface TokenRequest {
+  operator: string;
+  role: string;
+  /** Required for agents, refused for other roles. */
+  mindId?: string | null;
+  label?: string;
+  expiresAt?: Date | null;
+}
+
+export interface IssuedToken {
+  /** The secret itself: shown once, never stored. */
+  token: string;
+  record: AccessTokenRecord;
+}
+
+export async function issueToken(store: Store, request: TokenRequest): Promise<IssuedToken> {
+  const problems = [];
+  if (!isOperatorName(request.operator)) problems.push({ code: 'invalid_operator', path: 'operator', message: 'a token needs the name of the operator it speaks for' });
+  if (!AccessRoles.has(request.role)) {
+    problems.push({ code: 'invalid_role', path: 'role', message: `role must be one of ${AccessRoles.values.join(', ')}, not "${String(request.role)}"` });
+  } else if (request.role === 'agent' && !request.mindId) {
+    problems.push({ code: 'agent_needs_mind', path: 'mind', message: 'an agent token speaks for exactly one mind: name it' });
+  } else if (request.role !== 'agent' && request.mindId) {
+    problems.push({ code: 'mind_only_for_agents', path: 'mind', message: `a ${request.role} token sees every mind; only agent tokens are bound to one` });
+  }
+  if (request.expiresAt && request.expiresAt.getTime() <= store.clock.now().getTime()) {
+    problems.push({ code: 'expiry_in_past', path: 'expires', message: 'the expiry must lie in the future' });
+  }
+  if (problems.length > 0) throw new InputError(problems);
+  const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
+  const record = await store.accessTokens.create({
+    operator: request.operator.trim(),
+    role: request.role as AccessRole,
+    mindId: request.mindId ?? null,
+    tokenHash: hashToken(token),
+    label: request.label ?? '',
+    expiresAt: request.expiresAt ?? null,
+  });
+  return { token, record };
+}
+
+/** True while the token is neither revoked nor past its expiry. */
+export function tokenHolds(record: AccessTokenRecord, clock: Clock): boolean {
+  if (record.revokedAt) return false;
+  return !record.expiresAt || record.expiresAt.getTime() > clock.now().getTime();
+}
+
+/** The principal a presented token speaks for, or null for an unknown, revoked or expired one. */
+export async function authenticate(store: Store, presented: string): Promise<Principal | null> {
+  if (!presented.startsWith(TOKEN_PREFIX)) return null;
+  const record = await store.accessTokens.findByHash(hashToken(presented));
+  if (!record || !tokenHolds(record, store.clock)) return null;
+  return { tokenId: record.id, operator: record.operator, role: record.role, mindId: record.mindId };
+}
