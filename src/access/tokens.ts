@@ -63,6 +63,16 @@ export function tokenHolds(record: AccessTokenRecord, clock: Clock): boolean {
   return !record.expiresAt || record.expiresAt.getTime() > clock.now().getTime();
 }
 
+/**
+ * The token in an `Authorization` header: undefined when there is no header, null when there is
+ * one that is not `Bearer <token>` (a mistake to report, not an anonymous request).
+ */
+export function bearerToken(header: string | undefined): string | null | undefined {
+  if (header === undefined) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1]! : null;
+}
+
 /** The principal a presented token speaks for, or null for an unknown, revoked or expired one. */
 export async function authenticate(store: Store, presented: string): Promise<Principal | null> {
   if (!presented.startsWith(TOKEN_PREFIX)) return null;

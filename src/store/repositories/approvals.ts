@@ -155,6 +155,14 @@ export class ApprovalRepository {
     return rows.map((row) => this.#decode(row));
   }
 
+  /** The most recently changed requests in these statuses, newest change first: the approval centre's history. */
+  async listRecent(options: { mindId?: string; status: readonly ApprovalStatus[]; limit: number }): Promise<ApprovalRecord[]> {
+    let query = this.#ctx.db.selectFrom('approval_requests').selectAll().where('status', 'in', asList(options.status));
+    if (options.mindId !== undefined) query = query.where('mind_id', '=', options.mindId);
+    const rows = await query.orderBy('updated_at', 'desc').orderBy('id', 'desc').limit(options.limit).execute();
+    return rows.map((row) => this.#decode(row));
+  }
+
   /**
    * Moves the request from one of `from` to `to` in one conditional UPDATE, with the patch.
    * Undefined when it was no longer in a `from` status: someone else decided first, and

@@ -161,6 +161,14 @@ export class CapabilityRequestRepository {
     return rows.map((row) => this.#decode(row));
   }
 
+  /** The most recently changed requests in these statuses, newest change first: the request centre's history. */
+  async listRecent(options: { mindId?: string; status: readonly CapabilityRequestStatus[]; limit: number }): Promise<CapabilityRequestRecord[]> {
+    let query = this.#ctx.db.selectFrom('capability_requests').selectAll().where('status', 'in', asList(options.status));
+    if (options.mindId !== undefined) query = query.where('mind_id', '=', options.mindId);
+    const rows = await query.orderBy('updated_at', 'desc').orderBy('id', 'desc').limit(options.limit).execute();
+    return rows.map((row) => this.#decode(row));
+  }
+
   countOpen(mindId: string): Promise<number> {
     return countOpen(this.#ctx.db, mindId);
   }

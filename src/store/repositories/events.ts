@@ -84,6 +84,20 @@ export class EventRepository {
     return rows.map((row) => this.#decode(row));
   }
 
+  async get(id: string): Promise<EventRecord | undefined> {
+    const row = await this.#ctx.db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && this.#decode(row);
+  }
+
+  /** The seq of the newest event, 0 when the log is empty: where a live reader starts. */
+  async latestSeq(): Promise<number> {
+    const { latest } = await this.#ctx.db
+      .selectFrom('events')
+      .select((eb) => eb.fn.max('seq').as('latest'))
+      .executeTakeFirstOrThrow();
+    return latest === null || latest === undefined ? 0 : this.#ctx.codec.readInt(latest);
+  }
+
   #decode(row: Selectable<EventsTable>): EventRecord {
     const { codec } = this.#ctx;
     return {

@@ -95,6 +95,16 @@ export class GrantRepository {
     return rows.map((row) => this.#decode(row));
   }
 
+  /** One page of grants, newest first, keyed on the (time-ordered) id. */
+  async listPage(options: { mindId?: string; status?: GrantStatus; beforeId?: string; limit: number }): Promise<GrantRecord[]> {
+    let query = this.#ctx.db.selectFrom('grants').selectAll();
+    if (options.mindId !== undefined) query = query.where('mind_id', '=', options.mindId);
+    if (options.status !== undefined) query = query.where('status', '=', options.status);
+    if (options.beforeId !== undefined) query = query.where('id', '<', options.beforeId);
+    const rows = await query.orderBy('id', 'desc').limit(options.limit).execute();
+    return rows.map((row) => this.#decode(row));
+  }
+
   /**
    * The grants a mind could use at `now`: active, not expired, operations left. Oldest first.
    * Being listed is no promise: only `consume` decides whether an operation is spent.

@@ -99,6 +99,18 @@ export class IntentionRepository {
   }
 
   /**
+   * One page of a mind's intentions, newest first, keyed on the id alone: ids are time-ordered,
+   * so a page never shifts when intentions are added while someone pages.
+   */
+  async listPage(mindId: string, options: { status?: IntentionStatus; beforeId?: string; limit: number }): Promise<IntentionRecord[]> {
+    let query = this.#ctx.db.selectFrom('intentions').selectAll().where('mind_id', '=', mindId);
+    if (options.status !== undefined) query = query.where('status', '=', options.status);
+    if (options.beforeId !== undefined) query = query.where('id', '<', options.beforeId);
+    const rows = await query.orderBy('id', 'desc').limit(options.limit).execute();
+    return rows.map((row) => this.#decode(row));
+  }
+
+  /**
    * Moves the intention only if it is still in one of the `from` statuses. Returns the updated
    * intention, or undefined when someone else moved it first (nothing is changed then).
    */

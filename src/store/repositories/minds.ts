@@ -64,6 +64,14 @@ export class MindRepository {
     return rows.map((row) => this.#decode(row));
   }
 
+  /** One page of minds by name, starting after `afterName`: names are unique, so they key the page. */
+  async listPage(options: { afterName?: string; limit: number }): Promise<MindRecord[]> {
+    let query = this.#ctx.db.selectFrom('minds').selectAll();
+    if (options.afterName !== undefined) query = query.where('name', '>', options.afterName);
+    const rows = await query.orderBy('name').limit(options.limit).execute();
+    return rows.map((row) => this.#decode(row));
+  }
+
   /** Returns the updated mind, or undefined when there is no such mind. */
   async setStatus(id: string, status: MindStatus): Promise<MindRecord | undefined> {
     const { db, codec, clock } = this.#ctx;

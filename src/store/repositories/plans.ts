@@ -184,6 +184,17 @@ export class PlanRepository {
     return rows.map((row) => this.#decode(row));
   }
 
+  /** One page of plans without steps, newest first, keyed on the (time-ordered) id; filters combine. */
+  async listPage(options: { mindId?: string; intentionId?: string; status?: PlanStatus; beforeId?: string; limit: number }): Promise<PlanRecord[]> {
+    let query = this.#ctx.db.selectFrom('plans').selectAll();
+    if (options.mindId !== undefined) query = query.where('mind_id', '=', options.mindId);
+    if (options.intentionId !== undefined) query = query.where('intention_id', '=', options.intentionId);
+    if (options.status !== undefined) query = query.where('status', '=', options.status);
+    if (options.beforeId !== undefined) query = query.where('id', '<', options.beforeId);
+    const rows = await query.orderBy('id', 'desc').limit(options.limit).execute();
+    return rows.map((row) => this.#decode(row));
+  }
+
   /** Every plan serving one intention, without steps: oldest revision first. */
   async listByIntention(intentionId: string): Promise<PlanRecord[]> {
     const rows = await this.#ctx.db

@@ -98,6 +98,14 @@ export class ProceduralMemoryRepository {
     return rows.map((row) => this.#decode(row));
   }
 
+  /** One page of a mind's memories, newest first, keyed on the (time-ordered) id. */
+  async listPage(mindId: string, options: { beforeId?: string; limit: number }): Promise<ProceduralMemoryRecord[]> {
+    let query = this.#ctx.db.selectFrom('procedural_memories').selectAll().where('mind_id', '=', mindId);
+    if (options.beforeId !== undefined) query = query.where('id', '<', options.beforeId);
+    const rows = await query.orderBy('id', 'desc').limit(options.limit).execute();
+    return rows.map((row) => this.#decode(row));
+  }
+
   #decode(row: Selectable<ProceduralMemoriesTable>): ProceduralMemoryRecord {
     const { codec } = this.#ctx;
     return {

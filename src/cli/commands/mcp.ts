@@ -1,0 +1,52 @@
+// `praxis mcp`: serves MCP on stdin/stdout for the caller a token names, so a desktop MCP client
+// can run Praxis as a local tool. Without a valid token it refuses to start: an MCP session
+// always speaks for someone, and never with more than that token's role allows.
+
+import type { Command } from 'commander';
+import { authenticate } from '../../access/tokens.ts';
+import { builtinRegistry } from '../../capabilities/registry.ts';
+import { OpenAiModelRole, modelRoleConfigFromEnv } from '../../execution/model-role.ts';
+import { serveMcpOverStdio } from '../../mcp/stdio.ts';
+import { action, capabilityService, useStore, withDbOption, type StoreOptions } from '../context.ts';
+import { EXIT } from '../exit-codes.ts';
+
+interface McpOptions extends StoreOptions {
+  token?: string;
+}
+
+export function mcpCommand(program: Command): void {
+  withDbOption(program.command('mcp'))
+    .description('serve MCP on stdin/stdout: propose and inspect plans for the mind (or minds) a token may see')
+    .option('--token <token>', 'bearer token to act as (default: the PRAXIS_TOKEN environment variable)')
+    .action(
+      action(async (options: McpOptions) => {
+        const token = options.token ?? process.env.PRAXIS_TOKEN ?? '';
+        if (token.trim() === '') {
+          process.stderr.write('praxis mcp: no token: pass --token <token> or set PRAXIS_TOKEN (create one with: praxis token create)\n');
+          return EXIT.usage;
+        }
+        return useStore(options, async (store) => {
+          const principal = await authenticate(store, token.trim());
+          if (!principal) {
+            process.stderr.write('praxis mcp: the token is unknown, revoked or expired\n');
+            return EXIT.usage;
+          }
+          const config = modelRoleConfigFromEnv();
+          const registry = builtinRegistry();
+          const stop = new AbortController();
+          const onSignal = () => stop.abort();
+          process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
+          try {
+            await serveMcpOverStdio(
+              { store, registry, capabilities: capabilityService(store), planning: { registry, model: config ? new OpenAiModelRole(config) : null }, principal },
+              undefined,
+              stop.signal,
+            );
+          } finally {
+            process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+          }
+          return EXIT.ok;
+        });
+      }),
+    );
+}

@@ -1,0 +1,37 @@
+// The MCP server: any model may propose and inspect plans through it, none holds authority.
+// There is no tool to approve, deny, grant, change policy, run or release a step, or mark
+// anything done; those decisions belong to operators on the API, the CLI and the console. What
+// exists is reading (capabilities, policy previews, plans, timelines, memories) and proposing
+// (intentions, plans, withdrawing one's own requests), each gated by the token's role and mind.
+
+import { createRequire } from 'node:module';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Caller } from './caller.ts';
+import type { McpServerOptions, ToolContext } from './deps.ts';
+import { registerResources } from './resources.ts';
+import { registerCapabilityTools } from './tools/capabilities.ts';
+import { registerIntentionTools } from './tools/intentions.ts';
+import { registerPlanTools } from './tools/plans.ts';
+import { registerRequestTools } from './tools/requests.ts';
+import { registerTimelineTool } from './tools/timeline.ts';
+
+const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+
+const INSTRUCTIONS = [
+  'Praxis turns intentions into validated plans and runs them through typed capabilities under operator policy.',
+  'You may read capabilities, preview policy decisions, form intentions, propose plans and read plans, timelines and procedural memories.',
+  'You cannot approve, grant, change policy or run anything: writes wait for an operator. Propose, then watch the plan with show_plan.',
+].join(' ');
+
+export function createMcpServer(options: McpServerOptions): McpServer {
+  const { store, registry, capabilities, planning, principal } = options;
+  const server = new McpServer({ name: 'praxis', version }, { instructions: INSTRUCTIONS });
+  const ctx: ToolContext = { store, registry, capabilities, planning, caller: new Caller(store, principal) };
+  registerCapabilityTools(server, ctx);
+  registerIntentionTools(server, ctx);
+  registerPlanTools(server, ctx);
+  registerTimelineTool(server, ctx);
+  registerRequestTools(server, ctx);
+  registerResources(server, ctx);
+  return server;
+}

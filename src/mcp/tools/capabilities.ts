@@ -1,0 +1,100 @@
+// What a mind can do and what policy would say: list_capabilities and preview_decision. Both
+// only read: a preview decides as an invocation would, records nothing and acts on nothing.
+
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { loadPolicyInputs } from '../../capabilities/policy-inputs.ts';
+import { decidePolicy, type PolicyVerdict } from '../../capabilities/policy/decide.ts';
+import type { Preview } from '../../capabilities/invocation.ts';
+import type { ToolContext } from '../deps.ts';
+import { mindField, paramsField, toolInput } from '../input.ts';
+import { answer, guarded, McpRefusal, refusal } from '../refusal.ts';
+
+/** The target a rule with pattern `*` matches and no narrower pattern does: "any other target". */
+const ANY_TARGET = '*';
+
+export function registerCapabilityTools(server: McpServer, ctx: ToolContext): void {
+  server.registerTool(
+    'list_capabilities',
+    {
+      title: 'List capabilities',
+      description:
+        "Every capability Praxis can use for the mind: what it does, its parameter JSON schema, whether it only reads or writes, whether repeating it is harmless, and what the mind's policy decides for it today (allow, ask, deny) on a target no narrower rule names, with the narrower rules.",
+      inputSchema: toolInput({ mind: mindField }),
+      annotations: { readOnlyHint: true },
+    },
+    ({ mind }) =>
+      guarded(async () => {
+        ctx.caller.require('read', 'list_capabilities');
+        const record = await ctx.caller.mind(mind);
+        const now = ctx.store.clock.now();
+        const inputs = await loadPolicyInputs(ctx.store, record.id, now, { grants: true });
+        const capabilities = ctx.registry.list().map((definition) => {
+          const verdict = decidePolicy({ definition, target: ANY_TARGET, params: {}, ...inputs, requireApproval: false, now });
+          const narrower = inputs.rules.filter((r) => r.capability === definition.name && r.target_pattern !== ANY_TARGET);
+          return {
+            name: definition.name,
+            description: definition.description,
+            read_only: definition.readOnly,
+            idempotent: definition.idempotent,
+            locked: definition.locked,
+            timeout_seconds: definition.timeoutSeconds,
+            params_schema: definition.paramsSchema,
+            observes: definition.observes,
+            policy: {
+              ...describeVerdict(verdict),
+              narrower_rules: narrower.map((r) => ({ target_pattern: r.target_pattern, decision: r.decision, approvers: r.approvers })),
+            },
+          };
+        });
+        return answer({ mind: { id: record.id, name: record.name, status: record.status }, capabilities });
+      }),
+  );
+
+  server.registerTool(
+    'preview_decision',
+    {
+      title: 'Preview a policy decision',
+      description:
+        'What would happen if the mind invoked this capability with these parameters now: run without asking, ask one or two operators, or be refused, and why. Nothing is recorded and nothing runs.',
+      inputSchema: toolInput({
+        mind: mindField,
+        capability: z.string().min(1).describe('a capability name from list_capabilities, e.g. service.restart'),
+        params: paramsField,
+      }),
+      annotations: { readOnlyHint: true },
+    },
+    ({ mind, capability, params }) =>
+      guarded(async () => {
+        ctx.caller.require('read', 'preview_decision');
+        const record = await ctx.caller.mind(mind);
+        const preview = await ctx.capabilities.preview({ mindId: record.id, capability, params, origin: 'mcp:preview' });
+        if (preview.decision === 'invalid') throw new McpRefusal(preview.issues);
+        if (!preview.verdict) throw refusal('invalid_params', 'params', 'the call could not be decided');
+        return answer({ mind: { id: record.id, name: record.name }, ...describePreview(preview, preview.verdict) });
+      }),
+  );
+}
+
+function describeVerdict(verdict: PolicyVerdict) {
+  return { decision: verdict.decision, source: verdict.source, approvers: verdict.approvers, reason: verdict.reason };
+}
+
+/** What a preview means for a caller deciding what to propose. */
+function describePreview(preview: Preview, verdict: PolicyVerdict) {
+  const outcome =
+    preview.needs === 'nothing' ? 'runs without asking' : preview.needs === 'refused' ? 'refused' : preview.needs === 'two_approvals' ? 'waits for two operators to approve' : 'waits for an operator to approve';
+  // A grant lifts only a plain `ask` from policy; a commitment or an explicit requirement to ask
+  // stays whatever is granted, and a deny is never lifted.
+  const grantWouldLift = verdict.decision === 'ask' && (verdict.source === 'rule' || verdict.source === 'default');
+  return {
+    capability: preview.capability,
+    target: preview.target,
+    decision: preview.decision,
+    needs: preview.needs,
+    outcome,
+    grant_would_lift: grantWouldLift,
+    why: verdict.reason,
+    source: verdict.source,
+  };
+}

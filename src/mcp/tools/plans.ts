@@ -1,0 +1,72 @@
+// propose_plan and show_plan. A proposal over MCP takes the path of every model proposal
+// (submitPlan with origin `model`): parsed, validated, claims of authority or progress dropped
+// and reported, stored `validated` only when it passed, else kept as a `draft` that never runs.
+
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { CLOSED_PLAN_STATUSES } from '../../core/vocabulary.ts';
+import { submitPlan } from '../../execution/submit-plan.ts';
+import type { ToolContext } from '../deps.ts';
+import { idField, toolInput } from '../input.ts';
+import { answer, guarded, McpRefusal, refusal } from '../refusal.ts';
+import { planView } from '../views.ts';
+
+export function registerPlanTools(server: McpServer, ctx: ToolContext): void {
+  server.registerTool(
+    'propose_plan',
+    {
+      title: 'Propose a plan',
+      description:
+        'Propose a plan (the JSON plan format of docs/plan-format.md) for an open intention of the mind. Praxis validates it: a valid plan is stored `validated` and will run under policy (writes usually wait for an operator); an invalid one is stored as a `draft` with its errors and never runs; input that is not a plan is refused and nothing is stored. Claims of approval, authority or progress in the draft are ignored and listed as warnings.',
+      inputSchema: toolInput({
+        intention_id: idField('intention'),
+        plan: z.unknown().describe('the plan draft: an object with objective, steps, …'),
+      }),
+    },
+    ({ intention_id, plan }) =>
+      guarded(async () => {
+        ctx.caller.require('propose', 'propose_plan');
+        const intention = await ctx.caller.intention(intention_id);
+        if (intention.status === 'fulfilled' || intention.status === 'abandoned') {
+          throw refusal('intention_closed', 'intention_id', `the intention is ${intention.status}: form a new one`);
+        }
+        // A second runnable plan for one intention would run beside the first; only a plan that
+        // failed validation or has ended may be followed by another proposal.
+        const live = (await ctx.store.plans.listByIntention(intention.id)).find((p) => p.status !== 'draft' && !CLOSED_PLAN_STATUSES.includes(p.status));
+        if (live) throw refusal('plan_in_progress', 'intention_id', `plan ${live.id} of this intention is ${live.status}; wait until it ends`);
+
+        const submitted = await submitPlan(ctx.store, ctx.registry, { mindId: intention.mindId, input: plan, origin: 'model', intentionId: intention.id });
+        if (!submitted.stored) {
+          const { errors } = submitted.assessment;
+          if (errors.length === 0) throw refusal('not_stored', 'intention_id', submitted.reason);
+          throw new McpRefusal(errors.map((e) => ({ code: e.code, message: e.message, path: e.path ? `plan.${e.path}` : 'plan' })));
+        }
+        const { plan: stored, assessment } = submitted;
+        return answer({
+          stored: true,
+          plan_id: stored.id,
+          status: stored.status,
+          valid: assessment.valid,
+          errors: assessment.errors,
+          warnings: assessment.warnings,
+          estimate: assessment.estimate,
+        });
+      }),
+  );
+
+  server.registerTool(
+    'show_plan',
+    {
+      title: 'Show a plan',
+      description:
+        'A plan of the mind with its steps: status and reason, expectation, the observation and result or error of each step, and the approval and capability request each step waits on.',
+      inputSchema: toolInput({ plan_id: idField('plan') }),
+      annotations: { readOnlyHint: true },
+    },
+    ({ plan_id }) =>
+      guarded(async () => {
+        ctx.caller.require('read', 'show_plan');
+        return answer({ plan: planView(await ctx.caller.plan(plan_id)) });
+      }),
+  );
+}

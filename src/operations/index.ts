@@ -1,0 +1,12 @@
+// Application operations shared by the HTTP API, the CLI and the MCP server: each takes a
+// store, its inputs and the acting principal, and answers a value or throws an InputError
+// (NotFound, Conflict, Forbidden, NotStored say which kind of refusal it is).
+
+export * from './errors.ts';
+export * from './pages.ts';
+export * from './minds.ts';
+export * from './plans.ts';
+export * from './intentions.ts';
+export * from './decisions.ts';
+export * from './catalogue.ts';
+export * from './timeline.ts';

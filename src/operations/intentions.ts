@@ -1,0 +1,147 @@
+// Intentions as surfaces handle them: lists, the detail view (plans and subordinates), forming
+// one from an objective or a concrete means and asking the planner at once, and cancelling.
+
+import type { Principal } from '../access/permissions.ts';
+import type { CapabilityRegistry } from '../capabilities/registry.ts';
+import type { CapabilityService } from '../capabilities/service.ts';
+import { InputError, type Problem } from '../core/errors.ts';
+import type { JsonObject } from '../core/plan.ts';
+import type { IntentionStatus } from '../core/vocabulary.ts';
+import { planIntention, type PlanningServices } from '../execution/plan-intention.ts';
+import { abandonIntention, formIntention } from '../mind/intentions.ts';
+import type { IntentionMeans, IntentionRecord, Store } from '../store/index.ts';
+import { Conflict, NotFound } from './errors.ts';
+import { assertMindReach, resolveMind } from './minds.ts';
+import { decodeCursor, pageOf, pageSize, type Page, type PageRequest } from './pages.ts';
+import { cancelPlan, summarise, type PlanSummary } from './plans.ts';
+
+export async function findIntention(store: Store, principal: Principal, id: string, path = 'id'): Promise<IntentionRecord> {
+  const intention = await store.intentions.get(id);
+  if (!intention) throw new NotFound(path, `no intention ${id}`);
+  assertMindReach(principal, intention.mindId, path);
+  return intention;
+}
+
+export async function listIntentions(
+  store: Store,
+  principal: Principal,
+  mindRef: string,
+  input: PageRequest & { status?: IntentionStatus | undefined },
+): Promise<Page<IntentionRecord>> {
+  const limit = pageSize(input);
+  const beforeId = input.cursor === undefined ? undefined : decodeCursor('id', input.cursor);
+  const mind = await resolveMind(store, principal, mindRef);
+  const rows = await store.intentions.listPage(mind.id, {
+    ...(input.status !== undefined ? { status: input.status } : {}),
+    ...(beforeId !== undefined ? { beforeId } : {}),
+    limit: limit + 1,
+  });
+  return pageOf(rows, limit, (i) => i.id, 'id');
+}
+
+export interface IntentionDetail {
+  intention: IntentionRecord;
+  plans: PlanSummary[];
+  subordinates: IntentionRecord[];
+}
+
+export async function intentionDetail(store: Store, principal: Principal, id: string): Promise<IntentionDetail> {
+  const intention = await findIntention(store, principal, id);
+  const plans = await summarise(store, await store.plans.listByIntention(intention.id));
+  return { intention, plans, subordinates: await store.intentions.listSubordinates(intention.id) };
+}
+
+export interface IntentionProposal {
+  objective?: string | undefined;
+  means?: { capability: string; target?: string | undefined; params: JsonObject } | undefined;
+  require_approval?: boolean | undefined;
+}
+
+export interface Proposed {
+  intention: IntentionRecord;
+  planning: { status: string; plan_id: string | null; reason: string };
+}
+
+/** A means checked against the registry: its parameters pass the schema and its target follows from them. */
+function checkMeans(registry: CapabilityRegistry, means: NonNullable<IntentionProposal['means']>): IntentionMeans {
+  const problems: Problem[] = registry.checkParams(means.capability, means.params).map((p) => ({
+    code: p.code,
+    message: p.message,
+    path: `means.${p.path}`,
+  }));
+  if (problems.length > 0) throw new InputError(problems);
+  const target = registry.targetOf(means.capability, means.params);
+  if (means.target !== undefined && means.target !== target) {
+    throw new InputError([
+      { code: 'target_mismatch', path: 'means.target', message: `the parameters act on "${target}", not "${means.target}"; leave the target out or make it match` },
+    ]);
+  }
+  return { capability: means.capability, target, params: means.params };
+}
+
+/** Forms the intention, then asks the planner for it straight away. */
+export async function proposeIntention(
+  store: Store,
+  planning: PlanningServices,
+  principal: Principal,
+  mindRef: string,
+  proposal: IntentionProposal,
+): Promise<Proposed> {
+  const mind = await resolveMind(store, principal, mindRef);
+  const means = proposal.means ? checkMeans(planning.registry, proposal.means) : null;
+  const formed = await formIntention(store, {
+    mindId: mind.id,
+    ...(proposal.objective !== undefined ? { objective: proposal.objective } : {}),
+    means,
+    origin: principal.role === 'agent' ? `agent:${principal.operator}` : `operator:${principal.operator}`,
+    requireApproval: proposal.require_approval ?? false,
+  });
+  if (!formed.ok) throw new InputError(formed.problems);
+  const result = await planIntention(store, planning, formed.intention.id);
+  const planned = (await store.intentions.get(formed.intention.id)) ?? formed.intention;
+  switch (result.status) {
+    case 'planned':
+      return { intention: planned, planning: { status: 'planned', plan_id: result.plan.id, reason: `planned with ${result.strategy}` } };
+    case 'draft':
+      return {
+        intention: planned,
+        planning: { status: 'draft', plan_id: result.plan.id, reason: `the proposal failed validation (${result.errors.length} error(s)) and is kept as a draft` },
+      };
+    case 'no_possible_plan':
+      return { intention: planned, planning: { status: 'no_possible_plan', plan_id: null, reason: 'no strategy applies: the intention was abandoned' } };
+    case 'model_failed':
+      return { intention: planned, planning: { status: 'model_failed', plan_id: null, reason: `${result.outcome}: ${result.message}` } };
+    case 'refused':
+      return { intention: planned, planning: { status: 'refused', plan_id: null, reason: `${result.code}: ${result.message}` } };
+  }
+}
+
+/**
+ * Abandons an open intention (with its open subordinates) on an operator's word, then cancels
+ * its plans that are still open. The intention closes first, so nothing resumes it while its
+ * plans are being cancelled.
+ */
+export async function cancelIntention(
+  store: Store,
+  registry: CapabilityRegistry,
+  capabilities: CapabilityService,
+  principal: Principal,
+  id: string,
+  reason: string,
+): Promise<IntentionRecord> {
+  const intention = await findIntention(store, principal, id);
+  const abandoned = await abandonIntention(store, intention.id, 'cancelled', { operator: principal.operator, note: reason });
+  if (!abandoned) {
+    const now = (await store.intentions.get(intention.id))?.status ?? intention.status;
+    throw new Conflict('id', `intention ${intention.id} is already ${now}`, 'intention_closed');
+  }
+  for (const plan of await store.plans.listByIntention(intention.id)) {
+    try {
+      await cancelPlan(store, registry, capabilities, principal, plan.id, reason);
+    } catch (error) {
+      // A plan that closed already (or closes meanwhile) needs nothing more.
+      if (!(error instanceof Conflict)) throw error;
+    }
+  }
+  return abandoned;
+}

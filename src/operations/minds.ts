@@ -1,0 +1,69 @@
+// Finding and creating minds, and keeping an agent to the one mind its token is bound to.
+
+import { mayActOnMind, type Principal } from '../access/permissions.ts';
+import { isId } from '../core/ids.ts';
+import type { MindRecord, Store } from '../store/index.ts';
+import { Conflict, Forbidden, NotFound, invalid } from './errors.ts';
+import { decodeCursor, pageOf, pageSize, type Page, type PageRequest } from './pages.ts';
+
+const MIND_NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/i;
+
+/** The mind a name or id names, if the principal may touch it. `path` names the input that held it. */
+export async function resolveMind(store: Store, principal: Principal, nameOrId: string, path = 'mind'): Promise<MindRecord> {
+  const mind = isId(nameOrId) ? await store.minds.get(nameOrId) : await store.minds.getByName(nameOrId);
+  if (!mind) throw new NotFound(path, `no mind named or numbered "${nameOrId}"`, 'unknown_mind');
+  assertMindReach(principal, mind.id, path);
+  return mind;
+}
+
+/** Refuses a principal bound to another mind. */
+export function assertMindReach(principal: Principal, mindId: string, path: string): void {
+  if (!mayActOnMind(principal, mindId)) {
+    throw new Forbidden(path, 'this token is bound to another mind', 'other_mind');
+  }
+}
+
+/**
+ * The mind a cross-mind list is narrowed to: the one asked for, or for an agent its own mind
+ * whether it asked or not (it sees nothing else).
+ */
+export async function mindFilter(store: Store, principal: Principal, nameOrId: string | undefined): Promise<string | undefined> {
+  if (nameOrId !== undefined) return (await resolveMind(store, principal, nameOrId)).id;
+  return principal.mindId ?? undefined;
+}
+
+export async function listMinds(store: Store, principal: Principal, request: PageRequest): Promise<Page<MindRecord>> {
+  const limit = pageSize(request);
+  if (principal.mindId) {
+    const own = await store.minds.get(principal.mindId);
+    return { items: own ? [own] : [], next_cursor: null };
+  }
+  const afterName = request.cursor === undefined ? undefined : decodeCursor('name', request.cursor);
+  const rows = await store.minds.listPage({ ...(afterName !== undefined ? { afterName } : {}), limit: limit + 1 });
+  return pageOf(rows, limit, (m) => m.name, 'name');
+}
+
+export interface NewMindInput {
+  name: string;
+  host?: string | null | undefined;
+  sandbox?: boolean | undefined;
+}
+
+export async function createMind(store: Store, input: NewMindInput): Promise<MindRecord> {
+  if (!MIND_NAME.test(input.name)) {
+    throw invalid('invalid_name', 'name', 'a mind name is 1 to 63 letters, digits, dots, dashes or underscores, starting with a letter or digit');
+  }
+  // A name that parses as an id would make `{mind}` in paths ambiguous.
+  if (isId(input.name)) throw invalid('invalid_name', 'name', 'a mind name cannot look like an id');
+  if (input.host !== undefined && input.host !== null && input.host.trim() === '') {
+    throw invalid('invalid_host', 'host', 'the host is a host name, or left out for any host');
+  }
+  if (await store.minds.getByName(input.name)) throw new Conflict('name', `a mind named "${input.name}" already exists`, 'name_taken');
+  try {
+    return await store.minds.create({ name: input.name, host: input.host ?? null, sandbox: input.sandbox ?? false });
+  } catch (error) {
+    // Two creators racing past the check above: the unique index decides, the loser hears it.
+    if (await store.minds.getByName(input.name)) throw new Conflict('name', `a mind named "${input.name}" already exists`, 'name_taken');
+    throw error;
+  }
+}

@@ -1,0 +1,227 @@
+// Plans as surfaces show them: summaries for lists, the detail view (steps with every record
+// they link to, actual use against the budget, the intention's revision chain), operator- or
+// agent-authored submissions, and cancelling a plan.
+
+import type { Principal } from '../access/permissions.ts';
+import type { CapabilityRegistry } from '../capabilities/registry.ts';
+import type { CapabilityService } from '../capabilities/service.ts';
+import type { Budget, Resources, ValidationIssue } from '../core/plan.ts';
+import { CLOSED_PLAN_STATUSES, PLAN_STATUSES, type PlanStatus } from '../core/vocabulary.ts';
+import { originsOf, usage } from '../execution/budget.ts';
+import { silentLog } from '../execution/context.ts';
+import { cancelOpenSteps } from '../execution/replan.ts';
+import { submitPlan } from '../execution/submit-plan.ts';
+import type {
+  ApprovalRecord,
+  CapabilityRequestRecord,
+  ExecutionRecord,
+  IntentionRecord,
+  PlanRecord,
+  PredictionRecord,
+  StepRecord,
+  Store,
+} from '../store/index.ts';
+import { Conflict, NotFound, NotStored } from './errors.ts';
+import { assertMindReach, mindFilter, resolveMind } from './minds.ts';
+import { decodeCursor, pageOf, pageSize, type Page, type PageRequest } from './pages.ts';
+
+export interface PlanSummary {
+  id: string;
+  mindId: string;
+  mindName: string;
+  intentionId: string;
+  objective: string;
+  status: PlanStatus;
+  revision: number;
+  origin: string;
+  strategy: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface StepView extends StepRecord {
+  execution: ExecutionRecord | null;
+  approval: ApprovalRecord | null;
+  request: CapabilityRequestRecord | null;
+  prediction: PredictionRecord | null;
+  subordinate: IntentionRecord | null;
+}
+
+export interface PlanRevision {
+  id: string;
+  revision: number;
+  status: PlanStatus;
+  supersedes: string | null;
+  supersededBy: string | null;
+  createdAt: Date;
+}
+
+export interface PlanDetail {
+  plan: PlanRecord;
+  steps: StepView[];
+  usage: { used: Resources; budget: Budget; estimate: Partial<Resources> };
+  revisions: PlanRevision[];
+}
+
+/** Summaries of plans with their minds' names, looked up once per distinct mind. */
+export async function summarise(store: Store, plans: readonly PlanRecord[]): Promise<PlanSummary[]> {
+  const names = new Map<string, string>();
+  for (const mindId of new Set(plans.map((p) => p.mindId))) {
+    names.set(mindId, (await store.minds.get(mindId))?.name ?? '');
+  }
+  return plans.map((p) => ({
+    id: p.id,
+    mindId: p.mindId,
+    mindName: names.get(p.mindId) ?? '',
+    intentionId: p.intentionId,
+    objective: p.objective,
+    status: p.status,
+    revision: p.revision,
+    origin: p.origin,
+    strategy: p.strategy,
+    createdAt: p.createdAt,
+    updatedAt: p.updatedAt,
+  }));
+}
+
+export interface PlanListInput extends PageRequest {
+  mind?: string | undefined;
+  status?: PlanStatus | undefined;
+  intention?: string | undefined;
+}
+
+export async function listPlans(store: Store, principal: Principal, input: PlanListInput): Promise<Page<PlanSummary>> {
+  const limit = pageSize(input);
+  const beforeId = input.cursor === undefined ? undefined : decodeCursor('id', input.cursor);
+  const mindId = await mindFilter(store, principal, input.mind);
+  if (input.intention !== undefined) {
+    const intention = await store.intentions.get(input.intention);
+    if (!intention) throw new NotFound('intention', `no intention ${input.intention}`);
+    assertMindReach(principal, intention.mindId, 'intention');
+  }
+  const rows = await store.plans.listPage({
+    ...(mindId !== undefined ? { mindId } : {}),
+    ...(input.intention !== undefined ? { intentionId: input.intention } : {}),
+    ...(input.status !== undefined ? { status: input.status } : {}),
+    ...(beforeId !== undefined ? { beforeId } : {}),
+    limit: limit + 1,
+  });
+  const page = pageOf(rows, limit, (p) => p.id, 'id');
+  return { items: await summarise(store, page.items), next_cursor: page.next_cursor };
+}
+
+/** The plan, if it exists and the principal may see its mind. */
+export async function findPlan(store: Store, principal: Principal, planId: string, path = 'id') {
+  const plan = await store.plans.get(planId);
+  if (!plan) throw new NotFound(path, `no plan ${planId}`);
+  assertMindReach(principal, plan.mindId, path);
+  return plan;
+}
+
+async function linked<T>(id: string | null, get: (id: string) => Promise<T | undefined>): Promise<T | null> {
+  return id ? ((await get(id)) ?? null) : null;
+}
+
+export async function planDetail(store: Store, registry: CapabilityRegistry, principal: Principal, planId: string): Promise<PlanDetail> {
+  const { steps, ...plan } = await findPlan(store, principal, planId);
+  const views = await Promise.all(
+    steps.map(async (step): Promise<StepView> => ({
+      ...step,
+      execution: await linked(step.executionId, (id) => store.executions.get(id)),
+      approval: await linked(step.approvalId, (id) => store.approvals.get(id)),
+      request: await linked(step.requestId, (id) => store.capabilityRequests.get(id)),
+      prediction: await linked(step.predictionId, (id) => store.predictions.get(id)),
+      subordinate: await linked(step.intentionId, (id) => store.intentions.get(id)),
+    })),
+  );
+  // Use is counted from the records the steps left, like the executor's budget check does.
+  const counts = await store.executorQueries.countByOrigin(originsOf(steps));
+  const end = plan.closedAt ?? store.clock.now();
+  const used = usage(plan, steps, counts, registry, end);
+  const revisions = (await store.plans.listByIntention(plan.intentionId)).map((p) => ({
+    id: p.id,
+    revision: p.revision,
+    status: p.status,
+    supersedes: p.supersedes,
+    supersededBy: p.supersededBy,
+    createdAt: p.createdAt,
+  }));
+  return { plan, steps: views, usage: { used, budget: plan.budget, estimate: plan.estimate }, revisions };
+}
+
+export interface Submitted {
+  stored: true;
+  plan_id: string;
+  intention_id: string;
+  status: PlanStatus;
+  errors: ValidationIssue[];
+  warnings: ValidationIssue[];
+}
+
+/**
+ * Stores a plan draft for a mind. Operators author with origin `operator`; an agent's plan is a
+ * model's proposal (origin `model`) and passes exactly the same gates.
+ */
+export async function submitPlanDraft(
+  store: Store,
+  registry: CapabilityRegistry,
+  principal: Principal,
+  mindRef: string,
+  draft: unknown,
+): Promise<Submitted> {
+  const mind = await resolveMind(store, principal, mindRef);
+  const origin = principal.role === 'agent' ? 'model' : 'operator';
+  const result = await submitPlan(store, registry, { mindId: mind.id, input: draft, origin });
+  if (!result.stored) {
+    const problems = result.assessment.errors.length
+      ? result.assessment.errors.map((e) => ({ code: e.code, message: e.message, path: e.path }))
+      : [{ code: 'not_a_plan', message: result.reason, path: '' }];
+    throw new NotStored(problems);
+  }
+  return {
+    stored: true,
+    plan_id: result.plan.id,
+    intention_id: result.intention.id,
+    status: result.plan.status,
+    errors: result.assessment.errors,
+    warnings: result.assessment.warnings,
+  };
+}
+
+/**
+ * Abandons an open plan on an operator's word: the plan closes first (so no executor starts
+ * another of its steps), then its waiting steps are cancelled and what they waited for is
+ * withdrawn. A step mid-invocation is left to finish; its outcome is still recorded.
+ */
+export async function cancelPlan(
+  store: Store,
+  registry: CapabilityRegistry,
+  capabilities: CapabilityService,
+  principal: Principal,
+  planId: string,
+  reason: string,
+): Promise<PlanRecord> {
+  const plan = await findPlan(store, principal, planId);
+  const open = PLAN_STATUSES.filter((s) => !CLOSED_PLAN_STATUSES.includes(s));
+  const why = `cancelled by ${principal.operator}: ${reason}`;
+  const closed = await store.transaction(async (tx) => {
+    const moved = await tx.plans.transition(plan.id, open, 'abandoned', { statusReason: why });
+    if (moved) {
+      await tx.events.append({
+        type: 'plan_abandoned',
+        mindId: plan.mindId,
+        intentionId: plan.intentionId,
+        planId: plan.id,
+        data: { reason, operator: principal.operator },
+      });
+    }
+    return moved;
+  });
+  if (!closed) throw new Conflict('id', `plan ${plan.id} is already ${(await store.plans.get(plan.id))?.status ?? plan.status}`, 'plan_closed');
+  await cancelOpenSteps(
+    { store, capabilities, registry, clock: store.clock, host: null, planning: null, name: `api:${principal.operator}`, log: silentLog },
+    plan,
+    why,
+  );
+  return closed;
+}

@@ -1,0 +1,36 @@
+// Timelines: the event log of one mind, intention or plan, oldest first, paged by sequence.
+// Also the mind's memories and calibration, which are read the same way.
+
+import type { Principal } from '../access/permissions.ts';
+import { calibrationOf, type Calibration } from '../mind/calibration.ts';
+import type { EventRecord, ProceduralMemoryRecord, Store } from '../store/index.ts';
+import { findIntention } from './intentions.ts';
+import { resolveMind } from './minds.ts';
+import { decodeCursor, pageOf, pageSize, type Page, type PageRequest } from './pages.ts';
+import { findPlan } from './plans.ts';
+
+export type TimelineSubject = { mind: string } | { intention: string } | { plan: string };
+
+export async function timeline(store: Store, principal: Principal, subject: TimelineSubject, request: PageRequest): Promise<Page<EventRecord>> {
+  const limit = pageSize(request);
+  const afterSeq = request.cursor === undefined ? undefined : decodeCursor('seq', request.cursor);
+  let filter: { mindId: string } | { intentionId: string } | { planId: string };
+  if ('mind' in subject) filter = { mindId: (await resolveMind(store, principal, subject.mind)).id };
+  else if ('intention' in subject) filter = { intentionId: (await findIntention(store, principal, subject.intention)).id };
+  else filter = { planId: (await findPlan(store, principal, subject.plan)).id };
+  const rows = await store.events.list({ ...filter, ...(afterSeq !== undefined ? { afterSeq } : {}), limit: limit + 1 });
+  return pageOf(rows, limit, (e) => String(e.seq), 'seq');
+}
+
+export async function proceduralMemories(store: Store, principal: Principal, mindRef: string, request: PageRequest): Promise<Page<ProceduralMemoryRecord>> {
+  const limit = pageSize(request);
+  const beforeId = request.cursor === undefined ? undefined : decodeCursor('id', request.cursor);
+  const mind = await resolveMind(store, principal, mindRef);
+  const rows = await store.proceduralMemories.listPage(mind.id, { ...(beforeId !== undefined ? { beforeId } : {}), limit: limit + 1 });
+  return pageOf(rows, limit, (m) => m.id, 'id');
+}
+
+export async function mindCalibration(store: Store, principal: Principal, mindRef: string): Promise<Calibration> {
+  const mind = await resolveMind(store, principal, mindRef);
+  return calibrationOf(store, mind.id);
+}

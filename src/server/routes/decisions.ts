@@ -1,0 +1,74 @@
+// The approval and request centres, and the decisions taken in them.
+
+import { Type } from 'typebox';
+import {
+  approvalCentre,
+  decideApproval,
+  denyRequest,
+  grantRequest,
+  listGrants,
+  requestCentre,
+  revokeGrant,
+  withdrawRequest,
+} from '../../operations/index.ts';
+import { principal } from '../auth.ts';
+import { ApprovalStatusParam, EmptyBody, GrantStatusParam, IdParams, MindRef, NoteBody, PageQuery, RequestStatusParam, strictObject } from '../schemas.ts';
+import type { Api, ApiContext } from './context.ts';
+
+export function decisionRoutes(api: Api, ctx: ApiContext): void {
+  const { store, capabilities } = ctx;
+  const read = { permission: 'read' as const };
+  const decide = { permission: 'decide' as const };
+
+  api.get(
+    '/approvals',
+    { config: read, schema: { tags: ['approvals'], querystring: strictObject({ status: Type.Optional(ApprovalStatusParam), mind: Type.Optional(MindRef) }) } },
+    async (request) => approvalCentre(store, capabilities, principal(request), request.query),
+  );
+  api.post('/approvals/:id/approve', { config: decide, schema: { tags: ['approvals'], params: IdParams, body: NoteBody } }, async (request) =>
+    decideApproval(store, capabilities, principal(request), request.params.id, 'approve', request.body.note),
+  );
+  api.post('/approvals/:id/deny', { config: decide, schema: { tags: ['approvals'], params: IdParams, body: NoteBody } }, async (request) =>
+    decideApproval(store, capabilities, principal(request), request.params.id, 'deny', request.body.note),
+  );
+
+  api.get(
+    '/capability-requests',
+    { config: read, schema: { tags: ['capability requests'], querystring: strictObject({ status: Type.Optional(RequestStatusParam), mind: Type.Optional(MindRef) }) } },
+    async (request) => requestCentre(store, principal(request), request.query),
+  );
+  api.post(
+    '/capability-requests/:id/grant',
+    {
+      config: decide,
+      schema: {
+        tags: ['capability requests'],
+        summary: 'grant, optionally narrower than asked',
+        params: IdParams,
+        body: strictObject({
+          duration_seconds: Type.Optional(Type.Integer({ minimum: 1 })),
+          uses: Type.Optional(Type.Integer({ minimum: 1 })),
+          target_pattern: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
+        }),
+      },
+    },
+    async (request) => grantRequest(store, capabilities, principal(request), request.params.id, request.body),
+  );
+  api.post('/capability-requests/:id/deny', { config: decide, schema: { tags: ['capability requests'], params: IdParams, body: NoteBody } }, async (request) =>
+    denyRequest(store, capabilities, principal(request), request.params.id, request.body.note),
+  );
+  api.post(
+    '/capability-requests/:id/withdraw',
+    { config: { permission: 'propose' }, schema: { tags: ['capability requests'], params: IdParams, body: EmptyBody } },
+    async (request) => withdrawRequest(store, capabilities, principal(request), request.params.id),
+  );
+
+  api.get(
+    '/grants',
+    { config: read, schema: { tags: ['grants'], querystring: strictObject({ ...PageQuery, mind: Type.Optional(MindRef), status: Type.Optional(GrantStatusParam) }) } },
+    async (request) => listGrants(store, principal(request), request.query),
+  );
+  api.post('/grants/:id/revoke', { config: decide, schema: { tags: ['grants'], params: IdParams, body: EmptyBody } }, async (request) =>
+    revokeGrant(store, capabilities, principal(request), request.params.id),
+  );
+}

@@ -1,0 +1,132 @@
+// Live events over Server-Sent Events. A stream starts after the newest event (or after the
+// one named by Last-Event-ID) and sends every matching event appended since, in log order.
+// It never trusts a signal to carry data: a wake-up (or the one-second re-check, since not every
+// event type signals) only makes it read the log again from its last sequence number.
+
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { Principal } from '../access/permissions.ts';
+import { isId } from '../core/ids.ts';
+import { findIntention, findPlan, mindFilter } from '../operations/index.ts';
+import type { EventQuery, EventRecord, Store } from '../store/index.ts';
+import { principal } from './auth.ts';
+import { Id, MindRef, strictObject } from './schemas.ts';
+import type { Api } from './routes/context.ts';
+
+export const HEARTBEAT_MS = 15_000;
+export const RECHECK_MS = 1_000;
+const BATCH = 200;
+
+export const StreamQuery = strictObject({ mind: Type.Optional(MindRef), plan: Type.Optional(Id), intention: Type.Optional(Id) });
+
+/** Open streams, so the daemon can end them when it shuts down. */
+export class StreamRegistry {
+  readonly #ends = new Set<() => void>();
+  add(end: () => void): () => void {
+    this.#ends.add(end);
+    return () => this.#ends.delete(end);
+  }
+  closeAll(): void {
+    for (const end of [...this.#ends]) end();
+  }
+  get size(): number {
+    return this.#ends.size;
+  }
+}
+
+export function frame(event: EventRecord): string {
+  return `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+}
+
+async function filterOf(store: Store, who: Principal, query: { mind?: string; plan?: string; intention?: string }): Promise<Omit<EventQuery, 'afterSeq' | 'limit'>> {
+  const filter: Omit<EventQuery, 'afterSeq' | 'limit'> = {};
+  const mindId = await mindFilter(store, who, query.mind);
+  if (mindId !== undefined) filter.mindId = mindId;
+  if (query.plan !== undefined) filter.planId = (await findPlan(store, who, query.plan, 'plan')).id;
+  if (query.intention !== undefined) filter.intentionId = (await findIntention(store, who, query.intention, 'intention')).id;
+  return filter;
+}
+
+/** Where the stream starts: after the event the client saw last, or after the newest. */
+async function startSeq(store: Store, lastEventId: string | undefined): Promise<number> {
+  if (lastEventId && isId(lastEventId)) {
+    const seen = await store.events.get(lastEventId);
+    if (seen) return seen.seq;
+  }
+  return store.events.latestSeq();
+}
+
+export function streamRoute(api: Api, store: Store, streams: StreamRegistry, log: FastifyBaseLogger): void {
+  api.get(
+    '/stream',
+    {
+      config: { permission: 'read' },
+      schema: { tags: ['events'], summary: 'live events as text/event-stream', querystring: StreamQuery },
+    },
+    async (request: FastifyRequest<{ Querystring: { mind?: string; plan?: string; intention?: string } }>, reply: FastifyReply) => {
+      // Everything that can be refused is checked before the response is taken over.
+      const filter = await filterOf(store, principal(request), request.query);
+      const lastEventId = request.headers['last-event-id'];
+      let seq = await startSeq(store, typeof lastEventId === 'string' ? lastEventId : undefined);
+
+      reply.hijack();
+      const raw = reply.raw;
+      raw.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+      });
+      raw.write(': connected\n\n');
+
+      let closed = false;
+      let reading = false;
+      let again = false;
+      const pump = async (): Promise<void> => {
+        if (closed) return;
+        if (reading) {
+          again = true;
+          return;
+        }
+        reading = true;
+        try {
+          do {
+            again = false;
+            for (;;) {
+              const events = await store.events.list({ ...filter, afterSeq: seq, limit: BATCH });
+              for (const event of events) {
+                if (closed) return;
+                raw.write(frame(event));
+                seq = event.seq;
+              }
+              if (events.length < BATCH) break;
+            }
+          } while (again && !closed);
+        } catch (error) {
+          if (!closed) log.warn({ err: error }, 'event stream could not read the log; closing it');
+          end();
+        } finally {
+          reading = false;
+        }
+      };
+      const stopWake = store.wakeups.on(() => void pump());
+      const recheck = setInterval(() => void pump(), RECHECK_MS);
+      const heartbeat = setInterval(() => {
+        if (!closed) raw.write(': heartbeat\n\n');
+      }, HEARTBEAT_MS);
+      const end = () => {
+        if (closed) return;
+        closed = true;
+        stopWake();
+        clearInterval(recheck);
+        clearInterval(heartbeat);
+        forget();
+        raw.end();
+      };
+      const forget = streams.add(end);
+      request.raw.on('close', end);
+      raw.on('close', end);
+      void pump();
+    },
+  );
+}

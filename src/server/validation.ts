@@ -1,0 +1,84 @@
+// Schema checking at the boundary. Fastify's default Ajv coerces every part and would silently
+// turn `"true"` into true in a JSON body; here bodies are checked exactly as sent (unknown
+// fields refused, nothing coerced or removed), and only query strings and path parameters,
+// which arrive as text, have numbers and booleans coerced.
+
+import { Ajv, type ErrorObject } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { FastifySchemaCompiler } from 'fastify';
+import type { Problem } from '../core/errors.ts';
+
+// ajv-formats is CommonJS; under NodeNext its default import is the module object.
+const addFormats = (addFormatsModule as unknown as { default: typeof addFormatsModule.default }).default;
+
+function makeAjv(coerceTypes: boolean): Ajv {
+  const ajv = new Ajv({ allErrors: true, removeAdditional: false, useDefaults: false, coerceTypes, strict: false, verbose: true });
+  // verbose: errors carry their schema, whose description says what an id is.
+  addFormats(ajv);
+  return ajv;
+}
+
+const exact = makeAjv(false);
+const textual = makeAjv(true);
+
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  const ajv = httpPart === 'querystring' || httpPart === 'params' ? textual : exact;
+  return ajv.compile(schema as object);
+};
+
+const PART_NAMES: Record<string, string> = { body: 'body', querystring: 'query', params: 'params', headers: 'headers' };
+
+/** `/means/params/0` → `means.params[0]` */
+function pointerToPath(pointer: string): string {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((path, segment) => (/^\d+$/.test(segment) ? `${path}[${segment}]` : path ? `${path}.${segment}` : segment), '');
+}
+
+function join(part: string, path: string): string {
+  return path ? (path.startsWith('[') ? `${part}${path}` : `${part}.${path}`) : part;
+}
+
+/** Ajv's errors as typed problems whose paths name the field, e.g. `body.decision`. */
+export function problemsOf(errors: readonly ErrorObject[], context: string): Problem[] {
+  const part = PART_NAMES[context] ?? context;
+  const problems: Problem[] = [];
+  for (const error of errors) {
+    const at = pointerToPath(error.instancePath);
+    const params = error.params as Record<string, unknown>;
+    switch (error.keyword) {
+      case 'additionalProperties':
+        problems.push({ code: 'unknown_field', path: join(part, at ? `${at}.${String(params.additionalProperty)}` : String(params.additionalProperty)), message: 'this field is not accepted here' });
+        break;
+      case 'required':
+        problems.push({ code: 'missing_field', path: join(part, at ? `${at}.${String(params.missingProperty)}` : String(params.missingProperty)), message: 'this field is required' });
+        break;
+      case 'enum':
+        problems.push({ code: 'invalid_value', path: join(part, at), message: `must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}` });
+        break;
+      case 'type':
+        problems.push({ code: 'invalid_type', path: join(part, at), message: `must be ${String(params.type)}` });
+        break;
+      case 'pattern':
+      case 'format':
+        problems.push({
+          code: 'invalid_format',
+          path: join(part, at),
+          message: (error.parentSchema as { description?: string } | undefined)?.description === 'a UUID' ? 'must be an id (a UUID)' : (error.message ?? 'has the wrong form'),
+        });
+        break;
+      default:
+        problems.push({ code: `invalid_${error.keyword}`.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), path: join(part, at), message: error.message ?? 'is not acceptable' });
+    }
+  }
+  // anyOf/oneOf repeat what their branches already said; keep each field's first word.
+  const seen = new Set<string>();
+  return problems.filter((p) => {
+    const key = `${p.path} ${p.code}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

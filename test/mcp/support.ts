@@ -1,0 +1,96 @@
+// Shared set-up for MCP tests: a world on the simulated host, tokens for it, the MCP routes on a
+// Fastify instance listening on 127.0.0.1, and SDK clients speaking to them over HTTP.
+
+import assert from 'node:assert/strict';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { issueToken } from '../../src/access/tokens.ts';
+import { registerMcpRoutes } from '../../src/mcp/http.ts';
+import type { World } from '../execution/support.ts';
+
+export interface McpHttp {
+  app: FastifyInstance;
+  url: URL;
+  close(): Promise<void>;
+}
+
+export async function serveMcp(world: World): Promise<McpHttp> {
+  const app = Fastify();
+  registerMcpRoutes(app, { store: world.store, registry: world.registry, capabilities: world.service, planning: { registry: world.registry, model: null } });
+  const address = await app.listen({ host: '127.0.0.1', port: 0 });
+  return { app, url: new URL('/mcp', address), close: () => app.close() };
+}
+
+export async function tokenFor(world: World, role: 'viewer' | 'agent' | 'operator' | 'admin', mindId?: string): Promise<string> {
+  const { token } = await issueToken(world.store, { operator: `${role}-one`, role, ...(role === 'agent' ? { mindId: mindId ?? world.mind.id } : {}) });
+  return token;
+}
+
+export async function connect(url: URL, token: string): Promise<Client> {
+  const client = new Client({ name: 'praxis-test', version: '0.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  return client;
+}
+
+/** What a tool answered: the structured content of a success or of an error. */
+export interface Answer {
+  isError: boolean;
+  json: Record<string, any>;
+  text: string;
+}
+
+export async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<Answer> {
+  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+  let json: Record<string, any> = (result.structuredContent as Record<string, any> | undefined) ?? {};
+  if (!result.structuredContent) {
+    try {
+      json = JSON.parse(text) as Record<string, any>;
+    } catch {
+      json = {};
+    }
+  }
+  return { isError: result.isError === true, json, text };
+}
+
+/** A success, or the test fails with the error the tool gave. */
+export async function ok(client: Client, name: string, args: Record<string, unknown> = {}): Promise<Record<string, any>> {
+  const answer = await call(client, name, args);
+  assert.equal(answer.isError, false, `${name} failed: ${answer.text}`);
+  return answer.json;
+}
+
+/** An error result, whose text must match `pattern`; returns the structured error when there is one. */
+export async function refused(client: Client, name: string, args: Record<string, unknown>, pattern: RegExp): Promise<Answer> {
+  const answer = await call(client, name, args);
+  assert.equal(answer.isError, true, `${name} should have been refused, answered: ${answer.text}`);
+  assert.match(answer.text, pattern);
+  return answer;
+}
+
+export const UNIT = 'atlas-worker.service';
+
+/** The restart plan of examples/restart-atlas-worker.json, as a model would propose it. */
+export function restartPlan(): Record<string, unknown> {
+  const status = { capability: 'service.status', params: { unit: UNIT } };
+  return {
+    objective: 'Restart atlas-worker.service and confirm it is healthy',
+    strategy: 'direct',
+    risk: 'A restart drops in-flight jobs of atlas-worker for a few seconds',
+    budget: { invocations: 10, approvals: 1, wall_seconds: 300 },
+    steps: [
+      {
+        key: 'P1',
+        title: 'Restart atlas-worker',
+        kind: 'capability',
+        capability: 'service.restart',
+        params: { unit: UNIT },
+        precondition: { ...status, statement: 'atlas-worker is not already running', field: 'active_state', comparison: 'not_equals', value: 'active', fulfils_intention: true },
+        expectation: { statement: 'atlas-worker is active', confidence: 0.8, within_seconds: 60, check: { ...status, field: 'active_state', comparison: 'equals', value: 'active' } },
+      },
+      { key: 'V1', title: 'Verify atlas-worker is active', kind: 'verify', depends_on: ['P1'], ...status, spec: { verifies: 'P1', interval_seconds: 10 } },
+    ],
+  };
+}
