@@ -1,0 +1,211 @@
+// The operator console in a real browser (Debian's Chromium through playwright-core) against an
+// in-process server, an executor loop and a simulated host. An operator approves a pending
+// restart in the approval centre and, without a reload, the approval leaves the pending list and
+// the plan page shows the step completed, both through the event stream. A viewer sees the same
+// approval but is refused with 403; a bad token is refused at sign-in.
+//
+// Needs the built console: `npm run build:console` (npm test builds it first).
+
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { issueToken } from '../../src/access/tokens.ts';
+import type { Expectation, Precondition } from '../../src/core/plan.ts';
+import type { Executor } from '../../src/execution/index.ts';
+import { buildServer } from '../../src/server/app.ts';
+import { draftOf, makeWorld, step, type World } from '../execution/support.ts';
+import { openTestStore, type TestStore } from '../support/stores.ts';
+
+const CONSOLE_DIR = fileURLToPath(new URL('../../web/dist', import.meta.url));
+const CHROMIUM = '/usr/bin/chromium';
+const WAIT_MS = 8_000;
+const UNIT = 'atlas-worker.service';
+
+const status = { capability: 'service.status', params: { unit: UNIT } };
+const isActive: Expectation = {
+  statement: 'atlas-worker is active',
+  confidence: 0.8,
+  within_seconds: 60,
+  check: { ...status, field: 'active_state', comparison: 'equals', value: 'active' },
+};
+const notRunning: Precondition = {
+  ...status,
+  statement: 'atlas-worker is not already running',
+  field: 'active_state',
+  comparison: 'not_equals',
+  value: 'active',
+  fulfils_intention: true,
+};
+
+function restartPlan() {
+  return draftOf(
+    [
+      step('P1', { kind: 'capability', title: 'Restart atlas-worker', capability: 'service.restart', params: { unit: UNIT }, expectation: isActive, precondition: notRunning }),
+      step('V1', { kind: 'verify', title: 'Confirm it is active', depends_on: ['P1'], capability: 'service.status', params: { unit: UNIT }, spec: { verifies: 'P1', interval_seconds: 10 } }),
+    ],
+    { objective: 'Restart atlas-worker and confirm it is healthy', strategy: 'direct', budget: { invocations: 10, wall_seconds: 600 } },
+  );
+}
+
+describe('operator console (browser)', () => {
+  let ts: TestStore | undefined;
+  let world: World | undefined;
+  let executor: Executor | undefined;
+  let app: FastifyInstance | undefined;
+  let browser: Browser | undefined;
+  const contexts: BrowserContext[] = [];
+  let base = '';
+  let planId = '';
+  let approvalId = '';
+  const tokens = { operator: '', viewer: '' };
+
+  before(async () => {
+    if (!existsSync(join(CONSOLE_DIR, 'index.html'))) {
+      throw new Error(`the console is not built (${CONSOLE_DIR}/index.html is missing): run \`npm run build:console\` first`);
+    }
+    if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install Debian's chromium package`);
+
+    ts = await openTestStore('sqlite');
+    world = await makeWorld(ts, { simulated: true });
+    world.host!.setUnit(UNIT, { active_state: 'failed', sub_state: 'failed', restart: { outcome: 'active' } });
+    const { plan } = await world.plan(restartPlan());
+    planId = plan.id;
+    tokens.operator = (await issueToken(world.store, { operator: 'alice', role: 'operator' })).token;
+    tokens.viewer = (await issueToken(world.store, { operator: 'victor', role: 'viewer' })).token;
+
+    // Policy asks before service.restart (the built-in default): the first pass raises the approval.
+    executor = world.executor({ intervalMs: 250 });
+    await executor.drain();
+    const pending = await world.store.approvals.list({ mindId: world.mind.id, status: 'pending' });
+    assert.equal(pending.length, 1, 'the restart awaits approval');
+    approvalId = pending[0]!.id;
+    executor.start();
+
+    app = await buildServer({
+      store: world.store,
+      registry: world.registry,
+      capabilities: world.service,
+      planning: { registry: world.registry, model: null },
+      logger: false,
+      anonymousRole: null,
+      consoleDir: CONSOLE_DIR,
+      metrics: null,
+      isReady: () => true,
+    });
+    const address = await app.listen({ host: '127.0.0.1', port: 0 });
+    base = address.replace('[::1]', '127.0.0.1');
+
+    // A default launch runs on a fresh, throwaway profile directory of its own.
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        '--disable-quic',
+      ],
+    });
+  });
+
+  after(async () => {
+    for (const context of contexts) await context.close().catch(() => {});
+    await browser?.close().catch(() => {});
+    await app?.close();
+    await executor?.stop();
+    world?.host?.remove();
+    await ts?.dispose();
+  });
+
+  async function newPage(): Promise<Page> {
+    const context = await browser!.newContext();
+    contexts.push(context);
+    const page = await context.newPage();
+    page.setDefaultTimeout(WAIT_MS);
+    return page;
+  }
+
+  /** Opens the console signed in through a `#token=` link, then goes to `route`. */
+  async function signedIn(token: string, route: string): Promise<Page> {
+    const page = await newPage();
+    await page.goto(`${base}/#token=${encodeURIComponent(token)}`);
+    await page.waitForSelector('[data-testid=whoami]');
+    assert.doesNotMatch(page.url(), /token=/, 'the token is removed from the address bar');
+    await page.evaluate(`window.location.hash = ${JSON.stringify(route)}`);
+    return page;
+  }
+
+  const approvalCard = () => `[data-testid=approval][data-approval-id="${approvalId}"]`;
+
+  it('refuses a bad token at sign-in with the API error', async () => {
+    const page = await newPage();
+    await page.goto(`${base}/`);
+    await page.fill('#token-input', 'praxis_not-a-real-token');
+    await page.click('button[type=submit]');
+    const error = await page.waitForSelector('[data-testid=sign-in] [data-testid=api-error]');
+    const text = (await error.textContent()) ?? '';
+    assert.match(text, /unauthenticated/);
+    assert.match(text, /401/);
+    assert.equal(await page.$('[data-testid=whoami]'), null, 'still signed out');
+  });
+
+  it('shows the plan graph with one node per step and an edge per dependency', async () => {
+    const page = await signedIn(tokens.operator, `#/plans/${planId}`);
+    await page.waitForSelector('[data-testid=plan-graph]');
+    assert.equal((await page.$$('[data-testid=plan-graph] [data-testid=graph-node]')).length, 2);
+    assert.equal((await page.$$('[data-testid=plan-graph] [data-testid=graph-edge]')).length, 1);
+    await page.waitForSelector('[data-testid=graph-node][data-step-key=P1][data-status=awaiting_approval]');
+    await page.click('[data-testid=graph-node][data-step-key=P1]');
+    const detail = (await (await page.waitForSelector('[data-testid=step-detail][data-step-key=P1]')).textContent()) ?? '';
+    assert.match(detail, /atlas-worker is active/, 'the expectation');
+    assert.match(detail, /not already running/, 'the precondition');
+    assert.match(detail, /Approval/, 'the linked approval');
+  });
+
+  it('lets a viewer see the pending approval, but approving is refused with 403', async () => {
+    const page = await signedIn(tokens.viewer, '#/approvals');
+    const card = await page.waitForSelector(approvalCard());
+    assert.match((await card.textContent()) ?? '', /atlas-worker\.service/);
+    await page.click(`${approvalCard()} [data-testid=approve]`);
+    const error = await page.waitForSelector(`${approvalCard()} [data-testid=api-error][data-status="403"]`);
+    assert.match((await error.textContent()) ?? '', /forbidden/);
+    assert.equal((await world!.store.approvals.get(approvalId))?.status, 'pending', 'nothing changed');
+  });
+
+  it('an operator approves the exact action; the approval centre and the plan page follow live', async () => {
+    const centre = await signedIn(tokens.operator, '#/approvals');
+    const plan = await signedIn(tokens.operator, `#/plans/${planId}`);
+    await plan.waitForSelector('[data-testid=graph-node][data-step-key=P1][data-status=awaiting_approval]');
+    await plan.waitForSelector('[data-testid=stream-state][data-state=live]');
+    await centre.waitForSelector('[data-testid=stream-state][data-state=live]');
+
+    const action = (await (await centre.waitForSelector(`${approvalCard()} [data-testid=exact-action]`)).textContent()) ?? '';
+    assert.match(action, /service\.restart/);
+    assert.match(action, /atlas-worker\.service/);
+    assert.match(action, /"unit": "atlas-worker\.service"/);
+    assert.equal(await centre.textContent(`${approvalCard()} [data-testid=action-capability]`), 'service.restart');
+    assert.equal(await centre.textContent(`${approvalCard()} [data-testid=action-target]`), UNIT);
+
+    // Marks that survive only if neither page reloads.
+    await centre.evaluate('window.__sameDocument = true');
+    await plan.evaluate('window.__sameDocument = true');
+
+    await centre.click(`${approvalCard()} [data-testid=approve]`);
+    await centre.waitForSelector(approvalCard(), { state: 'detached' });
+    await centre.waitForSelector(`[data-testid=decision-history] [data-testid=history-item][data-id="${approvalId}"]`);
+
+    // The plan page took no action itself: only the stream can tell it the step moved on.
+    await plan.waitForSelector('[data-testid=graph-node][data-step-key=P1][data-status=completed]');
+    await plan.waitForSelector('[data-testid=plan-page][data-plan-status=completed]');
+    assert.equal(await centre.evaluate('window.__sameDocument === true'), true, 'the approval centre did not reload');
+    assert.equal(await plan.evaluate('window.__sameDocument === true'), true, 'the plan page did not reload');
+    assert.deepEqual(world!.errors, [], 'the executor logged no error');
+  });
+});

@@ -1,0 +1,153 @@
+// The event stream, read with fetch because EventSource cannot send the Authorization header.
+// A small parser turns text/event-stream into messages; the connection reconnects with
+// Last-Event-ID after any drop, backing off up to ten seconds, so the console never polls and
+// never misses an event the server still holds.
+
+import { API_BASE, ApiError, queryString } from './client.ts';
+import type { EventRecord } from './types.ts';
+
+export interface SseMessage {
+  id: string | undefined;
+  event: string;
+  data: string;
+}
+
+/** Incremental text/event-stream parser (WHATWG rules, minus `retry`, which the caller owns). */
+export class SseParser {
+  #buffer = '';
+  #data: string[] = [];
+  #event = '';
+  #id: string | undefined;
+
+  /** Feeds a chunk of text; returns the messages it completed. */
+  push(chunk: string): SseMessage[] {
+    this.#buffer += chunk;
+    const messages: SseMessage[] = [];
+    for (;;) {
+      const match = /\r\n|\r|\n/.exec(this.#buffer);
+      if (!match) break;
+      // A lone \r at the end of a chunk may be half of \r\n: wait for more text.
+      if (match[0] === '\r' && match.index === this.#buffer.length - 1) break;
+      const line = this.#buffer.slice(0, match.index);
+      this.#buffer = this.#buffer.slice(match.index + match[0].length);
+      const message = this.#line(line);
+      if (message) messages.push(message);
+    }
+    return messages;
+  }
+
+  #line(line: string): SseMessage | undefined {
+    if (line === '') {
+      // Per the spec, a block without data lines dispatches nothing (but its id still counts).
+      const hasData = this.#data.length > 0;
+      const message = { id: this.#id, event: this.#event || 'message', data: this.#data.join('\n') };
+      this.#data = [];
+      this.#event = '';
+      return hasData ? message : undefined;
+    }
+    if (line.startsWith(':')) return undefined; // comment / keep-alive
+    const colon = line.indexOf(':');
+    const field = colon === -1 ? line : line.slice(0, colon);
+    let value = colon === -1 ? '' : line.slice(colon + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    if (field === 'data') this.#data.push(value);
+    else if (field === 'event') this.#event = value;
+    else if (field === 'id' && !value.includes('\0')) this.#id = value;
+    return undefined;
+  }
+}
+
+export type StreamState = 'connecting' | 'live' | 'reconnecting' | 'refused';
+
+export interface StreamOptions {
+  token: string;
+  filter?: { mind?: string; plan?: string; intention?: string };
+  onEvent(event: EventRecord): void;
+  onState(state: StreamState, detail?: string): void;
+  /** After a reconnect: events may have been dropped by the server, so pages refresh. */
+  onReconnected?(): void;
+}
+
+/** Opens the stream; returns a function that closes it for good. */
+export function openEventStream(options: StreamOptions): () => void {
+  const controller = new AbortController();
+  let lastEventId: string | undefined;
+  let attempt = 0;
+  let closed = false;
+
+  const run = async () => {
+    while (!closed) {
+      options.onState(attempt === 0 ? 'connecting' : 'reconnecting');
+      try {
+        const headers: Record<string, string> = { Authorization: `Bearer ${options.token}`, Accept: 'text/event-stream' };
+        if (lastEventId !== undefined) headers['Last-Event-ID'] = lastEventId;
+        const response = await fetch(`${API_BASE}/stream${queryString(options.filter)}`, {
+          headers,
+          signal: controller.signal,
+          cache: 'no-store',
+        });
+        if (response.status === 401 || response.status === 403) {
+          options.onState('refused', `${response.status}`);
+          return;
+        }
+        if (!response.ok || !response.body) throw new ApiError(response.status, `http_${response.status}`, response.statusText);
+        if (attempt > 0) options.onReconnected?.();
+        attempt = 0;
+        options.onState('live');
+        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+        const parser = new SseParser();
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          for (const message of parser.push(value)) {
+            if (message.id !== undefined) lastEventId = message.id;
+            const event = parseEvent(message);
+            if (event) options.onEvent(event);
+          }
+        }
+      } catch (error) {
+        if (closed) return;
+        options.onState('reconnecting', error instanceof Error ? error.message : String(error));
+      }
+      if (closed) return;
+      attempt += 1;
+      await delay(Math.min(10_000, 500 * 2 ** Math.min(attempt, 5)), controller.signal);
+    }
+  };
+  void run();
+  return () => {
+    closed = true;
+    controller.abort();
+  };
+}
+
+function parseEvent(message: SseMessage): EventRecord | undefined {
+  if (!message.data) return undefined;
+  try {
+    const parsed = JSON.parse(message.data) as Partial<EventRecord>;
+    if (!parsed || typeof parsed !== 'object') return undefined;
+    return {
+      id: parsed.id ?? message.id ?? '',
+      type: parsed.type ?? message.event,
+      mindId: parsed.mindId ?? null,
+      intentionId: parsed.intentionId ?? null,
+      planId: parsed.planId ?? null,
+      stepId: parsed.stepId ?? null,
+      data: parsed.data ?? parsed.payload ?? {},
+      createdAt: parsed.createdAt ?? new Date().toISOString(),
+      ...(parsed.seq !== undefined ? { seq: parsed.seq } : {}),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+function delay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}

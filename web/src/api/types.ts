@@ -1,0 +1,304 @@
+// The records the HTTP API returns (docs/api.md): the store's records as JSON, camelCase keys,
+// ISO-8601 dates. Written out here rather than imported from src/ so the console builds on its
+// own; fields the console does not read are left loose.
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type JsonObject = { [key: string]: Json };
+
+export const PLAN_STATUSES = [
+  'draft',
+  'validated',
+  'waiting',
+  'executing',
+  'blocked',
+  'awaiting_approval',
+  'replanning',
+  'completed',
+  'failed',
+  'abandoned',
+  'superseded',
+] as const;
+export type PlanStatus = (typeof PLAN_STATUSES)[number];
+export const CLOSED_PLAN_STATUSES: readonly string[] = ['completed', 'failed', 'abandoned', 'superseded'];
+
+export const STEP_STATUSES = [
+  'pending',
+  'ready',
+  'executing',
+  'awaiting_approval',
+  'awaiting_grant',
+  'waiting',
+  'completed',
+  'failed',
+  'skipped',
+  'blocked',
+  'cancelled',
+] as const;
+export type StepStatus = (typeof STEP_STATUSES)[number];
+
+export const RESOURCE_KEYS = ['invocations', 'approvals', 'wall_seconds', 'network_ops', 'money', 'tokens'] as const;
+export type ResourceKey = (typeof RESOURCE_KEYS)[number];
+export type Resources = Partial<Record<ResourceKey, number>>;
+
+/** Roles allowed to decide approvals, capability requests and releases. */
+export const DECIDING_ROLES: readonly string[] = ['operator', 'admin'];
+
+export interface Page<T> {
+  items: T[];
+  next_cursor: string | null;
+}
+
+export interface Whoami {
+  operator: string;
+  role: string;
+  mind_id: string | null;
+}
+
+export interface MindRecord {
+  id: string;
+  name: string;
+  status: string;
+  sandbox?: boolean;
+  host?: string | null;
+  createdAt: string;
+}
+
+export interface PlanSummary {
+  id: string;
+  mindId: string;
+  mindName?: string;
+  intentionId: string;
+  objective: string;
+  status: string;
+  revision: number;
+  origin: string;
+  strategy: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Issue {
+  code: string;
+  message: string;
+  path: string;
+}
+
+export interface Assumption {
+  statement: string;
+  belief_id?: string;
+  min_confidence?: number;
+}
+
+export interface Alternative {
+  strategy: string;
+  estimate?: Resources;
+  expected_confidence?: number;
+  score?: number;
+  selected?: boolean;
+  why?: string;
+}
+
+export interface PlanRecord extends PlanSummary {
+  supersedes: string | null;
+  supersededBy: string | null;
+  assumptions?: (Assumption | string)[];
+  completionCriteria?: string;
+  abortConditions?: string[];
+  alternatives?: Alternative[];
+  risk?: string;
+  estimate?: Resources;
+  actual?: Resources;
+  budget?: Resources;
+  validation?: { valid?: boolean; errors?: Issue[]; warnings?: Issue[]; estimate?: Resources };
+  requireApproval?: boolean;
+  maxReplans?: number;
+  statusReason?: string;
+  closedAt?: string | null;
+}
+
+export interface Check {
+  capability: string;
+  params: JsonObject;
+  field: string;
+  comparison: string;
+  value?: Json;
+}
+
+export interface Expectation {
+  statement: string;
+  confidence: number;
+  within_seconds: number;
+  check: Check;
+}
+
+export interface Precondition extends Check {
+  statement?: string;
+  fulfils_intention?: boolean;
+}
+
+export interface ApprovalDecision {
+  operator: string;
+  decision: 'approve' | 'deny';
+  at: string;
+  note?: string;
+}
+
+export interface ApprovalRecord {
+  id: string;
+  mindId: string;
+  capability: string;
+  target: string;
+  params: JsonObject;
+  origin: string;
+  correlationId: string;
+  evidence: JsonObject;
+  explanation: JsonObject;
+  digest: string;
+  status: string;
+  approversRequired: number;
+  decisions: ApprovalDecision[];
+  authoredBy: string;
+  batchKey: string;
+  executionId: string | null;
+  expiresAt: string;
+  decidedAt: string | null;
+  createdAt: string;
+}
+
+export interface CapabilityRequestRecord {
+  id: string;
+  mindId: string;
+  intentionId: string | null;
+  origin: string;
+  capability: string;
+  targetPattern: string;
+  paramLimits: JsonObject;
+  durationSeconds: number;
+  maxOperations: number;
+  reason: string;
+  risk: string;
+  mitigation: string;
+  fallback: string;
+  alternatives: string[];
+  batchKey: string;
+  status: string;
+  decidedBy: string;
+  decidedAt: string | null;
+  grantId: string | null;
+  createdAt: string;
+}
+
+export interface ExecutionRecord {
+  id: string;
+  capability: string;
+  target: string;
+  params: JsonObject;
+  status: string;
+  result: JsonObject | null;
+  error: string;
+  approvalId: string | null;
+  grantId: string | null;
+  startedAt: string;
+  finishedAt: string | null;
+}
+
+export interface PredictionRecord {
+  id: string;
+  statement: string;
+  confidence: number;
+  status: string;
+  outcome: JsonObject | null;
+  windowOpensAt: string;
+  windowClosesAt: string;
+  resolvedAt: string | null;
+}
+
+export interface IntentionRecord {
+  id: string;
+  mindId: string;
+  parentId: string | null;
+  objective: string;
+  status: string;
+  reason: string;
+  createdAt: string;
+}
+
+export interface StepRecord {
+  id: string;
+  planId: string;
+  key: string;
+  position: number;
+  title: string;
+  kind: string;
+  dependsOn: string[];
+  capability: string;
+  target: string;
+  params: JsonObject;
+  requireApproval: boolean;
+  expectation: Expectation | null;
+  precondition: Precondition | null;
+  spec: JsonObject;
+  status: string;
+  attempts: number;
+  maxAttempts: number;
+  approvalId: string | null;
+  requestId: string | null;
+  executionId: string | null;
+  predictionId: string | null;
+  intentionId: string | null;
+  result: Json;
+  observation: Json;
+  error: string;
+  statusReason: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface StepView extends StepRecord {
+  execution?: ExecutionRecord | null;
+  approval?: ApprovalRecord | null;
+  request?: CapabilityRequestRecord | null;
+  prediction?: PredictionRecord | null;
+  subordinate?: IntentionRecord | null;
+}
+
+export interface RevisionLink {
+  id: string;
+  revision: number;
+  status: string;
+  supersedes: string | null;
+  supersededBy: string | null;
+  createdAt: string;
+}
+
+export interface PlanDetail {
+  plan: PlanRecord;
+  steps: StepView[];
+  usage?: Json;
+  revisions?: RevisionLink[];
+}
+
+export interface Batch<T> {
+  batch_key: string;
+  items: T[];
+}
+
+export interface Grouped<T> {
+  groups: Batch<T>[];
+  history: T[];
+}
+
+export interface EventRecord {
+  seq?: number;
+  id: string;
+  type: string;
+  mindId: string | null;
+  intentionId: string | null;
+  planId: string | null;
+  stepId: string | null;
+  data?: JsonObject;
+  payload?: JsonObject;
+  createdAt: string;
+}

@@ -1,0 +1,365 @@
+// The approval centre: pending approvals and open capability requests, grouped by batch key, each
+// with the exact action it would authorise and the reasons given. Decisions go to the API, which
+// binds them to the signed-in operator; a refusal (a viewer's 403, a decision already taken)
+// appears on the item with the API's code. Recent history sits beside, for reference only.
+
+import { useState, type FormEvent, type ReactNode } from 'react';
+import {
+  DECIDING_ROLES,
+  type ApprovalRecord,
+  type Batch,
+  type CapabilityRequestRecord,
+  type EventRecord,
+  type Grouped,
+  type Json,
+  type JsonObject,
+} from '../api/types.ts';
+import { Age, ErrorBox, Facts, JsonView, Loading, StatusBadge, shortId } from '../components/common.tsx';
+import { useAction, useLive, useLiveResource } from '../live.tsx';
+import { href } from '../router.ts';
+
+const concernsDecisions = (event: EventRecord) => /^(approval_|capability_|grant_|tool_|plan_)/.test(event.type);
+
+export function ApprovalCentre() {
+  const { me } = useLive();
+  const approvals = useLiveResource(
+    'approvals:pending',
+    (api) => api.get<Grouped<ApprovalRecord>>('/approvals', { status: 'pending' }),
+    concernsDecisions,
+  );
+  const requests = useLiveResource(
+    'requests:open',
+    (api) => api.get<Grouped<CapabilityRequestRecord>>('/capability-requests', { status: 'open' }),
+    concernsDecisions,
+  );
+  const mayDecide = DECIDING_ROLES.includes(me.role);
+  const refresh = () => {
+    approvals.reload();
+    requests.reload();
+  };
+  const pendingApprovals = approvals.data?.groups.reduce((n, group) => n + group.items.length, 0) ?? 0;
+  const openRequests = requests.data?.groups.reduce((n, group) => n + group.items.length, 0) ?? 0;
+
+  return (
+    <section aria-labelledby="approvals-title" data-testid="approval-centre">
+      <h1 id="approvals-title">Approval centre</h1>
+      {!mayDecide && (
+        <p className="notice" role="note">
+          You are signed in as <strong>{me.role}</strong>: you can read everything here, but only operators and admins may
+          decide. The server will refuse your decisions.
+        </p>
+      )}
+      <div className="centre">
+        <div className="pending">
+          <section aria-labelledby="pending-approvals-title" data-testid="pending-approvals">
+            <h2 id="pending-approvals-title">
+              Pending approvals <span className="count">{approvals.data ? pendingApprovals : ''}</span>
+            </h2>
+            <ErrorBox error={approvals.error} title="Could not load approvals" />
+            {!approvals.data && approvals.loading && <Loading what="approvals" />}
+            {approvals.data && pendingApprovals === 0 && <p className="muted">Nothing waits for approval.</p>}
+            {approvals.data?.groups.map((group) => (
+              <BatchGroup key={group.batch_key} group={group} kind="approvals">
+                {group.items.map((approval) => (
+                  <ApprovalCard key={approval.id} approval={approval} onDecided={refresh} />
+                ))}
+              </BatchGroup>
+            ))}
+          </section>
+          <section aria-labelledby="open-requests-title" data-testid="open-requests">
+            <h2 id="open-requests-title">
+              Capability requests <span className="count">{requests.data ? openRequests : ''}</span>
+            </h2>
+            <ErrorBox error={requests.error} title="Could not load capability requests" />
+            {!requests.data && requests.loading && <Loading what="capability requests" />}
+            {requests.data && openRequests === 0 && <p className="muted">No open capability requests.</p>}
+            {requests.data?.groups.map((group) => (
+              <BatchGroup key={group.batch_key} group={group} kind="requests">
+                {group.items.map((request) => (
+                  <RequestCard key={request.id} request={request} onDecided={refresh} />
+                ))}
+              </BatchGroup>
+            ))}
+          </section>
+        </div>
+        <aside className="history" aria-labelledby="history-title" data-testid="decision-history">
+          <h2 id="history-title">Recent history</h2>
+          <p className="muted small">Earlier decisions, for reference. They are not used to decide anything above.</p>
+          <h3>Approvals</h3>
+          <HistoryList
+            items={(approvals.data?.history ?? []).map((a) => ({
+              id: a.id,
+              status: a.status,
+              what: `${a.capability} on ${a.target}`,
+              who: a.decisions.map((d) => d.operator).join(', '),
+              at: a.decidedAt ?? a.createdAt,
+              plan: planOf(a.evidence),
+            }))}
+          />
+          <h3>Capability requests</h3>
+          <HistoryList
+            items={(requests.data?.history ?? []).map((r) => ({
+              id: r.id,
+              status: r.status,
+              what: `${r.capability} on ${r.targetPattern}`,
+              who: r.decidedBy,
+              at: r.decidedAt ?? r.createdAt,
+              plan: null,
+            }))}
+          />
+        </aside>
+      </div>
+    </section>
+  );
+}
+
+function BatchGroup<T>({ group, kind, children }: { group: Batch<T>; kind: string; children: ReactNode }) {
+  return (
+    <section className="batch" aria-label={`Batch ${group.batch_key || 'without key'}`} data-testid="batch" data-batch-key={group.batch_key}>
+      <h3 className="batch-key">
+        batch <code title={group.batch_key}>{group.batch_key ? shortId(group.batch_key) : '(none)'}</code>{' '}
+        <span className="muted small">
+          {group.items.length} {kind}
+        </span>
+      </h3>
+      {children}
+    </section>
+  );
+}
+
+function ApprovalCard({ approval, onDecided }: { approval: ApprovalRecord; onDecided(): void }) {
+  const action = useAction();
+  const [note, setNote] = useState('');
+  const approvals = approval.decisions.filter((d) => d.decision === 'approve').length;
+  const explanation = approval.explanation ?? {};
+  const evidence = approval.evidence ?? {};
+  const plan = planOf(evidence);
+  const decide = (verb: 'approve' | 'deny') => (event?: FormEvent) => {
+    event?.preventDefault();
+    void action.run(verb === 'approve' ? 'Approved' : 'Denied', (api) => api.post(`/approvals/${encodeURIComponent(approval.id)}/${verb}`, note ? { note } : {}), onDecided);
+  };
+  const noteId = `note-${approval.id}`;
+  return (
+    <article className="card decision" data-testid="approval" data-approval-id={approval.id} aria-labelledby={`title-${approval.id}`}>
+      <header className="decision-head">
+        <h4 id={`title-${approval.id}`}>
+          <code>{approval.capability}</code> on <code>{approval.target}</code>
+        </h4>
+        <StatusBadge status={approval.status} />
+      </header>
+      <div className="exact-action" data-testid="exact-action">
+        <h5>Exact action</h5>
+        <Facts
+          items={[
+            ['Capability', <code data-testid="action-capability">{approval.capability}</code>],
+            ['Target', <code data-testid="action-target">{approval.target}</code>],
+            ['Parameters', <JsonView value={approval.params} label="Parameters" />],
+            ['Digest', <code title={approval.digest}>{shortId(approval.digest)}</code>],
+          ]}
+        />
+        <p className="muted small">Approval binds to this exact action: any change to it needs a new approval.</p>
+      </div>
+      <Explanation explanation={explanation} evidence={evidence} />
+      <Facts
+        items={[
+          ['Plan', plan && <a href={href.plan(plan, stepOf(evidence) ?? undefined)}>{shortId(plan)}</a>],
+          ['Origin', <code>{approval.origin}</code>],
+          ['Authored by', approval.authoredBy],
+          ['Approvers', `${approvals} of ${approval.approversRequired}${approval.approversRequired > 1 ? ' (four eyes)' : ''}`],
+          [
+            'Decisions so far',
+            approval.decisions.length > 0 &&
+              approval.decisions.map((d, i) => (
+                <div key={i}>
+                  {d.operator} {d.decision === 'approve' ? 'approved' : 'denied'} <Age at={d.at} />
+                  {d.note ? `: ${d.note}` : ''}
+                </div>
+              )),
+          ],
+          ['Requested', <Age at={approval.createdAt} />],
+          ['Expires', <Age at={approval.expiresAt} />],
+        ]}
+      />
+      <form className="decide" onSubmit={decide('approve')}>
+        <label htmlFor={noteId}>Note (optional)</label>
+        <input id={noteId} value={note} onChange={(event) => setNote(event.target.value)} placeholder="recorded with your decision" />
+        <div className="buttons">
+          <button type="submit" className="primary" disabled={action.busy} data-testid="approve">
+            Approve
+          </button>
+          <button type="button" className="danger" disabled={action.busy} onClick={() => decide('deny')()} data-testid="deny">
+            Deny
+          </button>
+        </div>
+      </form>
+      {action.done && <p role="status">{action.done}.</p>}
+      <ErrorBox error={action.error} title="Decision refused" onDismiss={action.clear} />
+    </article>
+  );
+}
+
+const EXPLANATION_LABELS: [string, string][] = [
+  ['what', 'What'],
+  ['why', 'Why'],
+  ['expected_outcome', 'Expected outcome'],
+  ['side_effects', 'Side effects'],
+  ['risk', 'Risk'],
+  ['mitigation', 'Mitigation'],
+  ['fallback', 'Fallback'],
+  ['alternatives', 'Alternatives'],
+];
+
+/** The explanation an approver reads; risk, mitigation and fallback appear when the record carries them. */
+function Explanation({ explanation, evidence }: { explanation: JsonObject; evidence: JsonObject }) {
+  const known = new Set(EXPLANATION_LABELS.map(([key]) => key));
+  const pick = (key: string): Json | undefined => explanation[key] ?? evidence[key];
+  const rows: [string, ReactNode][] = EXPLANATION_LABELS.map(([key, label]) => [label, render(pick(key))]);
+  for (const [key, value] of Object.entries(explanation)) if (!known.has(key)) rows.push([key.replace(/_/g, ' '), render(value)]);
+  return (
+    <div className="explanation" data-testid="explanation">
+      <h5>Explanation</h5>
+      <Facts items={rows} />
+    </div>
+  );
+}
+
+function render(value: Json | undefined): ReactNode {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return undefined;
+    return (
+      <ul>
+        {value.map((item, i) => (
+          <li key={i}>{typeof item === 'string' ? item : JSON.stringify(item)}</li>
+        ))}
+      </ul>
+    );
+  }
+  if (typeof value === 'object') return <JsonView value={value} />;
+  return String(value);
+}
+
+function RequestCard({ request, onDecided }: { request: CapabilityRequestRecord; onDecided(): void }) {
+  const action = useAction();
+  const [duration, setDuration] = useState(String(request.durationSeconds || 1800));
+  const [uses, setUses] = useState(String(request.maxOperations || 1));
+  const [pattern, setPattern] = useState(request.targetPattern);
+  const [note, setNote] = useState('');
+  const base = `/capability-requests/${encodeURIComponent(request.id)}`;
+  const grant = (event: FormEvent) => {
+    event.preventDefault();
+    const body: Record<string, unknown> = {};
+    if (duration.trim()) body['duration_seconds'] = Number(duration);
+    if (uses.trim()) body['uses'] = Number(uses);
+    if (pattern.trim() && pattern.trim() !== request.targetPattern) body['target_pattern'] = pattern.trim();
+    void action.run('Granted', (api) => api.post(`${base}/grant`, body), onDecided);
+  };
+  const deny = () => void action.run('Denied', (api) => api.post(`${base}/deny`, note ? { note } : {}), onDecided);
+  const id = request.id;
+  return (
+    <article className="card decision" data-testid="capability-request" data-request-id={request.id} aria-labelledby={`title-${id}`}>
+      <header className="decision-head">
+        <h4 id={`title-${id}`}>
+          <code>{request.capability}</code> on <code>{request.targetPattern}</code>
+        </h4>
+        <StatusBadge status={request.status} />
+      </header>
+      <div className="exact-action">
+        <h5>Access asked for</h5>
+        <Facts
+          items={[
+            ['Capability', <code>{request.capability}</code>],
+            ['Target pattern', <code>{request.targetPattern}</code>],
+            ['Parameter limits', Object.keys(request.paramLimits ?? {}).length > 0 && <JsonView value={request.paramLimits} />],
+            ['Duration', `${request.durationSeconds} s`],
+            ['Uses', String(request.maxOperations)],
+          ]}
+        />
+      </div>
+      <Facts
+        items={[
+          ['Reason', request.reason],
+          ['Risk', request.risk],
+          ['Mitigation', request.mitigation],
+          ['Fallback', request.fallback],
+          ['Alternatives', render(request.alternatives)],
+          ['Intention', request.intentionId && <a href={href.intentionTimeline(request.intentionId)}>{shortId(request.intentionId)}</a>],
+          ['Origin', <code>{request.origin}</code>],
+          ['Requested', <Age at={request.createdAt} />],
+        ]}
+      />
+      <form className="decide grant" onSubmit={grant}>
+        <div className="row">
+          <label>
+            Duration (seconds)
+            <input type="number" min={1} value={duration} onChange={(event) => setDuration(event.target.value)} />
+          </label>
+          <label>
+            Uses
+            <input type="number" min={1} value={uses} onChange={(event) => setUses(event.target.value)} />
+          </label>
+          <label className="grow">
+            Target pattern
+            <input value={pattern} onChange={(event) => setPattern(event.target.value)} />
+          </label>
+        </div>
+        <label>
+          Note for a denial (optional)
+          <input value={note} onChange={(event) => setNote(event.target.value)} />
+        </label>
+        <div className="buttons">
+          <button type="submit" className="primary" disabled={action.busy} data-testid="grant">
+            Grant
+          </button>
+          <button type="button" className="danger" disabled={action.busy} onClick={deny} data-testid="deny-request">
+            Deny
+          </button>
+        </div>
+      </form>
+      {action.done && <p role="status">{action.done}.</p>}
+      <ErrorBox error={action.error} title="Decision refused" onDismiss={action.clear} />
+    </article>
+  );
+}
+
+interface HistoryItem {
+  id: string;
+  status: string;
+  what: string;
+  who: string;
+  at: string;
+  plan: string | null;
+}
+
+function HistoryList({ items }: { items: HistoryItem[] }) {
+  if (items.length === 0) return <p className="muted small">None yet.</p>;
+  return (
+    <ul className="history-list">
+      {items.map((item) => (
+        <li key={item.id} data-testid="history-item" data-id={item.id}>
+          <StatusBadge status={item.status} /> <code>{item.what}</code>
+          <div className="muted small">
+            {item.who && `${item.who}, `}
+            <Age at={item.at} />
+            {item.plan && (
+              <>
+                {' · '}
+                <a href={href.plan(item.plan)}>plan</a>
+              </>
+            )}
+          </div>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function planOf(evidence: JsonObject | undefined): string | null {
+  const value = evidence?.['plan_id'];
+  return typeof value === 'string' ? value : null;
+}
+
+function stepOf(evidence: JsonObject): string | null {
+  const value = evidence['step_key'];
+  return typeof value === 'string' ? value : null;
+}

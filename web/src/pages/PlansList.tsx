@@ -1,0 +1,160 @@
+// Plans, newest first: status, mind, intention, revision, age. Status and mind filter on the
+// server (and live in the URL); the text filter narrows the loaded rows by objective.
+
+import { useState } from 'react';
+import type { ApiClient } from '../api/client.ts';
+import { PLAN_STATUSES, type MindRecord, type Page, type PlanSummary } from '../api/types.ts';
+import { Age, ErrorBox, Loading, StatusBadge, shortId } from '../components/common.tsx';
+import { useLiveResource } from '../live.tsx';
+import { href, navigate } from '../router.ts';
+
+export function PlansList({ query }: { query: URLSearchParams }) {
+  const status = query.get('status') ?? '';
+  const mind = query.get('mind') ?? '';
+  const intention = query.get('intention') ?? '';
+  const [text, setText] = useState('');
+  const [pages, setPages] = useState(1);
+
+  const minds = useLiveResource('minds', (api) => listMinds(api), () => false);
+  const plans = useLiveResource(
+    `plans:${status}:${mind}:${intention}:${pages}`,
+    (api) => loadPages(api, { status, mind, intention }, pages),
+    (event) => event.planId !== null || event.type.startsWith('plan_'),
+  );
+
+  const setFilter = (key: string, value: string) => {
+    const next = new URLSearchParams(query);
+    if (value) next.set(key, value);
+    else next.delete(key);
+    setPages(1);
+    navigate(href.plans(Object.fromEntries(next)), true);
+  };
+
+  const needle = text.trim().toLowerCase();
+  const rows = (plans.data?.items ?? []).filter((plan) => !needle || plan.objective.toLowerCase().includes(needle));
+  const mindName = (id: string, fallback?: string) => fallback ?? minds.data?.find((m) => m.id === id)?.name ?? shortId(id);
+
+  return (
+    <section aria-labelledby="plans-title">
+      <h1 id="plans-title">Plans</h1>
+      <form className="filters" role="search" onSubmit={(event) => event.preventDefault()}>
+        <label>
+          Status
+          <select value={status} onChange={(event) => setFilter('status', event.target.value)} data-testid="filter-status">
+            <option value="">any</option>
+            {PLAN_STATUSES.map((value) => (
+              <option key={value} value={value}>
+                {value.replace(/_/g, ' ')}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Mind
+          <select value={mind} onChange={(event) => setFilter('mind', event.target.value)} data-testid="filter-mind">
+            <option value="">any</option>
+            {(minds.data ?? []).map((m) => (
+              <option key={m.id} value={m.id}>
+                {m.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="grow">
+          Objective contains
+          <input type="search" value={text} onChange={(event) => setText(event.target.value)} placeholder="e.g. atlas-worker" />
+        </label>
+        {intention && (
+          <span className="chip">
+            intention {shortId(intention)}{' '}
+            <button type="button" className="link-button" onClick={() => setFilter('intention', '')}>
+              clear
+            </button>
+          </span>
+        )}
+      </form>
+      <ErrorBox error={minds.error} title="Could not load minds" />
+      <ErrorBox error={plans.error} title="Could not load plans" />
+      {!plans.data && plans.loading && <Loading what="plans" />}
+      {plans.data && (
+        <>
+          <table className="table" data-testid="plans-table">
+            <thead>
+              <tr>
+                <th scope="col">Objective</th>
+                <th scope="col">Status</th>
+                <th scope="col">Mind</th>
+                <th scope="col">Intention</th>
+                <th scope="col">Rev.</th>
+                <th scope="col">Origin / strategy</th>
+                <th scope="col">Created</th>
+                <th scope="col">Updated</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((plan) => (
+                <tr key={plan.id} data-testid="plan-row" data-plan-id={plan.id}>
+                  <td>
+                    <a href={href.plan(plan.id)}>{plan.objective || <span className="muted">(no objective)</span>}</a>
+                  </td>
+                  <td>
+                    <StatusBadge status={plan.status} />
+                  </td>
+                  <td>
+                    <a href={href.mindTimeline(plan.mindId)} title="Mind timeline">
+                      {mindName(plan.mindId, plan.mindName)}
+                    </a>
+                  </td>
+                  <td>
+                    <a href={href.intentionTimeline(plan.intentionId)} title="Intention timeline">
+                      {shortId(plan.intentionId)}
+                    </a>
+                  </td>
+                  <td className="num">{plan.revision}</td>
+                  <td>
+                    {plan.origin}
+                    {plan.strategy ? ` / ${plan.strategy}` : ''}
+                  </td>
+                  <td>
+                    <Age at={plan.createdAt} />
+                  </td>
+                  <td>
+                    <Age at={plan.updatedAt} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {rows.length === 0 && <p className="muted">No plans match.</p>}
+          {plans.data.next_cursor && (
+            <button type="button" onClick={() => setPages((n) => n + 1)} disabled={plans.loading}>
+              Load more
+            </button>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+export async function listMinds(api: ApiClient): Promise<MindRecord[]> {
+  const body = await api.get<Page<MindRecord> | MindRecord[]>('/minds', { limit: 200 });
+  return Array.isArray(body) ? body : body.items;
+}
+
+/** Loads the first `count` pages again, so a live refresh keeps what "load more" showed. */
+async function loadPages(
+  api: ApiClient,
+  filter: { status: string; mind: string; intention: string },
+  count: number,
+): Promise<Page<PlanSummary>> {
+  const items: PlanSummary[] = [];
+  let cursor: string | null = null;
+  for (let page = 0; page < count; page++) {
+    const body: Page<PlanSummary> = await api.get<Page<PlanSummary>>('/plans', { ...filter, limit: 50, cursor });
+    items.push(...body.items);
+    cursor = body.next_cursor;
+    if (!cursor) break;
+  }
+  return { items, next_cursor: cursor };
+}
