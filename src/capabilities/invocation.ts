@@ -11,6 +11,12 @@ export interface Explanation {
   expected_outcome: string;
   side_effects: string;
   alternatives: string[];
+  /** What could go wrong; plan steps carry it, one-off calls may not. */
+  risk?: string;
+  /** What limits the damage: the observation that checks the result, the precondition that gates it. */
+  mitigation?: string;
+  /** What happens if it does not work. */
+  fallback?: string;
 }
 
 export interface InvokeRequest {

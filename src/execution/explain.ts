@@ -29,5 +29,22 @@ export function explanationOf(scene: StepScene, definition: CapabilityDefinition
     expected_outcome: expected,
     side_effects: sideEffects,
     alternatives: plan.alternatives.filter((a) => !a.selected).map((a) => `${a.strategy}: ${a.why}`),
+    risk: plan.risk || (definition.readOnly ? 'none beyond reading' : `${definition.name} changes ${target}`),
+    mitigation: mitigationOf(step),
+    fallback: fallbackOf(plan, definition),
   };
+}
+
+function mitigationOf(step: StepScene['step']): string {
+  const guards: string[] = [];
+  if (step.precondition) guards.push(`runs only while "${step.precondition.statement}" holds when the step starts`);
+  if (step.expectation) guards.push(`a later read-only observation checks "${step.expectation.statement}"`);
+  return guards.length > 0 ? guards.join('; ') : 'none stated by the plan';
+}
+
+function fallbackOf(plan: StepScene['plan'], definition: CapabilityDefinition): string {
+  const parts: string[] = [];
+  if (!definition.readOnly) parts.push('if the result is refuted, the plan is reconsidered and replanned (at most three revisions); this action is never repeated blindly');
+  if (plan.abortConditions.length > 0) parts.push(`the plan stops when: ${plan.abortConditions.join('; ')}`);
+  return parts.length > 0 ? parts.join('. ') : 'a failure fails the step and the plan is reconsidered';
 }

@@ -204,6 +204,23 @@ for (const kind of STORE_KINDS) {
       assert.equal(w.log.calls.length, 1, 'the step adopted the execution instead of acting again');
     });
 
+    it('an approval raised by a step tells the approver the risk, what limits it and what happens if it fails', async () => {
+      const w = await world({ simulated: true });
+      w.host!.setUnit(UNIT, { active_state: 'failed', sub_state: 'failed', restart: { outcome: 'active', delay_seconds: 5 } });
+      await w.store.policyRules.set({ mindId: w.mind.id, capability: 'service.restart', targetPattern: '*', decision: 'ask', approvers: 1 });
+      const draft = { ...restartPlan(), risk: 'a restart drops in-flight jobs', abort_conditions: ['the unit is masked'] };
+      const { plan } = await w.plan(draft);
+      await w.executor().drain();
+      const p1 = (await w.store.plans.get(plan.id))!.steps[0]!;
+      assert.equal(p1.status, 'awaiting_approval');
+      const explanation = (await w.store.approvals.get(p1.approvalId!))!.explanation;
+      assert.equal(explanation.risk, 'a restart drops in-flight jobs');
+      assert.match(String(explanation.mitigation), /atlas-worker is not already running/);
+      assert.match(String(explanation.mitigation), /observation checks "atlas-worker is active"/);
+      assert.match(String(explanation.fallback), /never repeated/);
+      assert.match(String(explanation.fallback), /the unit is masked/);
+    });
+
     it('an approval that expires fails the step as an expired approval', async () => {
       const w = await world();
       const { plan } = await w.plan(draftOf([step('W1', { kind: 'capability', capability: 'test.write', params: { name: 'gamma' } })]));
