@@ -1,11 +1,10 @@
-// The caller of an MCP session and what it may reach. Every tool and resource finds minds, plans
-// and intentions through here, so ownership is checked in one place: an agent token reaches its
-// own mind only, and something of another mind answers exactly like something that does not
-// exist, so a caller learns nothing about minds it cannot see.
+// The caller of an MCP session and what it may reach. The operations check that a plan or an
+// intention is of a mind the token reaches (src/mcp/refusal.ts answers both kinds of miss as
+// not found); what is MCP's own is here: the role a tool needs, and which mind a call is about.
 
-import { may, mayActOnMind, type Permission, type Principal } from '../access/permissions.ts';
-import { isId } from '../core/ids.ts';
-import type { IntentionRecord, MindRecord, PlanWithSteps, Store } from '../store/index.ts';
+import { may, type Permission, type Principal } from '../access/permissions.ts';
+import { resolveMind } from '../operations/minds.ts';
+import type { MindRecord, Store } from '../store/index.ts';
 import { refusal } from './refusal.ts';
 
 export class Caller {
@@ -26,7 +25,7 @@ export class Caller {
 
   /**
    * The mind a call is about. An agent token is bound to one mind, so naming it is optional and
-   * naming another is refused; any other token must name the mind (by name or id).
+   * naming any other (existing or not) is refused alike; any other token must name the mind.
    */
   async mind(nameOrId: string | undefined, path = 'mind'): Promise<MindRecord> {
     const bound = this.principal.mindId;
@@ -41,23 +40,6 @@ export class Caller {
     if (nameOrId === undefined || nameOrId.trim() === '') {
       throw refusal('missing_mind', path, `a ${this.principal.role} token sees every mind: name the mind (its name or id)`);
     }
-    const mind = isId(nameOrId) ? await this.store.minds.get(nameOrId) : await this.store.minds.getByName(nameOrId);
-    if (!mind) throw refusal('unknown_mind', path, `no mind named "${nameOrId}"`);
-    return mind;
+    return resolveMind(this.store, this.principal, nameOrId, path);
   }
-
-  async plan(id: string, path = 'plan_id'): Promise<PlanWithSteps> {
-    const plan = isId(id) ? await this.store.plans.get(id) : undefined;
-    if (!plan || !mayActOnMind(this.principal, plan.mindId)) throw refusal('unknown_plan', path, `no plan ${id} that this token may see`);
-    return plan;
-  }
-
-  async intention(id: string, path = 'intention_id'): Promise<IntentionRecord> {
-    const intention = isId(id) ? await this.store.intentions.get(id) : undefined;
-    if (!intention || !mayActOnMind(this.principal, intention.mindId)) {
-      throw refusal('unknown_intention', path, `no intention ${id} that this token may see`);
-    }
-    return intention;
-  }
-
 }

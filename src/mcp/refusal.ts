@@ -1,21 +1,51 @@
-// How the MCP server says no. A refusal is thrown from deep inside a tool (the mind is not the
-// caller's, the plan does not exist) and turned into one `isError` result at the tool's edge,
-// so every tool answers bad input the same way: code, message and the offending path.
+// How the MCP server says no. A refusal is thrown from deep inside a tool (by the caller check or
+// by an application operation) and turned into one `isError` result at the tool's edge, so every
+// tool answers bad input the same way: code, message and the offending path. This is the one
+// place where operations' refusals (src/operations/errors.ts) are read the MCP way.
 
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { InputError, type Problem } from '../core/errors.ts';
+import { Forbidden, NotFound, NotStored } from '../operations/errors.ts';
 
-export class McpRefusal extends Error {
-  readonly problems: Problem[];
-  constructor(problems: Problem[]) {
-    super(problems.map((p) => `${p.path || '(input)'}: ${p.message}`).join('; '));
-    this.name = 'McpRefusal';
-    this.problems = problems;
-  }
+/** A refusal of the MCP server's own (the caller's role or mind); operations throw their own. */
+export function refusal(code: string, path: string, message: string): InputError {
+  return new InputError([{ code, path, message }]);
 }
 
-export function refusal(code: string, path: string, message: string): McpRefusal {
-  return new McpRefusal([{ code, path, message }]);
+/**
+ * Operations name their inputs in their own words (`id` for a plan or an intention, `mindId`);
+ * a tool says which of its fields an operation's field was, and the rest are renamed here.
+ */
+export type FieldNames = Readonly<Record<string, string>>;
+
+const OPERATION_FIELDS: FieldNames = { mindId: 'mind' };
+
+/**
+ * Records of a mind the caller may not see answer exactly as records that do not exist: the
+ * operations tell the two apart (not found, forbidden), the MCP answer does not.
+ */
+const HIDDEN: Readonly<Record<string, string>> = { plan_id: 'plan', intention_id: 'intention' };
+
+function renamed(path: string, fields: FieldNames): string {
+  return path.replace(/^[^.[]+/, (head) => fields[head] ?? OPERATION_FIELDS[head] ?? head);
+}
+
+/** A plan draft's problems name places inside the draft, which a tool takes as its `plan` field. */
+function inPlan(path: string): string {
+  return path === '' ? 'plan' : path.startsWith('[') ? `plan${path}` : `plan.${path}`;
+}
+
+/** The problems an MCP caller hears for a refusal, or null when the error is not a refusal (a bug). */
+export function problemsOf(error: unknown, fields: FieldNames = {}): Problem[] | null {
+  if (!(error instanceof InputError)) return null;
+  if (error instanceof NotStored) return error.problems.map((p) => ({ ...p, path: inPlan(p.path) }));
+  const unseen = error instanceof NotFound || error instanceof Forbidden;
+  return error.problems.map((p) => {
+    const path = renamed(p.path, fields);
+    const hidden = unseen ? HIDDEN[path] : undefined;
+    if (hidden) return { code: `unknown_${hidden}`, path, message: `no ${hidden} with this id is visible to this token` };
+    return { ...p, path };
+  });
 }
 
 /** Plain JSON (dates as ISO strings), as a client will read it. */
@@ -24,16 +54,20 @@ export function asJson(value: unknown): Record<string, unknown> {
 }
 
 /** A successful answer: the JSON as text for any client, and as structured content for those that read it. */
-export function answer(value: Record<string, unknown>): CallToolResult {
+export function answer(value: object): CallToolResult {
   const json = asJson(value);
   return { content: [{ type: 'text', text: JSON.stringify(json, null, 2) }], structuredContent: json };
+}
+
+export function describeProblems(problems: readonly Problem[]): string {
+  return problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join('; ');
 }
 
 export function errorResult(problems: Problem[]): CallToolResult {
   const [first] = problems;
   const error = {
     code: problems.length === 1 ? first!.code : 'invalid_input',
-    message: problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join('; '),
+    message: describeProblems(problems),
     path: first?.path ?? '',
     problems,
   };
@@ -41,14 +75,16 @@ export function errorResult(problems: Problem[]): CallToolResult {
 }
 
 /**
- * Runs a tool body and turns refusals into error results. Anything else is a bug and is left to
- * the SDK, which reports it as an error result carrying only the message.
+ * Runs a tool body and turns refusals into error results; `fields` names the tool fields behind
+ * the operations' inputs. Anything else is a bug and is left to the SDK, which reports it as an
+ * error result carrying only the message.
  */
-export async function guarded(body: () => Promise<CallToolResult>): Promise<CallToolResult> {
+export async function guarded(body: () => Promise<CallToolResult>, fields: FieldNames = {}): Promise<CallToolResult> {
   try {
     return await body();
   } catch (error) {
-    if (error instanceof McpRefusal || error instanceof InputError) return errorResult(error.problems);
+    const problems = problemsOf(error, fields);
+    if (problems) return errorResult(problems);
     throw error;
   }
 }

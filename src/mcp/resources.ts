@@ -5,9 +5,11 @@
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Variables } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import { ErrorCode, McpError, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import { isId } from '../core/ids.ts';
+import { planDetail } from '../operations/plans.ts';
+import { proceduralMemories } from '../operations/timeline.ts';
 import type { ToolContext } from './deps.ts';
-import { asJson, McpRefusal } from './refusal.ts';
-import { planView } from './views.ts';
+import { describeProblems, problemsOf, refusal, type FieldNames } from './refusal.ts';
 
 const MEMORY_LIMIT = 100;
 
@@ -17,10 +19,17 @@ export function registerResources(server: McpServer, ctx: ToolContext): void {
     new ResourceTemplate('praxis://plans/{plan_id}', { list: undefined }),
     { title: 'Plan', description: 'A plan of the mind with its steps, as show_plan returns it', mimeType: 'application/json' },
     (uri, variables) =>
-      readable(uri, async () => {
-        ctx.caller.require('read', 'reading a plan');
-        return planView(await ctx.caller.plan(single(variables, 'plan_id')));
-      }),
+      readable(
+        uri,
+        async () => {
+          ctx.caller.require('read', 'reading a plan');
+          const id = single(variables, 'plan_id');
+          // Anything but an id names no plan; the store is asked only about ids.
+          if (!isId(id)) throw refusal('unknown_plan', 'plan_id', 'no plan with this id is visible to this token');
+          return planDetail(ctx.store, ctx.registry, ctx.caller.principal, id);
+        },
+        { id: 'plan_id' },
+      ),
   );
 
   server.registerResource(
@@ -35,8 +44,8 @@ export function registerResources(server: McpServer, ctx: ToolContext): void {
       readable(uri, async () => {
         ctx.caller.require('read', 'reading procedural memories');
         const mind = await ctx.caller.mind(decoded(single(variables, 'mind')));
-        const memories = await ctx.store.proceduralMemories.listByMind(mind.id, { limit: MEMORY_LIMIT });
-        return { mind: { id: mind.id, name: mind.name }, memories: memories.map(asJson) };
+        const memories = await proceduralMemories(ctx.store, ctx.caller.principal, mind.id, { limit: MEMORY_LIMIT });
+        return { mind: { id: mind.id, name: mind.name }, memories: memories.items };
       }),
   );
 }
@@ -55,12 +64,13 @@ function decoded(segment: string): string {
   }
 }
 
-async function readable(uri: URL, read: () => Promise<Record<string, unknown>>): Promise<ReadResourceResult> {
+async function readable(uri: URL, read: () => Promise<object>, fields: FieldNames = {}): Promise<ReadResourceResult> {
   try {
     const value = await read();
     return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(value, null, 2) }] };
   } catch (error) {
-    if (error instanceof McpRefusal) throw new McpError(ErrorCode.InvalidParams, `${uri.href}: ${error.message}`, { problems: error.problems });
+    const problems = problemsOf(error, fields);
+    if (problems) throw new McpError(ErrorCode.InvalidParams, `${uri.href}: ${describeProblems(problems)}`, { problems });
     throw error;
   }
 }

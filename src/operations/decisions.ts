@@ -170,6 +170,19 @@ export async function denyRequest(
   return { request: (await store.capabilityRequests.get(id))! };
 }
 
+/** A mind takes back its own pending approval request; an agent reaches only its own mind's. */
+export async function withdrawApproval(
+  store: Store,
+  capabilities: CapabilityService,
+  principal: Principal,
+  id: string,
+): Promise<{ approval: ApprovalRecord }> {
+  const approval = await findApproval(store, principal, id);
+  const answer = await capabilities.withdraw(id, approval.mindId);
+  if (answer.status === 'refused') throw refusal(answer);
+  return { approval: (await store.approvals.get(id))! };
+}
+
 /** A mind takes back its own open request; an agent reaches only its own mind's. */
 export async function withdrawRequest(
   store: Store,

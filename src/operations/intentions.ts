@@ -79,26 +79,35 @@ function checkMeans(registry: CapabilityRegistry, means: NonNullable<IntentionPr
   return { capability: means.capability, target, params: means.params };
 }
 
-/** Forms the intention, then asks the planner for it straight away. */
-export async function proposeIntention(
+/**
+ * Forms the intention on the caller's word without planning it. Its origin is the caller's
+ * (`agent:<name>`, `operator:<name>`) unless a surface names its own (MCP says `mcp`).
+ */
+export async function formProposedIntention(
   store: Store,
-  planning: PlanningServices,
+  registry: CapabilityRegistry,
   principal: Principal,
   mindRef: string,
   proposal: IntentionProposal,
-): Promise<Proposed> {
+  origin = principal.role === 'agent' ? `agent:${principal.operator}` : `operator:${principal.operator}`,
+): Promise<IntentionRecord> {
   const mind = await resolveMind(store, principal, mindRef);
-  const means = proposal.means ? checkMeans(planning.registry, proposal.means) : null;
+  const means = proposal.means ? checkMeans(registry, proposal.means) : null;
   const formed = await formIntention(store, {
     mindId: mind.id,
     ...(proposal.objective !== undefined ? { objective: proposal.objective } : {}),
     means,
-    origin: principal.role === 'agent' ? `agent:${principal.operator}` : `operator:${principal.operator}`,
+    origin,
     requireApproval: proposal.require_approval ?? false,
   });
   if (!formed.ok) throw new InputError(formed.problems);
-  const result = await planIntention(store, planning, formed.intention.id);
-  const planned = (await store.intentions.get(formed.intention.id)) ?? formed.intention;
+  return formed.intention;
+}
+
+/** Asks the planner for a formed intention straight away; the intention is read again, as planning may close it. */
+export async function planFormedIntention(store: Store, planning: PlanningServices, intention: IntentionRecord): Promise<Proposed> {
+  const result = await planIntention(store, planning, intention.id);
+  const planned = (await store.intentions.get(intention.id)) ?? intention;
   switch (result.status) {
     case 'planned':
       return { intention: planned, planning: { status: 'planned', plan_id: result.plan.id, reason: `planned with ${result.strategy}` } };
@@ -114,6 +123,18 @@ export async function proposeIntention(
     case 'refused':
       return { intention: planned, planning: { status: 'refused', plan_id: null, reason: `${result.code}: ${result.message}` } };
   }
+}
+
+/** Forms the intention, then asks the planner for it straight away. */
+export async function proposeIntention(
+  store: Store,
+  planning: PlanningServices,
+  principal: Principal,
+  mindRef: string,
+  proposal: IntentionProposal,
+): Promise<Proposed> {
+  const intention = await formProposedIntention(store, planning.registry, principal, mindRef, proposal);
+  return planFormedIntention(store, planning, intention);
 }
 
 /**

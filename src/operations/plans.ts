@@ -6,7 +6,7 @@ import type { Principal } from '../access/permissions.ts';
 import type { CapabilityRegistry } from '../capabilities/registry.ts';
 import type { CapabilityService } from '../capabilities/service.ts';
 import type { Budget, Resources, ValidationIssue } from '../core/plan.ts';
-import { CLOSED_PLAN_STATUSES, PLAN_STATUSES, type PlanStatus } from '../core/vocabulary.ts';
+import { CLOSED_PLAN_STATUSES, PLAN_STATUSES, type PlanOrigin, type PlanStatus } from '../core/vocabulary.ts';
 import { originsOf, usage } from '../execution/budget.ts';
 import { silentLog } from '../execution/context.ts';
 import { cancelOpenSteps } from '../execution/replan.ts';
@@ -158,6 +158,13 @@ export interface Submitted {
   warnings: ValidationIssue[];
 }
 
+export interface SubmitOptions {
+  /** The open intention the plan serves; by default one is formed from the plan's objective. */
+  intentionId?: string | undefined;
+  /** Who wrote it, when the surface knows better than the token's role (MCP: always a model). */
+  origin?: Extract<PlanOrigin, 'operator' | 'model'> | undefined;
+}
+
 /**
  * Stores a plan draft for a mind. Operators author with origin `operator`; an agent's plan is a
  * model's proposal (origin `model`) and passes exactly the same gates.
@@ -168,10 +175,16 @@ export async function submitPlanDraft(
   principal: Principal,
   mindRef: string,
   draft: unknown,
+  options: SubmitOptions = {},
 ): Promise<Submitted> {
   const mind = await resolveMind(store, principal, mindRef);
-  const origin = principal.role === 'agent' ? 'model' : 'operator';
-  const result = await submitPlan(store, registry, { mindId: mind.id, input: draft, origin });
+  const origin = options.origin ?? (principal.role === 'agent' ? 'model' : 'operator');
+  const result = await submitPlan(store, registry, {
+    mindId: mind.id,
+    input: draft,
+    origin,
+    ...(options.intentionId !== undefined ? { intentionId: options.intentionId } : {}),
+  });
   if (!result.stored) {
     const problems = result.assessment.errors.length
       ? result.assessment.errors.map((e) => ({ code: e.code, message: e.message, path: e.path }))

@@ -9,7 +9,15 @@ import { resolveMind } from './minds.ts';
 import { decodeCursor, pageOf, pageSize, type Page, type PageRequest } from './pages.ts';
 import { findPlan } from './plans.ts';
 
-export type TimelineSubject = { mind: string } | { intention: string } | { plan: string };
+export type TimelineSubject =
+  | { mind: string }
+  | { intention: string }
+  /**
+   * `withIntentionEvents`: also the events of the plan's intention that name no plan. The
+   * capability service records policy decisions, tool calls and approvals against the
+   * intention only, so this is the plan's story with every action in it.
+   */
+  | { plan: string; withIntentionEvents?: boolean | undefined };
 
 export async function timeline(store: Store, principal: Principal, subject: TimelineSubject, request: PageRequest): Promise<Page<EventRecord>> {
   const limit = pageSize(request);
@@ -17,9 +25,33 @@ export async function timeline(store: Store, principal: Principal, subject: Time
   let filter: { mindId: string } | { intentionId: string } | { planId: string };
   if ('mind' in subject) filter = { mindId: (await resolveMind(store, principal, subject.mind)).id };
   else if ('intention' in subject) filter = { intentionId: (await findIntention(store, principal, subject.intention)).id };
-  else filter = { planId: (await findPlan(store, principal, subject.plan)).id };
+  else {
+    const plan = await findPlan(store, principal, subject.plan);
+    if (subject.withIntentionEvents) {
+      const rows = await planStory(store, plan.id, plan.intentionId, afterSeq ?? 0, limit + 1);
+      return pageOf(rows, limit, (e) => String(e.seq), 'seq');
+    }
+    filter = { planId: plan.id };
+  }
   const rows = await store.events.list({ ...filter, ...(afterSeq !== undefined ? { afterSeq } : {}), limit: limit + 1 });
   return pageOf(rows, limit, (e) => String(e.seq), 'seq');
+}
+
+/** Events read per query while picking a plan's events out of its intention's. */
+const STORY_PAGE = 200;
+
+async function planStory(store: Store, planId: string, intentionId: string, afterSeq: number, wanted: number): Promise<EventRecord[]> {
+  const found: EventRecord[] = [];
+  let cursor = afterSeq;
+  for (;;) {
+    const page = await store.events.list({ intentionId, afterSeq: cursor, limit: STORY_PAGE });
+    for (const event of page) {
+      if (event.planId === planId || event.planId === null) found.push(event);
+      if (found.length === wanted) return found;
+    }
+    if (page.length < STORY_PAGE) return found;
+    cursor = page.at(-1)!.seq;
+  }
 }
 
 export async function proceduralMemories(store: Store, principal: Principal, mindRef: string, request: PageRequest): Promise<Page<ProceduralMemoryRecord>> {

@@ -1,5 +1,6 @@
-// The MCP server over streamable HTTP, driven by the SDK's client: a model proposes and inspects
-// plans; an operator approves outside MCP; the executor runs the plan on the simulated host.
+// The MCP server over streamable HTTP as the daemon mounts it at /mcp, driven by the SDK's
+// client: a model proposes and inspects plans; an operator approves outside MCP (through the
+// service, or the HTTP API beside /mcp); the executor runs the plan on the simulated host.
 
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
@@ -89,10 +90,12 @@ for (const kind of STORE_KINDS) {
 
       const executor = w.executor();
       await executor.drain();
-      let shown = (await ok(agent, 'show_plan', { plan_id: planId })).plan;
+      let shown = await ok(agent, 'show_plan', { plan_id: planId });
       const waiting = shown.steps.find((s: any) => s.key === 'P1');
       assert.equal(waiting.status, 'awaiting_approval');
       assert.ok(waiting.approvalId, 'the step names the approval it waits for');
+      assert.equal(waiting.approval.status, 'pending', 'and carries it, as the HTTP API shows a plan');
+      assert.equal(shown.usage.budget.invocations, 10);
       assert.equal(w.host!.calls().filter((c) => c.argv[0] === 'restart').length, 0, 'nothing restarted without an operator');
 
       // The operator decides outside MCP.
@@ -102,13 +105,13 @@ for (const kind of STORE_KINDS) {
       await executor.drain();
       assert.deepEqual(await stepsOf(w.store, planId), { P1: 'completed', V1: 'completed' });
 
-      shown = (await ok(agent, 'show_plan', { plan_id: planId })).plan;
-      assert.equal(shown.status, 'completed');
+      shown = await ok(agent, 'show_plan', { plan_id: planId });
+      assert.equal(shown.plan.status, 'completed');
       const verify = shown.steps.find((s: any) => s.key === 'V1');
       assert.equal(verify.observation.observed, 'active', JSON.stringify(verify.observation));
       assert.ok(shown.steps.find((s: any) => s.key === 'P1').expectation.check);
 
-      const timeline = await ok(agent, 'show_timeline', { plan_id: planId, limit: 500 });
+      const timeline = await ok(agent, 'show_timeline', { plan_id: planId, limit: 200 });
       const types: string[] = timeline.events.map((e: any) => e.type);
       for (const expected of ['plan_created', 'approval_requested', 'tool_executed', 'plan_completed']) assert.ok(types.includes(expected), `${expected} in ${types.join(', ')}`);
       const seqs: number[] = timeline.events.map((e: any) => e.seq);
@@ -117,13 +120,63 @@ for (const kind of STORE_KINDS) {
       const limited = await ok(agent, 'show_timeline', { intention_id: intentionId, limit: 2 });
       assert.equal(limited.events.length, 2);
       assert.equal(limited.next_after_seq, limited.events[1].seq);
+      const next = await ok(agent, 'show_timeline', { intention_id: intentionId, limit: 2, after_seq: limited.next_after_seq });
+      assert.ok(next.events[0].seq > limited.next_after_seq, 'reading on starts after the last event read');
 
       const resource = await agent.readResource({ uri: `praxis://plans/${planId}` });
-      assert.equal(JSON.parse(textOf(resource.contents[0])).status, 'completed');
+      assert.equal(JSON.parse(textOf(resource.contents[0])).plan.status, 'completed');
       const memories = await agent.readResource({ uri: `praxis://minds/${encodeURIComponent(w.mind.name)}/procedural-memories` });
       const read = JSON.parse(textOf(memories.contents[0]));
       assert.equal(read.memories.length, 1);
       assert.equal(read.memories[0].planId, planId);
+    });
+
+    it('through the daemon: an agent proposes over /mcp, an operator approves over the API, the executor runs it, the agent reads the observation', async () => {
+      const { w, http, agent } = await setUp();
+      w.host!.setUnit(UNIT, { active_state: 'failed', sub_state: 'failed', restart: { outcome: 'active', delay_seconds: 5 } });
+      const agentToken = await tokenFor(w, 'agent');
+      const operatorToken = await tokenFor(w, 'operator');
+      const approve = (token: string, id: string) =>
+        fetch(http.api(`/api/v1/approvals/${id}/approve`), {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ note: 'checked the unit' }),
+        });
+
+      const { intention } = await ok(agent, 'form_intention', { objective: 'Restart atlas-worker.service and confirm it is healthy' });
+      const proposed = await ok(agent, 'propose_plan', { intention_id: intention.id, plan: restartPlan() });
+      assert.equal(proposed.status, 'validated');
+      const planId: string = proposed.plan_id;
+
+      const executor = w.executor();
+      await executor.drain();
+      const approvalId: string = (await ok(agent, 'show_plan', { plan_id: planId })).steps.find((s: any) => s.key === 'P1').approvalId;
+      assert.ok(approvalId, 'P1 waits for an operator');
+
+      // The agent's token holds no authority on the API either.
+      const byAgent = await approve(agentToken, approvalId);
+      assert.equal(byAgent.status, 403);
+      assert.equal(((await byAgent.json()) as any).error.code, 'forbidden');
+      assert.equal((await w.store.approvals.get(approvalId))?.status, 'pending');
+
+      const byOperator = await approve(operatorToken, approvalId);
+      assert.equal(byOperator.status, 200, await byOperator.clone().text());
+      const decided = (await byOperator.json()) as any;
+      assert.equal(decided.outcome.status, 'approved');
+      assert.equal(decided.approval.id, approvalId);
+
+      await executor.drain();
+      w.advance(10);
+      await executor.drain();
+      assert.deepEqual(await stepsOf(w.store, planId), { P1: 'completed', V1: 'completed' });
+      assert.equal(w.host!.calls().filter((c) => c.argv[0] === 'restart').length, 1, 'restarted once');
+
+      const shown = await ok(agent, 'show_plan', { plan_id: planId });
+      assert.equal(shown.plan.status, 'completed');
+      assert.equal(shown.steps.find((s: any) => s.key === 'V1').observation.observed, 'active');
+      const p1 = shown.steps.find((s: any) => s.key === 'P1');
+      assert.equal(p1.approval.status, 'executed', JSON.stringify(p1.approval));
+      assert.ok(p1.approval.decisions.some((d: any) => d.operator === 'operator-one'), 'the API recorded the deciding operator');
     });
 
     it('a means intention planned by Praxis itself, and withdrawing its pending approval', async () => {

@@ -1,26 +1,41 @@
-// Shared set-up for MCP tests: a world on the simulated host, tokens for it, the MCP routes on a
-// Fastify instance listening on 127.0.0.1, and SDK clients speaking to them over HTTP.
+// Shared set-up for MCP tests: a world on the simulated host, tokens for it, the daemon's HTTP
+// server (API and /mcp as mounted by buildServer) listening on 127.0.0.1, and SDK clients
+// speaking to it over HTTP.
 
 import assert from 'node:assert/strict';
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { issueToken } from '../../src/access/tokens.ts';
-import { registerMcpRoutes } from '../../src/mcp/http.ts';
+import { MCP_PATH } from '../../src/mcp/http.ts';
+import { buildServer } from '../../src/server/app.ts';
 import type { World } from '../execution/support.ts';
 
 export interface McpHttp {
   app: FastifyInstance;
+  /** The MCP endpoint. */
   url: URL;
+  /** The API path `path` (e.g. `/api/v1/whoami`) on the same server. */
+  api(path: string): URL;
   close(): Promise<void>;
 }
 
+/** The daemon's HTTP server over the world, as `praxis serve` builds it (no console, no metrics). */
 export async function serveMcp(world: World): Promise<McpHttp> {
-  const app = Fastify();
-  registerMcpRoutes(app, { store: world.store, registry: world.registry, capabilities: world.service, planning: { registry: world.registry, model: null } });
+  const app = await buildServer({
+    store: world.store,
+    registry: world.registry,
+    capabilities: world.service,
+    planning: { registry: world.registry, model: null },
+    logger: false,
+    anonymousRole: null,
+    consoleDir: null,
+    metrics: null,
+    isReady: () => true,
+  });
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
-  return { app, url: new URL('/mcp', address), close: () => app.close() };
+  return { app, url: new URL(MCP_PATH, address), api: (path) => new URL(path, address), close: () => app.close() };
 }
 
 export async function tokenFor(world: World, role: 'viewer' | 'agent' | 'operator' | 'admin', mindId?: string): Promise<string> {

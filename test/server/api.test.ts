@@ -368,7 +368,10 @@ for (const kind of STORE_KINDS) {
           assert.equal((await app.inject('/assets/app.js')).body, 'console.log(1)');
           assert.equal((await app.inject('/assets/missing.js')).statusCode, 404);
           assert.equal((await app.inject('/metrics')).statusCode, 404);
-          assert.equal((await app.inject('/mcp')).statusCode, 404);
+          // /mcp is MCP's, never the console page: without a token it is refused.
+          const mcp = await app.inject('/mcp');
+          assert.equal(mcp.statusCode, 401);
+          assert.doesNotMatch(mcp.body, /<title>console/);
         },
         { consoleDir: dir },
       );

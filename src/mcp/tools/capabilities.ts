@@ -3,12 +3,14 @@
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { loadPolicyInputs } from '../../capabilities/policy-inputs.ts';
-import { decidePolicy, type PolicyVerdict } from '../../capabilities/policy/decide.ts';
 import type { Preview } from '../../capabilities/invocation.ts';
+import type { PolicyVerdict } from '../../capabilities/policy/decide.ts';
+import { InputError } from '../../core/errors.ts';
+import type { JsonObject } from '../../core/plan.ts';
+import { mindCatalogue, policyOf, previewInvocation } from '../../operations/catalogue.ts';
 import type { ToolContext } from '../deps.ts';
 import { mindField, paramsField, toolInput } from '../input.ts';
-import { answer, guarded, McpRefusal, refusal } from '../refusal.ts';
+import { answer, guarded, refusal } from '../refusal.ts';
 
 /** The target a rule with pattern `*` matches and no narrower pattern does: "any other target". */
 const ANY_TARGET = '*';
@@ -27,24 +29,13 @@ export function registerCapabilityTools(server: McpServer, ctx: ToolContext): vo
       guarded(async () => {
         ctx.caller.require('read', 'list_capabilities');
         const record = await ctx.caller.mind(mind);
-        const now = ctx.store.clock.now();
-        const inputs = await loadPolicyInputs(ctx.store, record.id, now, { grants: true });
-        const capabilities = ctx.registry.list().map((definition) => {
-          const verdict = decidePolicy({ definition, target: ANY_TARGET, params: {}, ...inputs, requireApproval: false, now });
-          const narrower = inputs.rules.filter((r) => r.capability === definition.name && r.target_pattern !== ANY_TARGET);
+        const entries = await mindCatalogue(ctx.store, ctx.registry, ctx.caller.principal, record.id);
+        const { rules } = await policyOf(ctx.store, ctx.caller.principal, record.id);
+        const capabilities = entries.map((entry) => {
+          const narrower = rules.filter((r) => r.capability === entry.name && r.targetPattern !== ANY_TARGET);
           return {
-            name: definition.name,
-            description: definition.description,
-            read_only: definition.readOnly,
-            idempotent: definition.idempotent,
-            locked: definition.locked,
-            timeout_seconds: definition.timeoutSeconds,
-            params_schema: definition.paramsSchema,
-            observes: definition.observes,
-            policy: {
-              ...describeVerdict(verdict),
-              narrower_rules: narrower.map((r) => ({ target_pattern: r.target_pattern, decision: r.decision, approvers: r.approvers })),
-            },
+            ...entry,
+            policy: { ...entry.policy, narrower_rules: narrower.map((r) => ({ target_pattern: r.targetPattern, decision: r.decision, approvers: r.approvers })) },
           };
         });
         return answer({ mind: { id: record.id, name: record.name, status: record.status }, capabilities });
@@ -68,16 +59,12 @@ export function registerCapabilityTools(server: McpServer, ctx: ToolContext): vo
       guarded(async () => {
         ctx.caller.require('read', 'preview_decision');
         const record = await ctx.caller.mind(mind);
-        const preview = await ctx.capabilities.preview({ mindId: record.id, capability, params, origin: 'mcp:preview' });
-        if (preview.decision === 'invalid') throw new McpRefusal(preview.issues);
+        const preview = await previewInvocation(ctx.store, ctx.capabilities, ctx.caller.principal, record.id, { capability, params: params as JsonObject });
+        if (preview.decision === 'invalid') throw new InputError(preview.issues);
         if (!preview.verdict) throw refusal('invalid_params', 'params', 'the call could not be decided');
         return answer({ mind: { id: record.id, name: record.name }, ...describePreview(preview, preview.verdict) });
       }),
   );
-}
-
-function describeVerdict(verdict: PolicyVerdict) {
-  return { decision: verdict.decision, source: verdict.source, approvers: verdict.approvers, reason: verdict.reason };
 }
 
 /** What a preview means for a caller deciding what to propose. */

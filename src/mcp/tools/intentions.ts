@@ -4,17 +4,14 @@
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { Problem } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/plan.ts';
-import { planIntention, type PlanIntentionResult } from '../../execution/plan-intention.ts';
-import { formIntention } from '../../mind/intentions.ts';
-import type { IntentionMeans } from '../../store/index.ts';
+import { formProposedIntention, planFormedIntention } from '../../operations/intentions.ts';
 import type { ToolContext } from '../deps.ts';
 import { mindField, paramsField, toolInput } from '../input.ts';
-import { answer, guarded, McpRefusal } from '../refusal.ts';
+import { answer, guarded } from '../refusal.ts';
 
 /** Where an intention formed over MCP says it came from (see docs/mind.md). */
-export const MCP_INTENTION_ORIGIN = 'mcp';
+const MCP_INTENTION_ORIGIN = 'mcp';
 
 export function registerIntentionTools(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
@@ -41,45 +38,14 @@ export function registerIntentionTools(server: McpServer, ctx: ToolContext): voi
       guarded(async () => {
         ctx.caller.require('propose', 'form_intention');
         const mind = await ctx.caller.mind(input.mind);
-        const means = input.means ? checkedMeans(ctx, input.means) : null;
-        const formed = await formIntention(ctx.store, {
-          mindId: mind.id,
-          ...(input.objective !== undefined ? { objective: input.objective } : {}),
-          means,
-          origin: MCP_INTENTION_ORIGIN,
-          requireApproval: input.require_approval ?? false,
-        });
-        if (!formed.ok) throw new McpRefusal(formed.problems.map((p) => (p.path === 'mindId' ? { ...p, path: 'mind' } : p)));
-        const planning = input.plan ? describePlanning(await planIntention(ctx.store, ctx.planning, formed.intention.id)) : null;
-        return answer({ intention: formed.intention, planning });
+        const proposal = {
+          objective: input.objective,
+          means: input.means ? { ...input.means, params: input.means.params as JsonObject } : undefined,
+          require_approval: input.require_approval,
+        };
+        const formed = await formProposedIntention(ctx.store, ctx.registry, ctx.caller.principal, mind.id, proposal, MCP_INTENTION_ORIGIN);
+        if (!input.plan) return answer({ intention: formed, planning: null });
+        return answer(await planFormedIntention(ctx.store, ctx.planning, formed));
       }),
   );
-}
-
-function checkedMeans(ctx: ToolContext, means: { capability: string; target?: string | undefined; params: Record<string, unknown> }): IntentionMeans {
-  const problems: Problem[] = ctx.registry
-    .checkParams(means.capability, means.params)
-    .map((p) => ({ ...p, path: `means.${p.path}` }));
-  if (problems.length > 0) throw new McpRefusal(problems);
-  const target = ctx.registry.targetOf(means.capability, means.params);
-  if (means.target !== undefined && means.target !== target) {
-    throw new McpRefusal([{ code: 'target_mismatch', path: 'means.target', message: `the parameters act on "${target}", not "${means.target}"` }]);
-  }
-  return { capability: means.capability, target, params: means.params as JsonObject };
-}
-
-/** The planner's answer, without the considered-strategy detail a caller can read on the timeline. */
-function describePlanning(result: PlanIntentionResult) {
-  switch (result.status) {
-    case 'planned':
-      return { status: result.status, plan_id: result.plan.id, plan_status: result.plan.status, strategy: result.strategy, steps: result.plan.steps.map((s) => s.key) };
-    case 'draft':
-      return { status: result.status, plan_id: result.plan.id, errors: result.errors };
-    case 'no_possible_plan':
-      return { status: result.status, intention_status: result.intention.status };
-    case 'model_failed':
-      return { status: result.status, outcome: result.outcome, message: result.message, retryable: result.retryable };
-    case 'refused':
-      return { status: result.status, code: result.code, message: result.message };
-  }
 }

@@ -1,15 +1,15 @@
 // propose_plan and show_plan. A proposal over MCP takes the path of every model proposal
-// (submitPlan with origin `model`): parsed, validated, claims of authority or progress dropped
-// and reported, stored `validated` only when it passed, else kept as a `draft` that never runs.
+// (origin `model`): parsed, validated, claims of authority or progress dropped and reported,
+// stored `validated` only when it passed, else kept as a `draft` that never runs.
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { CLOSED_PLAN_STATUSES } from '../../core/vocabulary.ts';
-import { submitPlan } from '../../execution/submit-plan.ts';
+import { findIntention } from '../../operations/intentions.ts';
+import { planDetail, submitPlanDraft } from '../../operations/plans.ts';
 import type { ToolContext } from '../deps.ts';
 import { idField, toolInput } from '../input.ts';
-import { answer, guarded, McpRefusal, refusal } from '../refusal.ts';
-import { planView } from '../views.ts';
+import { answer, guarded, refusal } from '../refusal.ts';
 
 export function registerPlanTools(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
@@ -26,7 +26,7 @@ export function registerPlanTools(server: McpServer, ctx: ToolContext): void {
     ({ intention_id, plan }) =>
       guarded(async () => {
         ctx.caller.require('propose', 'propose_plan');
-        const intention = await ctx.caller.intention(intention_id);
+        const intention = await findIntention(ctx.store, ctx.caller.principal, intention_id, 'intention_id');
         if (intention.status === 'fulfilled' || intention.status === 'abandoned') {
           throw refusal('intention_closed', 'intention_id', `the intention is ${intention.status}: form a new one`);
         }
@@ -34,23 +34,9 @@ export function registerPlanTools(server: McpServer, ctx: ToolContext): void {
         // failed validation or has ended may be followed by another proposal.
         const live = (await ctx.store.plans.listByIntention(intention.id)).find((p) => p.status !== 'draft' && !CLOSED_PLAN_STATUSES.includes(p.status));
         if (live) throw refusal('plan_in_progress', 'intention_id', `plan ${live.id} of this intention is ${live.status}; wait until it ends`);
-
-        const submitted = await submitPlan(ctx.store, ctx.registry, { mindId: intention.mindId, input: plan, origin: 'model', intentionId: intention.id });
-        if (!submitted.stored) {
-          const { errors } = submitted.assessment;
-          if (errors.length === 0) throw refusal('not_stored', 'intention_id', submitted.reason);
-          throw new McpRefusal(errors.map((e) => ({ code: e.code, message: e.message, path: e.path ? `plan.${e.path}` : 'plan' })));
-        }
-        const { plan: stored, assessment } = submitted;
-        return answer({
-          stored: true,
-          plan_id: stored.id,
-          status: stored.status,
-          valid: assessment.valid,
-          errors: assessment.errors,
-          warnings: assessment.warnings,
-          estimate: assessment.estimate,
-        });
+        // Whoever holds the token, what speaks MCP is a model: its plan is a model's proposal.
+        const submitted = await submitPlanDraft(ctx.store, ctx.registry, ctx.caller.principal, intention.mindId, plan, { intentionId: intention.id, origin: 'model' });
+        return answer(submitted);
       }),
   );
 
@@ -59,14 +45,14 @@ export function registerPlanTools(server: McpServer, ctx: ToolContext): void {
     {
       title: 'Show a plan',
       description:
-        'A plan of the mind with its steps: status and reason, expectation, the observation and result or error of each step, and the approval and capability request each step waits on.',
+        'A plan of the mind, as the HTTP API shows it: the plan, its steps (status and reason, expectation, observation, result or error, and the execution, approval, capability request and prediction each is linked to), actual use against the budget, and the revisions of its intention.',
       inputSchema: toolInput({ plan_id: idField('plan') }),
       annotations: { readOnlyHint: true },
     },
     ({ plan_id }) =>
       guarded(async () => {
         ctx.caller.require('read', 'show_plan');
-        return answer({ plan: planView(await ctx.caller.plan(plan_id)) });
-      }),
+        return answer(await planDetail(ctx.store, ctx.registry, ctx.caller.principal, plan_id));
+      }, { id: 'plan_id' }),
   );
 }

@@ -3,6 +3,9 @@
 // a question; the capability service checks again that each one is the mind's own.
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { InputError } from '../../core/errors.ts';
+import { withdrawApproval, withdrawRequest } from '../../operations/decisions.ts';
+import { findPlan } from '../../operations/plans.ts';
 import type { ApprovalRecord, CapabilityRequestRecord, MindRecord, PlanWithSteps, Store } from '../../store/index.ts';
 import type { ToolContext } from '../deps.ts';
 import { idField, mindField, toolInput } from '../input.ts';
@@ -27,9 +30,9 @@ export function registerRequestTools(server: McpServer, ctx: ToolContext): void 
         let owner: MindRecord;
         let plan: PlanWithSteps | null = null;
         if (plan_id !== undefined) {
-          plan = await ctx.caller.plan(plan_id);
+          plan = await findPlan(ctx.store, ctx.caller.principal, plan_id, 'plan_id');
           owner = await ctx.caller.mind(mind ?? plan.mindId);
-          if (owner.id !== plan.mindId) throw refusal('unknown_plan', 'plan_id', `no plan ${plan_id} of mind ${owner.name}`);
+          if (owner.id !== plan.mindId) throw refusal('unknown_plan', 'plan_id', `mind ${owner.name} has no plan with this id`);
         } else {
           owner = await ctx.caller.mind(mind);
         }
@@ -37,16 +40,20 @@ export function registerRequestTools(server: McpServer, ctx: ToolContext): void 
 
         const withdrawn = { approvals: [] as string[], requests: [] as string[] };
         const skipped: { id: string; code: string; message: string }[] = [];
-        for (const approval of approvals) {
-          const result = await ctx.capabilities.withdraw(approval.id, owner.id);
-          if (result.status === 'withdrawn') withdrawn.approvals.push(approval.id);
-          else if (result.status === 'refused') skipped.push({ id: approval.id, code: result.code, message: result.message });
-        }
-        for (const request of requests) {
-          const result = await ctx.capabilities.withdrawRequest(request.id, owner.id);
-          if (result.status === 'withdrawn') withdrawn.requests.push(request.id);
-          else if (result.status === 'refused') skipped.push({ id: request.id, code: result.code, message: result.message });
-        }
+        // One that moved on meanwhile (decided, expired) is reported, and the rest still go.
+        const attempt = async (id: string, withdraw: () => Promise<unknown>, into: string[]) => {
+          try {
+            await withdraw();
+            into.push(id);
+          } catch (error) {
+            if (!(error instanceof InputError)) throw error;
+            const [problem] = error.problems;
+            skipped.push({ id, code: problem?.code ?? 'refused', message: problem?.message ?? error.message });
+          }
+        };
+        const { store, capabilities, caller } = ctx;
+        for (const a of approvals) await attempt(a.id, () => withdrawApproval(store, capabilities, caller.principal, a.id), withdrawn.approvals);
+        for (const r of requests) await attempt(r.id, () => withdrawRequest(store, capabilities, caller.principal, r.id), withdrawn.requests);
         return answer({ mind: { id: owner.id, name: owner.name }, plan_id: plan?.id ?? null, withdrawn, skipped });
       }),
   );
