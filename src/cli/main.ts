@@ -3,12 +3,19 @@
 import { Command, CommanderError } from 'commander';
 import { EXIT } from './exit-codes.ts';
 import { approvalCommands } from './commands/approvals.ts';
+import { demoCommand } from './commands/demo.ts';
 import { intendCommand } from './commands/intend.ts';
 import { invokeCommands } from './commands/invoke.ts';
 import { maskCommand } from './commands/mask.ts';
+import { mcpCommand } from './commands/mcp.ts';
 import { mindCommand } from './commands/mind.ts';
 import { policyCommand } from './commands/policy.ts';
 import { planCommand } from './commands/plan.ts';
+import { plansCommand } from './commands/plans.ts';
+import { releaseCommand } from './commands/release.ts';
+import { serveCommand } from './commands/serve.ts';
+import { timelineCommand } from './commands/timeline.ts';
+import { tokenCommand } from './commands/token.ts';
 import { validateCommand } from './commands/validate.ts';
 
 // Output piped into `head` and the like may close early; that is not an error of ours.
@@ -30,6 +37,13 @@ policyCommand(program);
 invokeCommands(program);
 approvalCommands(program);
 maskCommand(program);
+serveCommand(program);
+demoCommand(program);
+tokenCommand(program);
+plansCommand(program);
+releaseCommand(program);
+timelineCommand(program);
+mcpCommand(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -12,7 +12,7 @@ import type { Store } from '../store/index.ts';
 import { silentLog, type ExecutorContext, type ExecutorLog } from './context.ts';
 import type { PlanningServices } from './plan-intention.ts';
 import { releaseStep, type Release } from './recovery.ts';
-import { tick, type TickReport } from './tick.ts';
+import { tick, type ExecutorObserver, type TickReport } from './tick.ts';
 
 export const DEFAULT_TICK_INTERVAL_MS = 15_000;
 
@@ -35,6 +35,8 @@ export interface ExecutorOptions {
   concurrency?: number;
   name?: string;
   log?: ExecutorLog;
+  /** Told about each pass, lost claims and verification outcomes (the daemon feeds its metrics from it). */
+  observer?: ExecutorObserver;
 }
 
 export class Executor {
@@ -44,6 +46,7 @@ export class Executor {
   readonly #intervalMs: number;
   readonly #batch: number;
   readonly #concurrency: number;
+  readonly #observer: ExecutorObserver | undefined;
   #abort: AbortController | null = null;
   #loop: Promise<void> | null = null;
   #ticks = 0;
@@ -65,6 +68,7 @@ export class Executor {
     this.#intervalMs = options.intervalMs ?? DEFAULT_TICK_INTERVAL_MS;
     this.#batch = options.batch ?? 100;
     this.#concurrency = options.concurrency ?? 4;
+    this.#observer = options.observer;
   }
 
   get name(): string {
@@ -81,8 +85,18 @@ export class Executor {
   }
 
   /** One pass over the store. Usable without the loop, e.g. by tests driving a manual clock. */
-  tick(signal?: AbortSignal): Promise<TickReport> {
-    return tick(this.#ctx, { batch: this.#batch, concurrency: this.#concurrency, ...(signal ? { signal } : {}) });
+  async tick(signal?: AbortSignal): Promise<TickReport> {
+    const observer = this.#observer;
+    const started = performance.now();
+    const report = await tick(this.#ctx, { batch: this.#batch, concurrency: this.#concurrency, ...(signal ? { signal } : {}), ...(observer ? { observer } : {}) });
+    if (observer?.tick) {
+      try {
+        observer.tick(report, (performance.now() - started) / 1000);
+      } catch (error) {
+        this.#ctx.log.warn('observing a tick failed', { error: error instanceof Error ? error.message : String(error) });
+      }
+    }
+    return report;
   }
 
   /** Ticks until a pass moves nothing (or `maxPasses` is reached); returns the passes made. */

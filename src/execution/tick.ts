@@ -4,6 +4,7 @@
 // steps are found by the same pass); any order would be correct.
 
 import { resolvePrediction } from '../mind/predictions.ts';
+import type { StepRecord } from '../store/index.ts';
 import { STALLED_REPLAN_SECONDS, type ExecutorContext } from './context.ts';
 import { replanUnderNewCommitments } from './commitments.ts';
 import { cancelOrphanedWaits, resumeStalledReplans } from './replan.ts';
@@ -17,6 +18,23 @@ export interface TickOptions {
   concurrency: number;
   /** Stops claiming new work once aborted; work already claimed is finished. */
   signal?: AbortSignal;
+  /** Told about lost claims and verification outcomes, e.g. for metrics. */
+  observer?: ExecutorObserver;
+}
+
+/** How a verify step's run ended: its prediction's fate, or still looking. */
+export type VerifyOutcome = 'confirmed' | 'refuted' | 'unverified' | 'skipped' | 'pending';
+
+/**
+ * What the executor reports as it works, for counters outside the execution layer (the daemon's
+ * metrics). Calls are synchronous and must not throw: observing never changes what a tick does.
+ */
+export interface ExecutorObserver {
+  /** A pass ended; `seconds` is its wall time. */
+  tick?(report: TickReport, seconds: number): void;
+  /** A due step this executor went for was moved by someone else first, or its claim ran out before its outcome was written. */
+  claimLost?(step: StepRecord): void;
+  verified?(outcome: VerifyOutcome, step: StepRecord): void;
 }
 
 export interface TickReport {
@@ -80,7 +98,9 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
   const worker = async () => {
     while (next < due.length && !options.signal?.aborted) {
       const step = due[next++]!;
-      if (await guarded(`step ${step.id} (${step.kind}, ${step.status})`, () => runDueStep(ctx, step), false)) report.movedSteps += 1;
+      const moved = await guarded(`step ${step.id} (${step.kind}, ${step.status})`, () => runDueStep(ctx, step), false);
+      if (moved) report.movedSteps += 1;
+      if (options.observer) await observeStep(ctx, options.observer, step, moved);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, due.length)) }, worker));
@@ -88,6 +108,43 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
   report.busy =
     due.length >= options.batch || report.startedPlans > 0 || report.settled > 0 || report.replannedForCommitments > 0 || report.movedSteps > 0 || report.resumedReplans > 0;
   return report;
+}
+
+/**
+ * Tells the observer what became of a due step. A claimable step that did not move lost its claim
+ * (another executor won it, or took it over after the lease ran out). A verify step that moved is
+ * read back once, because its outcome lives in the prediction it resolved.
+ */
+async function observeStep(ctx: ExecutorContext, observer: ExecutorObserver, due: StepRecord, moved: boolean): Promise<void> {
+  try {
+    if (!moved && (due.status === 'ready' || due.status === 'waiting')) observer.claimLost?.(due);
+    if (!moved || due.kind !== 'verify' || !observer.verified) return;
+    const now = await ctx.store.steps.get(due.id);
+    if (!now) return;
+    const outcome = await verifyOutcomeOf(ctx, now);
+    if (outcome) observer.verified(outcome, now);
+  } catch (error) {
+    ctx.log.warn('observing a step failed', { step: due.id, error: error instanceof Error ? error.message : String(error) });
+  }
+}
+
+async function verifyOutcomeOf(ctx: ExecutorContext, step: StepRecord): Promise<VerifyOutcome | null> {
+  switch (step.status) {
+    case 'completed':
+      return 'confirmed';
+    case 'skipped':
+      return 'skipped';
+    case 'waiting':
+      return 'pending';
+    case 'failed': {
+      const observation = step.observation as { prediction_id?: unknown } | null;
+      const predictionId = typeof observation?.prediction_id === 'string' ? observation.prediction_id : null;
+      const prediction = predictionId ? await ctx.store.predictions.get(predictionId) : undefined;
+      return prediction?.status === 'refuted' ? 'refuted' : 'unverified';
+    }
+    default:
+      return null;
+  }
 }
 
 async function expireForgottenPredictions(ctx: ExecutorContext, limit: number): Promise<number> {

@@ -58,6 +58,7 @@ export type {
   ProceduralMemoryRepository,
 } from './repositories/procedural-memories.ts';
 export type { LlmCallRecord, NewLlmCall, LlmCallRepository } from './repositories/llm-calls.ts';
+export type { GaugeRepository, StepCount } from './repositories/gauges.ts';
 export type { AccessTokenInput, AccessTokenRecord, AccessTokenRepository } from './repositories/access-tokens.ts';
 export {
   LIVE_PLAN_STATUSES,

@@ -21,6 +21,7 @@ import { wakeChannel } from './wake-listener.ts';
 import { EventRepository } from './repositories/events.ts';
 import { ExecutionRepository } from './repositories/executions.ts';
 import { ExecutorQueryRepository } from './repositories/executor-queries.ts';
+import { GaugeRepository } from './repositories/gauges.ts';
 import { GrantRepository } from './repositories/grants.ts';
 import { IntentionRepository } from './repositories/intentions.ts';
 import { LlmCallRepository } from './repositories/llm-calls.ts';
@@ -52,6 +53,8 @@ export interface Repositories {
   readonly proceduralMemories: ProceduralMemoryRepository;
   readonly llmCalls: LlmCallRepository;
   readonly accessTokens: AccessTokenRepository;
+  /** Counts for the daemon's gauges (steps of live plans, pending approvals, open requests). */
+  readonly gauges: GaugeRepository;
 }
 
 export interface Store extends Repositories {
@@ -95,6 +98,7 @@ export function repositoriesFor(ctx: RepositoryContext): Repositories {
     proceduralMemories: new ProceduralMemoryRepository(ctx),
     llmCalls: new LlmCallRepository(ctx),
     accessTokens: new AccessTokenRepository(ctx),
+    gauges: new GaugeRepository(ctx),
   };
 }
 

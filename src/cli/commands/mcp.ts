@@ -6,7 +6,6 @@ import type { Command } from 'commander';
 import { authenticate } from '../../access/tokens.ts';
 import { builtinRegistry } from '../../capabilities/registry.ts';
 import { OpenAiModelRole, modelRoleConfigFromEnv } from '../../execution/model-role.ts';
-import { serveMcpOverStdio } from '../../mcp/stdio.ts';
 import { action, capabilityService, useStore, withDbOption, type StoreOptions } from '../context.ts';
 import { EXIT } from '../exit-codes.ts';
 
@@ -37,6 +36,8 @@ export function mcpCommand(program: Command): void {
           const onSignal = () => stop.abort();
           process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
           try {
+            // Loaded only here, so the MCP SDK never slows the start of other commands.
+            const { serveMcpOverStdio } = await import('../../mcp/stdio.ts');
             await serveMcpOverStdio(
               { store, registry, capabilities: capabilityService(store), planning: { registry, model: config ? new OpenAiModelRole(config) : null }, principal },
               undefined,

@@ -1,0 +1,145 @@
+// `praxis demo`: the daemon on a fresh demo database and a simulated host, with a story seeded
+// to play in about a minute (see src/daemon/demo.ts). It prints the console address with an
+// operator token and what to click. `--auto` plays the operator too and exits 0 once the
+// escalation note is written, or 1 with where the story stood if it does not finish in time.
+
+import type { Command } from 'commander';
+import { issueToken } from '../../access/tokens.ts';
+import { SimulatedHost } from '../../capabilities/host/simulated/host.ts';
+import { builtinImplementations } from '../../capabilities/builtin-implementations.ts';
+import { InputError } from '../../core/errors.ts';
+import { loadDaemonConfig, type DaemonFlags } from '../../daemon/config.ts';
+import {
+  AUTO_OPERATOR,
+  DEMO_DB_PATH,
+  DEMO_MIND,
+  DEMO_UNIT,
+  describeProgress,
+  removeDemoDatabase,
+  seedHost,
+  seedStory,
+  watchStory,
+  type DemoStory,
+  type Milestone,
+} from '../../daemon/demo.ts';
+import { EXIT } from '../exit-codes.ts';
+import { action } from '../context.ts';
+import { loadDaemon, stopOnSignal } from './serve.ts';
+
+interface DemoOptions {
+  host?: string;
+  port?: string;
+  auto?: boolean;
+  timeout?: string;
+  logLevel?: string;
+}
+
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+function tell(milestone: Milestone, auto: boolean): void {
+  switch (milestone.kind) {
+    case 'approval':
+      say(auto ? `• approval requested for ${milestone.what}: approving as ${AUTO_OPERATOR}` : `• approval requested for ${milestone.what}: open Approvals in the console and approve it`);
+      break;
+    case 'request':
+      say(auto ? `• capability request: ${milestone.what}: granting as ${AUTO_OPERATOR}` : `• capability request: ${milestone.what}: open Requests in the console and grant it`);
+      break;
+    case 'note':
+      say(`• escalation note: ${String(milestone.event.data.message ?? milestone.event.data.note ?? JSON.stringify(milestone.event.data))}`);
+      break;
+    case 'event': {
+      const e = milestone.event;
+      const key = typeof e.data.key === 'string' ? ` ${e.data.key}` : '';
+      const reason = typeof e.data.reason === 'string' ? `: ${e.data.reason}` : '';
+      say(`  ${e.type}${key}${reason}`);
+      break;
+    }
+  }
+}
+
+function instructions(consoleUrl: string, story: DemoStory): string {
+  return [
+    '',
+    `Praxis demo: mind "${DEMO_MIND}" wants to restart ${DEMO_UNIT} on a simulated host.`,
+    `Open the console (the token in the address signs you in as operator "demo"):`,
+    `  ${consoleUrl}`,
+    '',
+    'Then:',
+    `  1. Approvals: the restart of ${DEMO_UNIT} waits for you. Approve it.`,
+    '  2. Watch the plan: the restart runs, but the unit fails again, so the verify step refutes it (about 20 s).',
+    '  3. The executor replans to a diagnosis. Requests: it asks for temporary access to the journal. Grant it.',
+    '  4. It reads the logs (masked), summarises them and leaves you an escalation note in the timeline.',
+    '',
+    `Intention ${story.intentionId}, first plan ${story.planId}. Stop with Ctrl-C.`,
+    '',
+  ].join('\n');
+}
+
+export function demoCommand(program: Command): void {
+  program
+    .command('demo')
+    .description(`run the daemon on a fresh demo database (${DEMO_DB_PATH}) with a simulated host and a story to watch`)
+    .option('--host <address>', 'address to listen on (default 127.0.0.1)')
+    .option('--port <port>', 'port to listen on, 0 for any free one (default 7300)')
+    .option('--auto', `approve and grant as "${AUTO_OPERATOR}" and exit once the story has ended`)
+    .option('--timeout <seconds>', 'with --auto: give up after this long (default 110)')
+    .option('--log-level <level>', 'daemon log level (default warn, so the story stays readable)')
+    .action(
+      action(async (options: DemoOptions) => {
+        const timeout = options.timeout === undefined ? 110 : /^\d{1,5}$/.test(options.timeout) ? Number(options.timeout) : NaN;
+        if (!(timeout > 0)) throw new InputError([{ code: 'invalid_timeout', path: '--timeout', message: `"${options.timeout}" is not a number of seconds` }]);
+        const flags: DaemonFlags = { host: options.host, port: options.port, db: DEMO_DB_PATH, logLevel: options.logLevel ?? 'warn', tickMs: '1000' };
+        // The demo ignores PRAXIS_* store and role settings: it always runs on its own database, with tokens.
+        const config = loadDaemonConfig(flags, { PRAXIS_HOST: process.env.PRAXIS_HOST, PRAXIS_PORT: process.env.PRAXIS_PORT });
+        removeDemoDatabase(DEMO_DB_PATH);
+
+        const host = SimulatedHost.create();
+        try {
+          seedHost(host, new Date());
+          let story: DemoStory | null = null;
+          const daemon = await (await loadDaemon()).startDaemon({
+            config,
+            implementations: builtinImplementations({ runner: host.runner() }),
+            prepare: async (store) => {
+              story = await seedStory(store);
+            },
+          });
+          const seeded = story as DemoStory | null;
+          if (!seeded) throw new Error('the demo story was not seeded');
+          const { token } = await issueToken(daemon.store, { operator: 'demo', role: 'operator', label: 'praxis demo' });
+          say(instructions(`${daemon.url}/#token=${token}`, seeded));
+
+          const auto = options.auto ?? false;
+          const watch = watchStory(daemon.store, daemon.capabilities, seeded, { auto, tell: (m) => tell(m, auto) });
+          if (!auto) {
+            watch.finished.then(
+              () => say('\nThe story has ended; the daemon keeps running so you can look around. Stop with Ctrl-C.'),
+              () => {},
+            );
+            await stopOnSignal(daemon, () => watch.stop());
+            return EXIT.ok;
+          }
+
+          let timer: NodeJS.Timeout | undefined;
+          const deadline = new Promise<'timeout'>((resolve) => {
+            timer = setTimeout(() => resolve('timeout'), timeout * 1000);
+          });
+          const outcome = await Promise.race([watch.finished.then(() => 'done' as const, (error: Error) => error), deadline]);
+          clearTimeout(timer);
+          let exit: number = EXIT.ok;
+          if (outcome === 'done') say('The story finished: the escalation note is written.');
+          else {
+            watch.stop();
+            const where = await describeProgress(daemon.store, seeded).catch((error: Error) => `(could not read progress: ${error.message})`);
+            const why = outcome === 'timeout' ? `the story did not finish within ${timeout} s` : `following the story failed: ${outcome.message}`;
+            process.stderr.write(`praxis demo: ${why}; ${where}\n`);
+            exit = EXIT.refused;
+          }
+          await daemon.stop(outcome === 'done' ? 'demo finished' : 'demo gave up');
+          return exit;
+        } finally {
+          host.remove();
+        }
+      }),
+    );
+}

@@ -1,0 +1,237 @@
+// The daemon's configuration. Each setting comes from, strongest first: a command-line flag, an
+// environment variable, the optional configuration file (`--config`, JSON or YAML), a default.
+// Everything is checked before anything starts, and every problem is reported at once, each
+// naming where the bad value came from, so an operator fixes the lot in one go.
+
+import { existsSync, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { hostname } from 'node:os';
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+import { InputError, type Problem } from '../core/errors.ts';
+import { AccessRoles, type AccessRole } from '../core/vocabulary.ts';
+import { resolveStoreConfig, type StoreConfig } from '../store/index.ts';
+
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_PORT = 7300;
+/** Short enough that a verify step due in ten seconds is looked at on time even without a wake-up. */
+export const DEFAULT_TICK_MS = 2_000;
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+const MIN_TICK_MS = 100;
+const MAX_TICK_MS = 600_000;
+
+export interface DaemonConfig {
+  /** Address the HTTP server listens on. */
+  host: string;
+  /** 0 picks a free port (the daemon logs the one it got). */
+  port: number;
+  store: StoreConfig;
+  /** Token-less requests act as "anonymous" with this role; null requires a token for everything. */
+  anonymousRole: AccessRole | null;
+  logLevel: LogLevel;
+  /** Longest sleep of the executor loop between ticks when nothing wakes it. */
+  tickMs: number;
+  /** The name minds are bound to for affinity: this daemon runs unbound minds and minds bound to it. */
+  executorHost: string;
+  /** The built console, served at `/`; null serves none. */
+  consoleDir: string | null;
+}
+
+/** Flags as commander hands them over: strings, or undefined when not given. */
+export interface DaemonFlags {
+  host?: string | undefined;
+  port?: string | undefined;
+  db?: string | undefined;
+  anonymous?: string | undefined;
+  logLevel?: string | undefined;
+  tickMs?: string | undefined;
+  executorHost?: string | undefined;
+  console?: string | undefined;
+  config?: string | undefined;
+}
+
+/** A parsed configuration file: where it came from and what it held. */
+export interface ConfigFile {
+  path: string;
+  values: Record<string, unknown>;
+}
+
+/** Keys a configuration file may hold, with the flag and variable that override each. */
+const SETTINGS = {
+  host: { flag: '--host', env: 'PRAXIS_HOST' },
+  port: { flag: '--port', env: 'PRAXIS_PORT' },
+  database: { flag: '--db', env: 'PRAXIS_DATABASE_URL / PRAXIS_DB' },
+  anonymousRole: { flag: '--anonymous', env: 'PRAXIS_ANONYMOUS_ROLE' },
+  logLevel: { flag: '--log-level', env: 'PRAXIS_LOG_LEVEL' },
+  tickMs: { flag: '--tick-ms', env: 'PRAXIS_TICK_MS' },
+  executorHost: { flag: '--executor-host', env: 'PRAXIS_EXECUTOR_HOST' },
+  consoleDir: { flag: '--console', env: 'PRAXIS_CONSOLE_DIR' },
+} as const;
+type SettingKey = keyof typeof SETTINGS;
+export const CONFIG_FILE_KEYS = Object.keys(SETTINGS) as SettingKey[];
+
+/** The console the repository builds (`npm run build:console`), if it has been built. */
+export function builtConsoleDir(): string | null {
+  const dir = fileURLToPath(new URL('../../web/dist', import.meta.url));
+  return existsSync(`${dir}/index.html`) ? dir : null;
+}
+
+/** Reads `--config` (I/O), then resolves; throws an InputError listing every problem. */
+export function loadDaemonConfig(flags: DaemonFlags, env: Record<string, string | undefined> = process.env): DaemonConfig {
+  const file = flags.config !== undefined ? readConfigFile(flags.config) : null;
+  return resolveDaemonConfig(flags, env, file, { defaultConsoleDir: builtConsoleDir(), defaultExecutorHost: hostname(), directoryExists: existsSync });
+}
+
+export function readConfigFile(path: string): ConfigFile {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new InputError([{ code: 'unreadable_config', path: '--config', message: `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }]);
+  }
+  let parsed: unknown;
+  try {
+    parsed = extname(path).toLowerCase() === '.json' ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    throw new InputError([{ code: 'malformed_config', path: path, message: `not valid ${extname(path).toLowerCase() === '.json' ? 'JSON' : 'YAML'}: ${(error as Error).message.split('\n')[0]}` }]);
+  }
+  if (parsed === null || parsed === undefined) return { path, values: {} };
+  if (typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new InputError([{ code: 'malformed_config', path, message: 'the configuration must be a mapping of setting names to values' }]);
+  }
+  return { path, values: parsed as Record<string, unknown> };
+}
+
+export interface ResolveEnvironment {
+  defaultConsoleDir: string | null;
+  defaultExecutorHost: string;
+  directoryExists(path: string): boolean;
+}
+
+/** Pure: merges flags, environment and file, and checks every value. */
+export function resolveDaemonConfig(
+  flags: DaemonFlags,
+  env: Record<string, string | undefined>,
+  file: ConfigFile | null,
+  around: ResolveEnvironment,
+): DaemonConfig {
+  const problems: Problem[] = [];
+  const fileValues = file?.values ?? {};
+  const filePath = (key: string) => `${file?.path ?? 'config'}: ${key}`;
+  for (const key of Object.keys(fileValues)) {
+    if (!(CONFIG_FILE_KEYS as string[]).includes(key)) {
+      problems.push({ code: 'unknown_setting', path: filePath(key), message: `unknown setting "${key}"; known: ${CONFIG_FILE_KEYS.join(', ')}` });
+    }
+  }
+
+  /** The strongest source that gives the setting a value, as text, with its name for messages. */
+  const pick = (key: SettingKey, flag: string | undefined, envName: string | null): { value: unknown; from: string } | null => {
+    if (flag !== undefined) return { value: flag, from: SETTINGS[key].flag };
+    const fromEnv = envName ? env[envName] : undefined;
+    if (fromEnv !== undefined && fromEnv !== '') return { value: fromEnv, from: envName! };
+    if (key in fileValues) return { value: fileValues[key], from: filePath(key) };
+    return null;
+  };
+
+  const hostValue = pick('host', flags.host, 'PRAXIS_HOST');
+  let host = DEFAULT_HOST;
+  if (hostValue) {
+    if (typeof hostValue.value === 'string' && isHostAddress(hostValue.value)) host = hostValue.value;
+    else problems.push({ code: 'invalid_host', path: hostValue.from, message: `${show(hostValue.value)} is not an IP address or host name to listen on` });
+  }
+
+  const portValue = pick('port', flags.port, 'PRAXIS_PORT');
+  let port = DEFAULT_PORT;
+  if (portValue) {
+    const n = wholeNumber(portValue.value);
+    if (n !== null && n >= 0 && n <= 65535) port = n;
+    else problems.push({ code: 'invalid_port', path: portValue.from, message: `${show(portValue.value)} is not a port: give a whole number from 0 (any free port) to 65535` });
+  }
+
+  const roleValue = pick('anonymousRole', flags.anonymous, 'PRAXIS_ANONYMOUS_ROLE');
+  let anonymousRole: AccessRole | null = null;
+  if (roleValue && roleValue.value !== 'none' && roleValue.value !== null) {
+    if (typeof roleValue.value === 'string' && AccessRoles.has(roleValue.value)) anonymousRole = roleValue.value as AccessRole;
+    else problems.push({ code: 'invalid_role', path: roleValue.from, message: `${show(roleValue.value)} is not a role: use one of ${[...AccessRoles.values, 'none'].join(', ')}` });
+  }
+  if (anonymousRole === 'agent') {
+    problems.push({ code: 'invalid_role', path: roleValue!.from, message: 'anonymous requests cannot act as an agent, which speaks for one mind; use viewer, operator or admin' });
+    anonymousRole = null;
+  }
+
+  const levelValue = pick('logLevel', flags.logLevel, 'PRAXIS_LOG_LEVEL');
+  let logLevel: LogLevel = 'info';
+  if (levelValue) {
+    if (typeof levelValue.value === 'string' && (LOG_LEVELS as readonly string[]).includes(levelValue.value)) logLevel = levelValue.value as LogLevel;
+    else problems.push({ code: 'invalid_log_level', path: levelValue.from, message: `${show(levelValue.value)} is not a log level: use one of ${LOG_LEVELS.join(', ')}` });
+  }
+
+  const tickValue = pick('tickMs', flags.tickMs, 'PRAXIS_TICK_MS');
+  let tickMs = DEFAULT_TICK_MS;
+  if (tickValue) {
+    const n = wholeNumber(tickValue.value);
+    if (n !== null && n >= MIN_TICK_MS && n <= MAX_TICK_MS) tickMs = n;
+    else problems.push({ code: 'invalid_tick_ms', path: tickValue.from, message: `${show(tickValue.value)} is not a tick interval: give milliseconds from ${MIN_TICK_MS} to ${MAX_TICK_MS}` });
+  }
+
+  const executorValue = pick('executorHost', flags.executorHost, 'PRAXIS_EXECUTOR_HOST');
+  let executorHost = around.defaultExecutorHost;
+  if (executorValue) {
+    if (typeof executorValue.value === 'string' && executorValue.value.trim() !== '' && executorValue.value.length <= 253) executorHost = executorValue.value.trim();
+    else problems.push({ code: 'invalid_executor_host', path: executorValue.from, message: `${show(executorValue.value)} is not a host name minds can be bound to` });
+  }
+
+  const consoleValue = pick('consoleDir', flags.console, 'PRAXIS_CONSOLE_DIR');
+  let consoleDir = around.defaultConsoleDir;
+  if (consoleValue) {
+    if (consoleValue.value === 'none' || consoleValue.value === null) consoleDir = null;
+    else if (typeof consoleValue.value === 'string' && around.directoryExists(consoleValue.value)) consoleDir = consoleValue.value;
+    else problems.push({ code: 'invalid_console_dir', path: consoleValue.from, message: `${show(consoleValue.value)} is not a directory holding the built console (or "none")` });
+  }
+
+  let store: StoreConfig | null = null;
+  try {
+    store = resolveStore(flags, env, fileValues, filePath('database'));
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    problems.push(...error.problems);
+  }
+
+  if (problems.length > 0 || store === null) throw new InputError(problems);
+  return { host, port, store, anonymousRole, logLevel, tickMs, executorHost, consoleDir };
+}
+
+/** `--db`, then the store's own variables (resolveStoreConfig), then the file's `database`. */
+function resolveStore(flags: DaemonFlags, env: Record<string, string | undefined>, fileValues: Record<string, unknown>, fromFile: string): StoreConfig {
+  const envNames = env.PRAXIS_DATABASE_URL || env.PRAXIS_DB;
+  if (flags.db !== undefined || envNames || !('database' in fileValues)) return resolveStoreConfig({ db: flags.db }, env);
+  const value = fileValues.database;
+  if (typeof value !== 'string') {
+    throw new InputError([{ code: 'invalid_store_config', path: fromFile, message: `${show(value)} is not an SQLite file path or a postgres:// URL` }]);
+  }
+  try {
+    return resolveStoreConfig({ db: value }, {});
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    throw new InputError(error.problems.map((p) => ({ ...p, path: fromFile })));
+  }
+}
+
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+
+function isHostAddress(value: string): boolean {
+  return isIP(value) !== 0 || HOST_NAME.test(value);
+}
+
+/** A whole number given as a number (file) or as decimal digits (flag, variable). */
+function wholeNumber(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? value : null;
+  if (typeof value === 'string' && /^\d{1,9}$/.test(value.trim())) return Number(value.trim());
+  return null;
+}
+
+function show(value: unknown): string {
+  return typeof value === 'string' ? `"${value}"` : JSON.stringify(value) ?? String(value);
+}

@@ -1,0 +1,135 @@
+// One daemon: the store, the capability service, the executor loop and the HTTP server, started
+// in that order and stopped in the reverse one. It is ready (`/readyz`) once the schema is
+// migrated, the server listens and the executor loop runs; it stops being ready the moment it
+// starts shutting down, so a load balancer stops sending work before anything closes.
+
+import type { FastifyInstance } from 'fastify';
+import type { CapabilityImplementations } from '../capabilities/implementation.ts';
+import { builtinImplementations } from '../capabilities/builtin-implementations.ts';
+import { builtinRegistry } from '../capabilities/registry.ts';
+import { CapabilityService } from '../capabilities/service.ts';
+import { WakeBus } from '../bus/wake-bus.ts';
+import { Executor } from '../execution/executor.ts';
+import { OpenAiModelRole, modelRoleConfigFromEnv } from '../execution/model-role.ts';
+import type { PlanningServices } from '../execution/plan-intention.ts';
+import { buildServer } from '../server/app.ts';
+import { openStore, type Store } from '../store/index.ts';
+import type { DaemonConfig } from './config.ts';
+import { createLogger, executorLog, logTick, type DaemonLogger } from './logger.ts';
+import { createMetrics } from './metrics.ts';
+import { closeServer } from './shutdown.ts';
+
+export interface DaemonOptions {
+  config: DaemonConfig;
+  logger?: DaemonLogger;
+  /** How capabilities act; defaults to the real host (the demo passes the simulated one). */
+  implementations?: CapabilityImplementations;
+  /** Runs after migration, before the executor starts (the demo seeds its story here). */
+  prepare?(store: Store, capabilities: CapabilityService): Promise<void>;
+  /** How long open connections (event streams) may linger once the server closes. */
+  closeGraceMs?: number;
+}
+
+export interface Daemon {
+  readonly store: Store;
+  readonly capabilities: CapabilityService;
+  readonly executor: Executor;
+  readonly logger: DaemonLogger;
+  /** Base address, e.g. http://127.0.0.1:7300 */
+  readonly url: string;
+  readonly port: number;
+  ready(): boolean;
+  /** Stops accepting, closes the server, lets the executor finish its pass, closes the store. Idempotent. */
+  stop(reason: string): Promise<void>;
+}
+
+export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
+  const { config } = options;
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const store = await openStore(config.store);
+  let server: FastifyInstance | null = null;
+  let bus: WakeBus | null = null;
+  try {
+    await store.migrate();
+    logger.info({ event: 'store_ready', store: config.store.kind }, 'store migrated');
+
+    const registry = builtinRegistry();
+    const capabilities = new CapabilityService(store, registry, options.implementations ?? builtinImplementations());
+    const modelConfig = modelRoleConfigFromEnv();
+    const planning: PlanningServices = { registry, model: modelConfig ? new OpenAiModelRole(modelConfig) : null };
+    await options.prepare?.(store, capabilities);
+
+    const metrics = createMetrics(store, (report, seconds) => logTick(logger, report, seconds));
+    bus = new WakeBus(store, {
+      ...(config.store.kind === 'postgres' ? { postgres: config.store } : {}),
+      onError: (error) => logger.warn({ component: 'wake-bus', error: error.message }, 'wake-up listener lost its connection; reconnecting'),
+    });
+    const executor = new Executor({
+      store,
+      capabilities,
+      registry,
+      planning,
+      host: config.executorHost,
+      bus,
+      intervalMs: config.tickMs,
+      log: executorLog(logger),
+      observer: metrics.observer,
+    });
+
+    let ready = false;
+    let stopping: Promise<void> | null = null;
+    const http: FastifyInstance = await buildServer({
+      store,
+      registry,
+      capabilities,
+      planning,
+      logger: logger.child({ component: 'http' }),
+      anonymousRole: config.anonymousRole,
+      consoleDir: config.consoleDir,
+      metrics: metrics.registry,
+      isReady: () => ready && executor.running,
+    });
+    server = http;
+    await http.listen({ host: config.host, port: config.port });
+    const port = listeningPort(http);
+    const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    executor.start();
+    ready = true;
+    logger.info({ event: 'listening', url, executor: executor.name, executor_host: config.executorHost, anonymous_role: config.anonymousRole, console: config.consoleDir !== null }, 'praxis daemon ready');
+
+    const wake = bus;
+    return {
+      store,
+      capabilities,
+      executor,
+      logger,
+      url,
+      port,
+      ready: () => ready && executor.running,
+      stop(reason) {
+        stopping ??= (async () => {
+          ready = false;
+          logger.info({ event: 'stopping', reason }, 'praxis daemon stopping');
+          // The server and the executor wind down side by side; the store outlives both, since
+          // an approval being handled by the server may still be acting through it.
+          await Promise.all([closeServer(http, options.closeGraceMs ?? 2_000), executor.stop()]);
+          await wake.close();
+          await store.close();
+          logger.info({ event: 'stopped' }, 'praxis daemon stopped');
+        })();
+        return stopping;
+      },
+    };
+  } catch (error) {
+    await server?.close().catch(() => {});
+    await bus?.close().catch(() => {});
+    await store.close().catch(() => {});
+    throw error;
+  }
+}
+
+function listeningPort(server: FastifyInstance): number {
+  const address = server.server.address();
+  if (address === null || typeof address === 'string') throw new Error(`the server is not listening on a TCP port (${String(address)})`);
+  return address.port;
+}

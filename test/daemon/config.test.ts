@@ -1,0 +1,118 @@
+// Daemon configuration: precedence flags > environment > file > defaults, and every bad value
+// refused with a problem naming where it came from.
+
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { InputError, type Problem } from '../../src/core/errors.ts';
+import { DEFAULT_HOST, DEFAULT_PORT, readConfigFile, resolveDaemonConfig, type ConfigFile, type DaemonFlags } from '../../src/daemon/config.ts';
+import { praxis } from './process.ts';
+
+const around = { defaultConsoleDir: null, defaultExecutorHost: 'node-a', directoryExists: (p: string) => p === '/srv/console' };
+
+function resolve(flags: DaemonFlags = {}, env: Record<string, string> = {}, file: ConfigFile | null = null) {
+  return resolveDaemonConfig(flags, env, file, around);
+}
+
+function problems(flags: DaemonFlags = {}, env: Record<string, string> = {}, file: ConfigFile | null = null): Problem[] {
+  try {
+    resolve(flags, env, file);
+  } catch (error) {
+    assert.ok(error instanceof InputError, `a typed error, not ${String(error)}`);
+    return error.problems;
+  }
+  assert.fail('the configuration was accepted');
+}
+
+describe('daemon configuration', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'praxis-config-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('defaults to 127.0.0.1:7300 on the default SQLite file, tokens required', () => {
+    const config = resolve();
+    assert.equal(config.host, DEFAULT_HOST);
+    assert.equal(config.port, DEFAULT_PORT);
+    assert.equal(DEFAULT_PORT, 7300);
+    assert.deepEqual(config.store, { kind: 'sqlite', path: './.praxis/praxis.db' });
+    assert.equal(config.anonymousRole, null);
+    assert.equal(config.logLevel, 'info');
+    assert.equal(config.executorHost, 'node-a');
+  });
+
+  it('takes flags over the environment over the file', () => {
+    const file: ConfigFile = { path: 'praxis.yaml', values: { host: '10.0.0.1', port: 7000, anonymousRole: 'viewer', logLevel: 'debug', database: '/var/lib/praxis.db', tickMs: 500 } };
+    const fromFile = resolve({}, {}, file);
+    assert.deepEqual([fromFile.host, fromFile.port, fromFile.anonymousRole, fromFile.logLevel, fromFile.tickMs], ['10.0.0.1', 7000, 'viewer', 'debug', 500]);
+    assert.deepEqual(fromFile.store, { kind: 'sqlite', path: '/var/lib/praxis.db' });
+
+    const env = { PRAXIS_HOST: '0.0.0.0', PRAXIS_PORT: '7100', PRAXIS_ANONYMOUS_ROLE: 'operator', PRAXIS_DATABASE_URL: 'postgres://db.internal/praxis', PRAXIS_LOG_LEVEL: 'warn' };
+    const fromEnv = resolve({}, env, file);
+    assert.deepEqual([fromEnv.host, fromEnv.port, fromEnv.anonymousRole, fromEnv.logLevel], ['0.0.0.0', 7100, 'operator', 'warn']);
+    assert.equal(fromEnv.store.kind, 'postgres');
+
+    const fromFlags = resolve({ host: 'localhost', port: '0', anonymous: 'none', db: '/tmp/x.db', logLevel: 'error' }, env, file);
+    assert.deepEqual([fromFlags.host, fromFlags.port, fromFlags.anonymousRole, fromFlags.logLevel], ['localhost', 0, null, 'error']);
+    assert.deepEqual(fromFlags.store, { kind: 'sqlite', path: '/tmp/x.db' });
+  });
+
+  it('names each bad value and where it came from, all at once', () => {
+    const found = problems({ port: '70000', host: 'not a host!', anonymous: 'root', logLevel: 'loud', tickMs: '5' }, { PRAXIS_DATABASE_URL: 'mysql://x' });
+    assert.deepEqual(
+      found.map((p) => [p.code, p.path]),
+      [
+        ['invalid_host', '--host'],
+        ['invalid_port', '--port'],
+        ['invalid_role', '--anonymous'],
+        ['invalid_log_level', '--log-level'],
+        ['invalid_tick_ms', '--tick-ms'],
+        ['invalid_store_config', 'PRAXIS_DATABASE_URL'],
+      ],
+    );
+    assert.match(found[1]!.message, /"70000" is not a port/);
+    assert.deepEqual(problems({}, { PRAXIS_PORT: 'http' }).map((p) => [p.code, p.path]), [['invalid_port', 'PRAXIS_PORT']]);
+    assert.deepEqual(problems({}, { PRAXIS_ANONYMOUS_ROLE: 'agent' }).map((p) => p.code), ['invalid_role'], 'anonymous requests cannot be an agent');
+    assert.deepEqual(problems({ console: '/nowhere' }).map((p) => [p.code, p.path]), [['invalid_console_dir', '--console']]);
+  });
+
+  it('refuses unknown keys and bad values in the file, naming the file and the key', () => {
+    const file: ConfigFile = { path: 'praxis.yaml', values: { prot: 7300, port: '7300x', host: 12, database: 'ftp://x' } };
+    assert.deepEqual(
+      problems({}, {}, file).map((p) => [p.code, p.path]),
+      [
+        ['unknown_setting', 'praxis.yaml: prot'],
+        ['invalid_host', 'praxis.yaml: host'],
+        ['invalid_port', 'praxis.yaml: port'],
+        ['invalid_store_config', 'praxis.yaml: database'],
+      ],
+    );
+  });
+
+  it('reads JSON and YAML files, and refuses unreadable or malformed ones', () => {
+    const yaml = join(dir, 'praxis.yaml');
+    writeFileSync(yaml, 'host: 127.0.0.2\nport: 7301\n');
+    assert.deepEqual(readConfigFile(yaml).values, { host: '127.0.0.2', port: 7301 });
+    const json = join(dir, 'praxis.json');
+    writeFileSync(json, '{"port": 7302}');
+    assert.deepEqual(readConfigFile(json).values, { port: 7302 });
+    writeFileSync(json, '{"port": ');
+    assert.throws(() => readConfigFile(json), (e: unknown) => e instanceof InputError && e.problems[0]!.code === 'malformed_config');
+    writeFileSync(yaml, '- a list\n');
+    assert.throws(() => readConfigFile(yaml), (e: unknown) => e instanceof InputError && e.problems[0]!.code === 'malformed_config');
+    assert.throws(() => readConfigFile(join(dir, 'missing.yaml')), (e: unknown) => e instanceof InputError && e.problems[0]!.path === '--config');
+  });
+
+  it('praxis serve exits 2 with every problem and starts nothing', async () => {
+    const file = join(dir, 'bad.yaml');
+    writeFileSync(file, 'colour: blue\n');
+    const db = join(dir, 'never.db');
+    const run = await praxis(['serve', '--port', 'abc', '--anonymous', 'root', '--config', file, '--db', db]);
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(run.stderr, /invalid_port at --port/);
+    assert.match(run.stderr, /invalid_role at --anonymous/);
+    assert.match(run.stderr, /unknown_setting at .*bad.yaml: colour/);
+    assert.equal(run.stdout, '', 'nothing started, nothing logged');
+    assert.equal(await import('node:fs').then((fs) => fs.existsSync(db)), false, 'no store was opened');
+  });
+});

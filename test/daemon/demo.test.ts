@@ -1,0 +1,50 @@
+// `praxis demo --auto` end to end as a real process: the whole story plays in real time on the
+// simulated host and the process exits 0 once the escalation note is written.
+
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { openStore } from '../../src/store/index.ts';
+import { praxis } from './process.ts';
+
+describe('praxis demo --auto', () => {
+  it('plays the story: approval, refuted restart, replan, granted log access, summary, escalation note', { timeout: 150_000 }, async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'praxis-demo-'));
+    const simulatedBefore = readdirSync(tmpdir()).filter((n) => n.startsWith('praxis-simhost-')).length;
+    try {
+      const run = await praxis(['demo', '--auto', '--port', '0'], { PRAXIS_DATABASE_URL: '', PRAXIS_DB: '' }, { cwd, timeoutMs: 140_000 });
+      assert.equal(run.code, 0, `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`);
+      assert.match(run.stdout, /http:\/\/127\.0\.0\.1:\d+\/#token=praxis_\S+/, 'the console address carries the token');
+      assert.match(run.stdout, /approval requested for service\.restart on atlas-worker\.service/);
+      assert.match(run.stdout, /prediction_error/);
+      assert.match(run.stdout, /plan_replanned/);
+      assert.match(run.stdout, /capability request: logs\.query on atlas-worker\.service/);
+      assert.match(run.stdout, /escalation note: .*not being repeated/);
+
+      // The story is in the demo database for anyone to look at afterwards.
+      const db = join(cwd, '.praxis', 'demo.db');
+      assert.ok(existsSync(db));
+      const store = await openStore({ kind: 'sqlite', path: db });
+      try {
+        const mind = await store.minds.getByName('demo');
+        const plans = await store.plans.listPage({ mindId: mind!.id, limit: 10 });
+        assert.deepEqual(plans.map((p) => [p.revision, p.strategy, p.status]), [
+          [2, 'diagnose_then_escalate', 'completed'],
+          [1, 'direct', 'superseded'],
+        ]);
+        const approvals = await store.approvals.list({ mindId: mind!.id });
+        assert.deepEqual(approvals.map((a) => [a.capability, a.status]), [['service.restart', 'executed']]);
+        const restarts = (await store.executions.listByMind(mind!.id)).filter((e) => e.capability === 'service.restart');
+        assert.equal(restarts.length, 1, 'the failed restart was never repeated');
+      } finally {
+        await store.close();
+      }
+      const simulatedAfter = readdirSync(tmpdir()).filter((n) => n.startsWith('praxis-simhost-')).length;
+      assert.ok(simulatedAfter <= simulatedBefore, 'the simulated host directory was removed');
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+});
