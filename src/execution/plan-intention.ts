@@ -280,6 +280,8 @@ async function storePlan(ctx: Context, planned: Planned): Promise<PlanIntentionR
         status: validation.valid ? 'validated' : 'draft',
         statusReason: validation.valid ? '' : `${validation.errors.length} validation error(s)`,
         requireApproval: draft.require_approval === true || intention.requireApproval,
+        // A plan Praxis makes is authored by whoever formed the intention (or the plan it replaces).
+        authoredBy: previous?.authoredBy || intention.authoredBy,
         llmCall: planned.llmCall,
       });
       const where = { mindId: intention.mindId, intentionId: intention.id, planId: plan.id };

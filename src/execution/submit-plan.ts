@@ -14,6 +14,8 @@ export interface Submission {
   origin: Extract<PlanOrigin, 'operator' | 'model'>;
   /** The intention the plan serves; when absent one is formed from the plan's objective. */
   intentionId?: string;
+  /** Who submitted it (the token's operator); their name can never approve its actions. */
+  authoredBy?: string;
 }
 
 export type SubmissionResult =
@@ -42,6 +44,7 @@ export async function submitPlan(store: Store, registry: CapabilityRegistry, sub
           objective: draft.objective || '(plan without an objective)',
           origin: submission.origin,
           requireApproval: draft.require_approval ?? false,
+          authoredBy: submission.authoredBy ?? '',
         });
     const validation = { valid: assessment.valid, errors: assessment.errors, warnings: assessment.warnings, estimate: assessment.estimate! };
     const plan = await tx.plans.create({
@@ -53,6 +56,7 @@ export async function submitPlan(store: Store, registry: CapabilityRegistry, sub
       status: assessment.valid ? 'validated' : 'draft',
       statusReason: assessment.valid ? '' : `${assessment.errors.length} validation error(s)`,
       requireApproval: draft.require_approval ?? false,
+      authoredBy: submission.authoredBy ?? '',
     });
     await tx.events.append({
       type: 'plan_created',

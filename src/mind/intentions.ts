@@ -26,6 +26,8 @@ export interface IntentionInput {
   origin: string;
   /** Every writing action serving this intention asks an operator first. */
   requireApproval?: boolean;
+  /** The operator or agent forming it through a surface: never the approver of what serves it. */
+  authoredBy?: string;
 }
 
 export type Formed = { ok: true; intention: IntentionRecord } | { ok: false; problems: Problem[] };
@@ -88,6 +90,7 @@ export async function formIntention(store: Store, input: IntentionInput): Promis
       beliefId: input.beliefId ?? null,
       origin: input.origin,
       requireApproval: input.requireApproval ?? false,
+      authoredBy: input.authoredBy ?? '',
     });
     await tx.events.append({
       type: 'intention_formed',
@@ -127,6 +130,8 @@ export async function formSubordinate(
       origin: input.origin ?? 'subordinate',
       beliefId: null,
       requireApproval: false,
+      // What stands for a wait of the parent is the parent's author's work too.
+      authoredBy: parent.authoredBy,
     });
     await tx.events.append({
       type: 'intention_formed',

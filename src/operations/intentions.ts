@@ -99,6 +99,7 @@ export async function formProposedIntention(
     means,
     origin,
     requireApproval: proposal.require_approval ?? false,
+    authoredBy: principal.operator,
   });
   if (!formed.ok) throw new InputError(formed.problems);
   return formed.intention;

@@ -183,6 +183,7 @@ export async function submitPlanDraft(
     mindId: mind.id,
     input: draft,
     origin,
+    authoredBy: principal.operator,
     ...(options.intentionId !== undefined ? { intentionId: options.intentionId } : {}),
   });
   if (!result.stored) {

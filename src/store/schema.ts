@@ -68,6 +68,7 @@ export interface IntentionsTable {
   means: NullableJson;
   belief_id: Nullable<string>;
   origin: string;
+  authored_by: WithDefault<string>;
   status: WithDefault<IntentionStatus>;
   reason: WithDefault<IntentionReason>;
   require_approval: Bool;
@@ -129,6 +130,7 @@ export interface PlansTable {
   superseded_by: Nullable<string>;
   objective: string;
   origin: PlanOrigin;
+  authored_by: WithDefault<string>;
   strategy: WithDefault<string>;
   status: WithDefault<PlanStatus>;
   assumptions: JsonWithDefault;

@@ -154,6 +154,7 @@ export async function runCapabilityStep(ctx: ExecutorContext, scene: StepScene):
     evidence: call.evidence as JsonObject,
     explanation: explanationOf(scene, definition),
     requireApproval: approval,
+    ...(plan.authoredBy ? { authoredBy: plan.authoredBy } : {}),
     ...(intention ? { batchKey: intention.id } : {}),
   });
   return adoptInvocation(step, definition, result, ctx.clock.now());

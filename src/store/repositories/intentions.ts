@@ -23,6 +23,8 @@ export interface IntentionRecord {
   means: IntentionMeans | null;
   beliefId: string | null;
   origin: string;
+  /** The operator or agent who formed it through a surface; empty when Praxis formed it. */
+  authoredBy: string;
   status: IntentionStatus;
   reason: IntentionReason;
   requireApproval: boolean;
@@ -38,6 +40,7 @@ export interface NewIntention {
   means?: IntentionMeans | null;
   beliefId?: string | null;
   origin: string;
+  authoredBy?: string;
   requireApproval?: boolean;
 }
 
@@ -70,6 +73,7 @@ export class IntentionRepository {
         status: 'active',
         reason: '',
         require_approval: codec.bool(input.requireApproval ?? false),
+        authored_by: input.authoredBy ?? '',
         created_at: now,
         updated_at: now,
       })
@@ -187,6 +191,7 @@ export class IntentionRepository {
       status: row.status,
       reason: row.reason,
       requireApproval: codec.readBool(row.require_approval),
+      authoredBy: row.authored_by,
       createdAt: codec.readTime(row.created_at),
       updatedAt: codec.readTime(row.updated_at),
       closedAt: codec.readTimeOrNull(row.closed_at),

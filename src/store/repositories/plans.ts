@@ -39,6 +39,8 @@ export interface PlanRecord {
   budget: Budget;
   validation: ValidationResult;
   requireApproval: boolean;
+  /** Whoever submitted the plan, or the author of its intention for a plan Praxis made; never its approver. */
+  authoredBy: string;
   maxReplans: number;
   llmCall: string | null;
   statusReason: string;
@@ -64,6 +66,7 @@ export interface NewPlan {
   status: 'draft' | 'validated';
   statusReason?: string;
   requireApproval?: boolean;
+  authoredBy?: string;
   maxReplans?: number;
   llmCall?: string | null;
 }
@@ -119,6 +122,7 @@ export class PlanRepository {
       budget: codec.json(draft.budget),
       validation: codec.json(input.validation),
       require_approval: codec.bool(input.requireApproval ?? false),
+      authored_by: input.authoredBy ?? '',
       max_replans: input.maxReplans ?? MAX_REPLANS,
       llm_call: input.llmCall ?? null,
       status_reason: input.statusReason ?? '',
@@ -260,6 +264,7 @@ export class PlanRepository {
       budget: codec.readJson<Budget>(row.budget),
       validation: codec.readJson<ValidationResult>(row.validation),
       requireApproval: codec.readBool(row.require_approval),
+      authoredBy: row.authored_by,
       maxReplans: codec.readInt(row.max_replans),
       llmCall: row.llm_call,
       statusReason: row.status_reason,
