@@ -8,7 +8,8 @@ import { isOperatorName } from '../core/operator.ts';
 import type { JsonObject, ValidationIssue } from '../core/plan.ts';
 import type { EventType } from '../core/vocabulary.ts';
 import type { CapabilityRegistry } from './registry.ts';
-import { checkTargetPattern } from './policy/target-pattern.ts';
+import { checkTargetPattern, patternWithin } from './policy/target-pattern.ts';
+import type { CapabilityRequestRecord } from '../store/index.ts';
 import type { ServiceContext } from './service.ts';
 
 export const MAX_GRANT_SECONDS = 7 * 24 * 3600;
@@ -144,7 +145,7 @@ export async function decideRequest(
     durationSeconds: decision.grant.durationSeconds ?? request.durationSeconds,
     maxOperations: decision.grant.maxOperations ?? request.maxOperations,
   };
-  const issues = checkScope(ctx.registry, scope, request.capability);
+  const issues = [...checkScope(ctx.registry, scope, request.capability), ...checkNarrowing(request, scope)];
   if (issues.length > 0) return { status: 'invalid', issues };
 
   // Grant and request move together: of two operators granting at once, the one whose request
@@ -186,6 +187,22 @@ export async function decideRequest(
 }
 
 class LostDecision extends Error {}
+
+/**
+ * A grant may narrow what the mind asked for, never widen it: an operator who wants to give more
+ * than was asked should see a request for it, with its reason and risk, first.
+ */
+function checkNarrowing(request: CapabilityRequestRecord, scope: Required<GrantScope>): ValidationIssue[] {
+  const wider = 'wider_than_requested';
+  const issues: ValidationIssue[] = [];
+  if (!patternWithin(scope.targetPattern, request.targetPattern))
+    issues.push(issue('target_pattern', `"${scope.targetPattern}" may match targets outside the requested "${request.targetPattern}"`, wider));
+  if (scope.durationSeconds > request.durationSeconds)
+    issues.push(issue('duration_seconds', `${scope.durationSeconds} s is longer than the ${request.durationSeconds} s requested`, wider));
+  if (scope.maxOperations > request.maxOperations)
+    issues.push(issue('max_operations', `${scope.maxOperations} operations are more than the ${request.maxOperations} requested`, wider));
+  return issues;
+}
 
 export async function withdrawRequest(ctx: ServiceContext, requestId: string, mindId: string): Promise<RequestAnswer> {
   const request = await ctx.store.capabilityRequests.get(requestId);

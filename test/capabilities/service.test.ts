@@ -189,6 +189,21 @@ for (const kind of STORE_KINDS) {
       assert.equal((await service.invoke(request('test.read', { name: 'web-1' }))).status, 'pending', 'expired');
     });
 
+    it('a grant may narrow the request but never widen it; a refused grant leaves the request open', async () => {
+      const { store, service, mind } = await setUp();
+      const raised = await service.requestCapability({ ...baseRequest(mind.id), capability: 'test.read', targetPattern: 'web-*', durationSeconds: 600, maxOperations: 3 });
+      const requestId = raised.status === 'raised' ? raised.requestId : '';
+      const wider = await service.grant(requestId, 'alice', { targetPattern: '*', durationSeconds: 3600, maxOperations: 50 });
+      assert.equal(wider.status, 'invalid');
+      const paths = wider.status === 'invalid' ? wider.issues.map((i) => `${i.code} ${i.path}`) : [];
+      assert.deepEqual(paths.sort(), ['wider_than_requested duration_seconds', 'wider_than_requested max_operations', 'wider_than_requested target_pattern']);
+      assert.equal((await store.capabilityRequests.get(requestId))?.status, 'open');
+      assert.equal((await store.grants.list({ mindId: mind.id })).length, 0);
+
+      const narrower = await service.grant(requestId, 'alice', { targetPattern: 'web-1*', durationSeconds: 60, maxOperations: 1 });
+      assert.equal(narrower.status, 'granted');
+    });
+
     it('stops using a revoked grant', async () => {
       const { service, mind, request } = await setUp();
       const raised = await service.requestCapability({ ...baseRequest(mind.id), capability: 'test.read', targetPattern: '*' });

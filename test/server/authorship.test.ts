@@ -33,7 +33,7 @@ for (const kind of STORE_KINDS) {
         const own = await api.call('operator', 'POST', `/api/v1/approvals/${approvalId}/approve`, {});
         assert.equal(own.status, 409, JSON.stringify(own.body));
         assert.equal(own.body.error.problems[0].code, 'self_approval', JSON.stringify(own.body));
-        assert.deepEqual(api.world.log.calls, [], 'nothing ran on a refused self-approval');
+        assert.equal(api.world.log.calls.length, 0, 'nothing ran on a refused self-approval');
 
         const other = await api.call('admin', 'POST', `/api/v1/approvals/${approvalId}/approve`, {});
         assert.equal(other.status, 200, JSON.stringify(other.body));

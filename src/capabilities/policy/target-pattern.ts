@@ -41,6 +41,19 @@ export function matchesTarget(pattern: string, target: string): boolean {
 }
 
 /**
+ * True when every target `narrower` matches is also matched by `wider`. Sound, not complete: a
+ * pattern equal to the wider one, or one the wider pattern matches as a plain string, when the
+ * wider one has no `?` (its `*` then absorbs any wildcard of the narrower one; a `?` could stand
+ * for a `*` and so admit more than one character).
+ */
+export function patternWithin(narrower: string, wider: string): boolean {
+  if (narrower === wider) return true;
+  const hasWildcard = narrower.includes('*') || narrower.includes('?');
+  if (wider.includes('?') && hasWildcard) return false;
+  return matchesTarget(wider, narrower);
+}
+
+/**
  * How specific a pattern is: an exact target beats any pattern; among patterns, more literal
  * characters win. Used to pick the most specific matching rule.
  */

@@ -104,9 +104,9 @@ export function approvalCommands(program: Command): void {
 
   decision(program.command('grant').argument('<request-id>'))
     .description('grant a capability request, optionally narrower than asked')
-    .option('--target <pattern>', 'narrower target pattern')
-    .option('--minutes <n>', 'duration in minutes')
-    .option('--operations <n>', 'operation cap')
+    .option('--target <pattern>', 'narrower target pattern (never wider than requested)')
+    .option('--minutes <n>', 'shorter duration in minutes (never longer than requested)')
+    .option('--operations <n>', 'lower operation cap')
     .action(
       action(async (id: string, options: DecisionOptions & { target?: string; minutes?: string; operations?: string }) => {
         requireId(id, 'request-id');
