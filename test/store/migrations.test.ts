@@ -38,7 +38,7 @@ const PLAN_COLUMNS = [
   'id', 'mind_id', 'intention_id', 'revision', 'supersedes', 'superseded_by', 'objective', 'origin', 'strategy',
   'status', 'assumptions', 'completion_criteria', 'abort_conditions', 'alternatives', 'risk', 'estimate', 'actual',
   'budget', 'validation', 'require_approval', 'max_replans', 'llm_call', 'status_reason', 'closed_at', 'created_at',
-  'updated_at',
+  'updated_at', 'authored_by',
 ];
 const STEP_COLUMNS = [
   'id', 'plan_id', 'mind_id', 'key', 'position', 'title', 'kind', 'depends_on', 'capability', 'target', 'params',

@@ -74,6 +74,7 @@ for (const kind of STORE_KINDS) {
         means,
         beliefId: null,
         origin: 'cli',
+        authoredBy: '',
         status: 'active',
         reason: '',
         requireApproval: true,
