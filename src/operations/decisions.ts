@@ -226,7 +226,7 @@ export async function revokeGrant(store: Store, capabilities: CapabilityService,
 export async function releasePlanStep(store: Store, principal: Principal, planId: string, stepRef: string, note?: string): Promise<{ step: StepRecord }> {
   const plan = await findPlan(store, principal, planId);
   const step = plan.steps.find((s) => s.key === stepRef || (isId(stepRef) && s.id === stepRef));
-  if (!step) throw new NotFound('step', `plan ${plan.id} has no step "${stepRef}"`);
+  if (!step) throw new NotFound('step', `plan ${plan.id} has no step "${stepRef}" (steps: ${plan.steps.map((s) => s.key).join(', ')})`);
   const released = await releaseStep(store, step.id, principal.operator);
   if (!released.released) {
     if (released.code === 'not_found') throw new NotFound('step', released.message);
@@ -240,7 +240,7 @@ export async function releasePlanStep(store: Store, principal: Principal, planId
       intentionId: plan.intentionId,
       planId: plan.id,
       stepId: step.id,
-      data: { operator: principal.operator, note, on: 'release' },
+      data: { operator: principal.operator, note, on: 'release', key: step.key },
     });
   }
   return { step: released.step };

@@ -3,24 +3,27 @@
 import { mayActOnMind, type Principal } from '../access/permissions.ts';
 import { isId } from '../core/ids.ts';
 import type { MindRecord, Store } from '../store/index.ts';
-import { Conflict, Forbidden, NotFound, invalid } from './errors.ts';
+import { Conflict, NotFound, OutOfReach, invalid } from './errors.ts';
 import { decodeCursor, pageOf, pageSize, type Page, type PageRequest } from './pages.ts';
 
 const MIND_NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/i;
 
-/** The mind a name or id names, if the principal may touch it. `path` names the input that held it. */
+/**
+ * The mind a name or id names, if the principal may touch it. `path` names the input that held
+ * it. A mind out of the principal's reach is refused exactly as one that does not exist.
+ */
 export async function resolveMind(store: Store, principal: Principal, nameOrId: string, path = 'mind'): Promise<MindRecord> {
   const mind = isId(nameOrId) ? await store.minds.get(nameOrId) : await store.minds.getByName(nameOrId);
-  if (!mind) throw new NotFound(path, `no mind named or numbered "${nameOrId}"`, 'unknown_mind');
-  assertMindReach(principal, mind.id, path);
+  if (!mind || !mayActOnMind(principal, mind.id)) throw new NotFound(path, `no mind named or numbered "${nameOrId}"`, 'unknown_mind');
   return mind;
 }
 
-/** Refuses a principal bound to another mind. */
+/**
+ * Refuses a principal bound to another mind, as not found: an agent must not learn which ids
+ * other minds' records have.
+ */
 export function assertMindReach(principal: Principal, mindId: string, path: string): void {
-  if (!mayActOnMind(principal, mindId)) {
-    throw new Forbidden(path, 'this token is bound to another mind', 'other_mind');
-  }
+  if (!mayActOnMind(principal, mindId)) throw new OutOfReach(path);
 }
 
 /**

@@ -13,6 +13,7 @@ import type { AccessRole } from '../core/vocabulary.ts';
 import type { PlanningServices } from '../execution/plan-intention.ts';
 import type { Store } from '../store/index.ts';
 import { registerAuth } from './auth.ts';
+import { guardApiBoundary } from './boundary.ts';
 import { registerMcpRoutes } from '../mcp/http.ts';
 import { registerConsole } from './console.ts';
 import { handleError } from './errors.ts';
@@ -97,6 +98,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   const ctx: ApiContext = { store: options.store, registry: options.registry, capabilities: options.capabilities, planning: options.planning };
   await app.register(
     async (scope) => {
+      guardApiBoundary(scope);
       const api = scope as unknown as Api;
       mindRoutes(api, ctx);
       workRoutes(api, ctx);

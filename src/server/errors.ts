@@ -5,7 +5,7 @@
 
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { InputError, type Problem } from '../core/errors.ts';
-import { Conflict, Forbidden, NotFound, NotStored } from '../operations/errors.ts';
+import { Conflict, Forbidden, NotFound, NotStored, OutOfReach } from '../operations/errors.ts';
 import { problemsOf } from './validation.ts';
 
 export interface ErrorBody {
@@ -16,12 +16,13 @@ export function errorBody(code: string, message: string, problems: Problem[] = [
   return { error: { code, message, problems } };
 }
 
-/** Thrown by hooks and handlers for a refusal that is not about one field (401, 403). */
+/** Thrown by hooks and handlers for a refusal of the request as a whole (401, 403, 415). */
 export class HttpRefusal extends Error {
   constructor(
     readonly statusCode: number,
     readonly code: string,
     message: string,
+    readonly problems: Problem[] = [],
   ) {
     super(message);
     this.name = 'HttpRefusal';
@@ -48,6 +49,33 @@ function placeProblems(request: FastifyRequest, problems: readonly Problem[]): P
   });
 }
 
+/** What an id-valued input names, in the words the operations use when there is no such record. */
+const RECORD_BY_SEGMENT: Readonly<Record<string, string>> = {
+  plans: 'plan',
+  intentions: 'intention',
+  approvals: 'approval request',
+  'capability-requests': 'capability request',
+  grants: 'grant',
+};
+const RECORD_BY_FIELD: Readonly<Record<string, string>> = { plan: 'plan', intention: 'intention' };
+
+/**
+ * The problem a record out of the caller's reach is reported with: word for word the one a
+ * missing record of that kind gets (`no plan <id>`), so the answer tells an agent nothing about
+ * other minds' ids. The operation only knows that the input it was given is out of reach; which
+ * kind of record that input names is the route's to say.
+ */
+function asMissing(request: FastifyRequest, problem: Problem): Problem {
+  const [part, field, ...more] = problem.path.split('.');
+  if (field === undefined || more.length > 0) return problem;
+  const source = part === 'params' ? request.params : part === 'query' ? request.query : part === 'body' ? request.body : undefined;
+  const value = (source as Record<string, unknown> | undefined)?.[field];
+  if (typeof value !== 'string') return problem;
+  const segment = /^\/api\/v1\/([^/]+)\/:/.exec(request.routeOptions.url ?? '')?.[1];
+  const kind = field === 'id' ? (segment !== undefined ? RECORD_BY_SEGMENT[segment] : undefined) : RECORD_BY_FIELD[field];
+  return kind ? { code: 'not_found', path: problem.path, message: `no ${kind} ${value}` } : problem;
+}
+
 function statusOf(error: InputError): [number, string] {
   if (error instanceof NotFound) return [404, 'not_found'];
   if (error instanceof Forbidden) return [403, 'forbidden'];
@@ -58,12 +86,13 @@ function statusOf(error: InputError): [number, string] {
 
 export function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): void {
   if (error instanceof HttpRefusal) {
-    void reply.code(error.statusCode).send(errorBody(error.code, error.message));
+    void reply.code(error.statusCode).send(errorBody(error.code, error.message, error.problems));
     return;
   }
   if (error instanceof InputError) {
     const [status, code] = statusOf(error);
-    const problems = placeProblems(request, error.problems);
+    let problems = placeProblems(request, error.problems);
+    if (error instanceof OutOfReach) problems = problems.map((p) => asMissing(request, p));
     const message = status === 422 ? 'the plan was not stored' : problems.map((p) => `${p.path || '(input)'}: ${p.message}`).join('; ');
     void reply.code(status).send(errorBody(code, message, problems));
     return;

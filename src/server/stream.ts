@@ -2,10 +2,14 @@
 // one named by Last-Event-ID) and sends every matching event appended since, in log order.
 // It never trusts a signal to carry data: a wake-up (or the one-second re-check, since not every
 // event type signals) only makes it read the log again from its last sequence number.
+// A stream opened with a token lasts only as long as the token holds: it is checked again before
+// any event is sent, every few seconds while the stream is idle, and when it expires. A token
+// that no longer holds ends the stream; the client's reconnect then hears 401.
 
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Principal } from '../access/permissions.ts';
+import { tokenHolds } from '../access/tokens.ts';
 import { isId } from '../core/ids.ts';
 import { findIntention, findPlan, mindFilter } from '../operations/index.ts';
 import type { EventQuery, EventRecord, Store } from '../store/index.ts';
@@ -15,6 +19,10 @@ import type { Api } from './routes/context.ts';
 
 export const HEARTBEAT_MS = 15_000;
 export const RECHECK_MS = 1_000;
+/** How often an idle stream checks that its token still holds (it also checks before sending). */
+export const TOKEN_RECHECK_MS = 5_000;
+/** setTimeout cannot wait longer than this (about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 const BATCH = 200;
 
 export const StreamQuery = strictObject({ mind: Type.Optional(MindRef), plan: Type.Optional(Id), intention: Type.Optional(Id) });
@@ -47,6 +55,18 @@ async function filterOf(store: Store, who: Principal, query: { mind?: string; pl
   return filter;
 }
 
+/**
+ * Whether the stream's token still holds: always true for a token-less (anonymous) stream. The
+ * token is read again from the store, so a revocation by any daemon on the same store counts.
+ */
+function tokenCheck(store: Store, tokenId: string | null): () => Promise<boolean> {
+  if (tokenId === null) return async () => true;
+  return async () => {
+    const record = await store.accessTokens.get(tokenId);
+    return record !== null && tokenHolds(record, store.clock);
+  };
+}
+
 /** Where the stream starts: after the event the client saw last, or after the newest. */
 async function startSeq(store: Store, lastEventId: string | undefined): Promise<number> {
   if (lastEventId && isId(lastEventId)) {
@@ -65,7 +85,10 @@ export function streamRoute(api: Api, store: Store, streams: StreamRegistry, log
     },
     async (request: FastifyRequest<{ Querystring: { mind?: string; plan?: string; intention?: string } }>, reply: FastifyReply) => {
       // Everything that can be refused is checked before the response is taken over.
-      const filter = await filterOf(store, principal(request), request.query);
+      const who = principal(request);
+      const filter = await filterOf(store, who, request.query);
+      const holds = tokenCheck(store, who.tokenId);
+      const expiresAt = who.tokenId === null ? null : ((await store.accessTokens.get(who.tokenId))?.expiresAt ?? null);
       const lastEventId = request.headers['last-event-id'];
       let seq = await startSeq(store, typeof lastEventId === 'string' ? lastEventId : undefined);
 
@@ -82,6 +105,14 @@ export function streamRoute(api: Api, store: Store, streams: StreamRegistry, log
       let closed = false;
       let reading = false;
       let again = false;
+      let tokenCheckedAt = Date.now();
+      /** Ends the stream, and answers false, when the token no longer holds. */
+      const stillHolds = async (): Promise<boolean> => {
+        tokenCheckedAt = Date.now();
+        if (await holds()) return true;
+        end();
+        return false;
+      };
       const pump = async (): Promise<void> => {
         if (closed) return;
         if (reading) {
@@ -94,6 +125,10 @@ export function streamRoute(api: Api, store: Store, streams: StreamRegistry, log
             again = false;
             for (;;) {
               const events = await store.events.list({ ...filter, afterSeq: seq, limit: BATCH });
+              // Nothing is sent on a token that was revoked or expired since the last look, and an
+              // idle stream looks every few seconds.
+              const due = events.length > 0 || Date.now() - tokenCheckedAt >= TOKEN_RECHECK_MS;
+              if (due && !(await stillHolds())) return;
               for (const event of events) {
                 if (closed) return;
                 raw.write(frame(event));
@@ -114,12 +149,16 @@ export function streamRoute(api: Api, store: Store, streams: StreamRegistry, log
       const heartbeat = setInterval(() => {
         if (!closed) raw.write(': heartbeat\n\n');
       }, HEARTBEAT_MS);
+      // At the token's expiry, look again (the check reads the store's clock, which decides).
+      const expiry =
+        expiresAt === null ? undefined : setTimeout(() => void stillHolds().catch(end), Math.min(MAX_TIMER_MS, Math.max(0, expiresAt.getTime() - store.clock.now().getTime())));
       const end = () => {
         if (closed) return;
         closed = true;
         stopWake();
         clearInterval(recheck);
         clearInterval(heartbeat);
+        clearTimeout(expiry);
         forget();
         raw.end();
       };

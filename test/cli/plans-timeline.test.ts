@@ -62,7 +62,7 @@ for (const kind of STORE_KINDS) {
       assert.match(notBlocked.stderr, /not_blocked/);
       const noStep = await praxis(['release', plan.id, 'Z9', '--as', 'alice'], env);
       assert.equal(noStep.code, 2);
-      assert.match(noStep.stderr, /unknown_step at step: .*steps: P1, V1/);
+      assert.match(noStep.stderr, /not_found at step: .*steps: P1, V1/);
 
       const released = await praxis(['release', plan.id, 'P1', '--as', 'alice', '--note', 'checked: the unit never restarted'], env);
       assert.equal(released.code, 0, released.stderr);

@@ -2,7 +2,8 @@
 // in-process server, an executor loop and a simulated host. An operator approves a pending
 // restart in the approval centre and, without a reload, the approval leaves the pending list and
 // the plan page shows the step completed, both through the event stream. A viewer sees the same
-// approval but is refused with 403; a bad token is refused at sign-in.
+// approval but is refused with 403; a bad token is refused at sign-in, and a token revoked while
+// the console is open returns it to the sign-in box.
 //
 // Needs the built console: `npm run build:console` (npm test builds it first).
 
@@ -156,6 +157,14 @@ describe('operator console (browser)', () => {
     assert.equal(await page.$('[data-testid=whoami]'), null, 'still signed out');
   });
 
+  it('a sign-in link into a filtered page signs in and keeps the page and its filter', async () => {
+    const page = await newPage();
+    await page.goto(`${base}/#/plans?token=${encodeURIComponent(tokens.viewer)}&status=completed`);
+    await page.waitForSelector('[data-testid=whoami]');
+    assert.equal(new URL(page.url()).hash, '#/plans?status=completed');
+    assert.equal(await page.inputValue('[data-testid=filter-status]'), 'completed');
+  });
+
   it('shows the plan graph with one node per step and an edge per dependency', async () => {
     const page = await signedIn(tokens.operator, `#/plans/${planId}`);
     await page.waitForSelector('[data-testid=plan-graph]');
@@ -207,5 +216,18 @@ describe('operator console (browser)', () => {
     assert.equal(await centre.evaluate('window.__sameDocument === true'), true, 'the approval centre did not reload');
     assert.equal(await plan.evaluate('window.__sameDocument === true'), true, 'the plan page did not reload');
     assert.deepEqual(world!.errors, [], 'the executor logged no error');
+  });
+
+  it('a token revoked while the console is open ends its stream and returns it to the sign-in box', async () => {
+    const issued = await issueToken(world!.store, { operator: 'rosa', role: 'viewer' });
+    // The approval centre does not reload for a note, so only the stream can notice the revocation.
+    const page = await signedIn(issued.token, '#/approvals');
+    await page.waitForSelector('[data-testid=stream-state][data-state=live]');
+    await world!.store.accessTokens.revoke(issued.record.id);
+    // The next event is not sent on the revoked token: the server ends the stream instead, and the
+    // reconnect is refused with 401.
+    await world!.store.events.append({ type: 'operator_note', mindId: world!.mind.id, data: { note: 'after revoking' } });
+    const box = await page.waitForSelector('[data-testid=sign-in]');
+    assert.match((await box.textContent()) ?? '', /no longer accepts this token/);
   });
 });

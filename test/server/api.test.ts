@@ -72,8 +72,8 @@ for (const kind of STORE_KINDS) {
         for (const who of ['viewer', 'agent', 'operator', 'admin'] as const) {
           assert.equal((await call(who, 'GET', `/api/v1/minds/${mind}`)).status, 200, who);
         }
-        assert.equal((await call('agent', 'GET', `/api/v1/minds/${other.name}`)).status, 403);
-        assert.equal((await call('otherAgent', 'GET', `/api/v1/minds/${mind}/plans`)).status, 403);
+        assert.equal((await call('agent', 'GET', `/api/v1/minds/${other.name}`)).status, 404);
+        assert.equal((await call('otherAgent', 'GET', `/api/v1/minds/${mind}/plans`)).status, 404);
         const minds = (await call('agent', 'GET', '/api/v1/minds')).body.items.map((m: { id: string }) => m.id);
         assert.deepEqual(minds, [world.mind.id]);
 
@@ -82,7 +82,7 @@ for (const kind of STORE_KINDS) {
         const byAgent = await call('agent', 'POST', `/api/v1/minds/${mind}/plans`, validDraft());
         assert.equal(byAgent.status, 201);
         assert.equal((await world.store.plans.get(byAgent.body.plan_id))?.origin, 'model');
-        assert.equal((await call('agent', 'POST', `/api/v1/minds/${other.name}/plans`, validDraft())).status, 403);
+        assert.equal((await call('agent', 'POST', `/api/v1/minds/${other.name}/plans`, validDraft())).status, 404);
         const byOperator = await call('operator', 'POST', `/api/v1/minds/${mind}/plans`, validDraft());
         assert.equal((await world.store.plans.get(byOperator.body.plan_id))?.origin, 'operator');
 
@@ -97,7 +97,8 @@ for (const kind of STORE_KINDS) {
         assert.equal((await call('agent', 'POST', `/api/v1/plans/${byOperator.body.plan_id}/steps/a/retry`, {})).status, 403);
         assert.equal((await call('agent', 'POST', `/api/v1/capability-requests/${request}/withdraw`, {})).status, 200);
         const otherRequest = await openRequest(world, other.id);
-        assert.equal((await call('agent', 'POST', `/api/v1/capability-requests/${otherRequest}/withdraw`, {})).status, 403);
+        assert.equal((await call('agent', 'POST', `/api/v1/capability-requests/${otherRequest}/withdraw`, {})).status, 404);
+        assert.equal((await world.store.capabilityRequests.get(otherRequest))?.status, 'open');
         assert.equal((await call('operator', 'POST', `/api/v1/approvals/${approval}/deny`, { note: 'not now' })).status, 200);
 
         // Administering.
@@ -171,6 +172,108 @@ for (const kind of STORE_KINDS) {
         assert.equal((await call('viewer', 'GET', '/api/v1/minds/no-such-mind')).status, 404);
         assert.equal((await call('viewer', 'GET', '/api/v1/plans/01a23710-f254-73ae-a073-9b265b75019f')).status, 404);
       });
+    });
+
+    it("answers an agent about other minds' records and names exactly as about missing ones", async () => {
+      await withApi(store(), async ({ call, world, other }) => {
+        const missingId = '01a23710-f254-73ae-a073-9b265b75019f';
+        const { plan, intention } = await world.plan(validDraft(), { mind: other });
+        const otherRequest = await openRequest(world, other.id);
+        const hidden = async (template: (id: string) => string, id: string, method: 'GET' | 'POST' = 'GET') => {
+          const theirs = await call('agent', method, template(id), method === 'POST' ? {} : undefined);
+          const missing = await call('agent', method, template(missingId), method === 'POST' ? {} : undefined);
+          assert.equal(theirs.status, 404, template(id));
+          assert.equal(missing.status, 404, template(missingId));
+          // Word for word the same answer, once each names its own id.
+          assert.deepEqual(JSON.parse(JSON.stringify(theirs.body).replaceAll(id, '<id>')), JSON.parse(JSON.stringify(missing.body).replaceAll(missingId, '<id>')), template(id));
+          return theirs.body;
+        };
+        const planBody = await hidden((id) => `/api/v1/plans/${id}`, plan.id);
+        assert.equal(planBody.error.code, 'not_found');
+        assert.deepEqual(planBody.error.problems, [{ code: 'not_found', path: 'params.id', message: `no plan ${plan.id}` }]);
+        await hidden((id) => `/api/v1/plans/${id}/timeline`, plan.id);
+        await hidden((id) => `/api/v1/intentions/${id}`, intention.id);
+        await hidden((id) => `/api/v1/intentions/${id}/timeline`, intention.id);
+        const filtered = await hidden((id) => `/api/v1/plans?intention=${id}`, intention.id);
+        assert.equal(filtered.error.problems[0].path, 'query.intention');
+        await hidden((id) => `/api/v1/capability-requests/${id}/withdraw`, otherRequest, 'POST');
+        // Minds by name and by id.
+        const byName = await call('agent', 'GET', `/api/v1/minds/${other.name}`);
+        const noName = await call('agent', 'GET', '/api/v1/minds/no-such-mind');
+        assert.equal(byName.status, 404);
+        assert.deepEqual(JSON.parse(JSON.stringify(byName.body).replaceAll(other.name, '<m>')), JSON.parse(JSON.stringify(noName.body).replaceAll('no-such-mind', '<m>')));
+        assert.equal(byName.body.error.problems[0].code, 'unknown_mind');
+        await hidden((id) => `/api/v1/minds/${id}/plans`, other.id);
+        await hidden((id) => `/api/v1/approvals?mind=${id}`, other.id);
+        // A refusal by role is still a 403, whoever's record it names; the operator still sees everything.
+        assert.equal((await call('agent', 'POST', `/api/v1/plans/${plan.id}/cancel`, { reason: 'mine now' })).status, 403);
+        assert.equal((await call('viewer', 'GET', `/api/v1/plans/${plan.id}`)).status, 200);
+        assert.equal((await world.store.capabilityRequests.get(otherRequest))?.status, 'open');
+      });
+    });
+
+    it('refuses query fields a route does not take, on every route', async () => {
+      await withApi(store(), async ({ call, world }) => {
+        const { plan } = await world.plan(validDraft());
+        const approval = await pendingApproval(world);
+        for (const [method, url] of [
+          ['GET', `/api/v1/plans/${plan.id}?bogus=1`],
+          ['GET', '/api/v1/whoami?bogus=1'],
+          ['GET', `/api/v1/minds/${world.mind.name}?bogus=1`],
+          ['GET', '/api/v1/capabilities?bogus=1'],
+          ['POST', `/api/v1/approvals/${approval}/approve?bogus=1`],
+        ] as const) {
+          const res = await call('operator', method, url, method === 'POST' ? {} : undefined);
+          assert.equal(res.status, 400, url);
+          assert.deepEqual(res.body.error.problems.map((p: { path: string; code: string }) => [p.path, p.code]), [['query.bogus', 'unknown_field']], url);
+        }
+        const spoofed = await call('operator', 'POST', `/api/v1/plans/${plan.id}/cancel?operator=mallory`, { reason: 'spoofed' });
+        assert.equal(spoofed.status, 400);
+        assert.equal(spoofed.body.error.problems[0].path, 'query.operator');
+        assert.equal((await world.store.plans.get(plan.id))?.status, plan.status);
+        assert.equal((await world.store.approvals.get(approval))?.status, 'pending');
+        // Routes with query parameters still take theirs.
+        assert.equal((await call('viewer', 'GET', `/api/v1/plans/${plan.id}/timeline?limit=5`)).status, 200);
+      });
+    });
+
+    it('refuses a state-changing request that is not declared JSON, as a cross-site page would send it', async () => {
+      await withApi(
+        store(),
+        async ({ app, world, tokens }) => {
+          const approval = await pendingApproval(world);
+          const before = await world.store.events.latestSeq();
+          const url = `/api/v1/approvals/${approval}/approve`;
+          for (const [label, extra] of [
+            ['no content type, no body', {}],
+            ['a form', { headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'note=x' }],
+            ['text', { headers: { 'content-type': 'text/plain' }, payload: '{}' }],
+          ] as const) {
+            const res = await app.inject({ method: 'POST', url, ...extra });
+            assert.equal(res.statusCode, 415, label);
+            assert.equal(res.json().error.code, 'unsupported_media_type', label);
+            assert.equal(res.json().error.problems[0].path, 'headers.content-type', label);
+          }
+          const asAdmin = { authorization: `Bearer ${tokens.admin}` };
+          assert.equal((await app.inject({ method: 'DELETE', url: `/api/v1/minds/${world.mind.name}/policy`, headers: asAdmin })).statusCode, 415);
+          assert.equal((await app.inject({ method: 'PUT', url: `/api/v1/minds/${world.mind.name}/policy`, headers: { ...asAdmin, 'content-type': 'text/plain' }, payload: '{}' })).statusCode, 415);
+          assert.equal((await world.store.approvals.get(approval))?.status, 'pending');
+          assert.equal(await world.store.events.latestSeq(), before);
+          assert.deepEqual(world.log.calls, []);
+
+          // Declared JSON it works, with or without a body (an empty one means no fields).
+          const approved = await app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json; charset=utf-8' }, payload: '' });
+          assert.equal(approved.statusCode, 200, approved.body);
+          assert.equal(approved.json().approval.decisions[0].operator, 'anonymous');
+          const second = await pendingApproval(world, 'svc2');
+          const withBody = await app.inject({ method: 'POST', url: `/api/v1/approvals/${second}/deny`, headers: { 'content-type': 'application/json' }, payload: '{"note":"no"}' });
+          assert.equal(withBody.statusCode, 200, withBody.body);
+          // Reads need no content type, and an unauthenticated caller still hears 401 first.
+          assert.equal((await app.inject({ method: 'GET', url: '/api/v1/whoami' })).statusCode, 200);
+          assert.equal((await app.inject({ method: 'POST', url, headers: { authorization: 'Bearer praxis_bogus' } })).statusCode, 401);
+        },
+        { anonymousRole: 'operator' },
+      );
     });
 
     it('approving records the operator and runs the action; a second decision conflicts', async () => {

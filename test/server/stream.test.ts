@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
+import { issueToken } from '../../src/access/tokens.ts';
+import { draftOf, readStep } from '../execution/support.ts';
+import { RECHECK_MS, TOKEN_RECHECK_MS } from '../../src/server/stream.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 import { makeApiWorld, type ApiWorld } from './support.ts';
 
@@ -24,6 +27,31 @@ async function readUntil(body: ReadableStream<Uint8Array>, done: (text: string) 
     reader.releaseLock();
   }
   return text;
+}
+
+/** Reads the stream until the server ends it; fails if that takes longer than `ms`. */
+async function readToEnd(body: ReadableStream<Uint8Array>, ms: number): Promise<string> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  const deadline = Date.now() + ms;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    for (;;) {
+      const chunk = await Promise.race([
+        reader.read(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`the stream was not ended within ${ms} ms; got: ${text}`)), Math.max(0, deadline - Date.now()));
+        }),
+      ]);
+      clearTimeout(timer);
+      if (chunk.done) return text;
+      text += decoder.decode(chunk.value, { stream: true });
+    }
+  } finally {
+    clearTimeout(timer);
+    reader.releaseLock();
+  }
 }
 
 async function listen(api: ApiWorld): Promise<string> {
@@ -75,13 +103,56 @@ for (const kind of STORE_KINDS) {
 
         // An agent cannot watch another mind.
         const refused = await fetch(`${base}/api/v1/stream?mind=${other.name}`, { headers: { authorization: `Bearer ${api.tokens.agent}` } });
-        assert.equal(refused.status, 403);
+        assert.equal(refused.status, 404);
         await refused.body?.cancel();
+
+        // An agent learns nothing about other minds: another mind's plan answers as a missing one.
+        const hidden = await fetch(`${base}/api/v1/stream?plan=${(await world.plan(draftOf([readStep('a')]), { mind: other })).plan.id}`, {
+          headers: { authorization: `Bearer ${api.tokens.agent}` },
+        });
+        assert.equal(hidden.status, 404);
+        await hidden.body?.cancel();
 
         const started = Date.now();
         await api.app.close();
         assert.ok(Date.now() - started < 3000, 'closing the server does not wait for open streams');
         controller.abort();
+      } finally {
+        await api.app.close();
+      }
+    });
+
+    it('ends a stream whose token is revoked or expires, sending nothing more on it', async () => {
+      const api = await makeApiWorld(store());
+      const { world } = api;
+      try {
+        const base = await listen(api);
+        const open = async (token: string) => {
+          const response = await fetch(`${base}/api/v1/stream?mind=${world.mind.name}`, { headers: { authorization: `Bearer ${token}` } });
+          assert.equal(response.status, 200);
+          return response.body!;
+        };
+
+        // Revoked: the next event is not sent, and the stream ends at once.
+        const revoked = await issueToken(world.store, { operator: 'rita', role: 'viewer' });
+        const body = await open(revoked.token);
+        const seen = await world.store.events.append({ type: 'grant_revoked', mindId: world.mind.id, data: {} });
+        assert.ok((await readUntil(body, (t) => t.includes(seen.id))).includes(`id: ${seen.id}`));
+        await world.store.accessTokens.revoke(revoked.record.id);
+        const unseen = await world.store.events.append({ type: 'grant_revoked', mindId: world.mind.id, data: { note: 'after revoking' } });
+        const rest = await readToEnd(body, RECHECK_MS + 2000);
+        assert.ok(!rest.includes(unseen.id), rest);
+        const again = await fetch(`${base}/api/v1/stream`, { headers: { authorization: `Bearer ${revoked.token}` } });
+        assert.equal(again.status, 401);
+        await again.body?.cancel();
+
+        // Expired while idle: the stream ends on its next look at the token, with no event to send.
+        const expiring = await issueToken(world.store, { operator: 'eve', role: 'viewer', expiresAt: new Date(world.clock.now().getTime() + 60_000) });
+        const idle = await open(expiring.token);
+        world.advance(120);
+        const ended = Date.now();
+        await readToEnd(idle, TOKEN_RECHECK_MS + RECHECK_MS + 2000);
+        assert.ok(Date.now() - ended <= TOKEN_RECHECK_MS + RECHECK_MS + 2000);
       } finally {
         await api.app.close();
       }

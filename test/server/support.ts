@@ -50,7 +50,8 @@ export async function makeApiWorld(ts: TestStore, over: Partial<ServerOptions> =
       const response = await app.inject({
         method,
         url,
-        headers: who ? { authorization: `Bearer ${tokens[who]}` } : {},
+        // As any client must: a request that changes state says it is JSON (docs/api.md).
+        headers: { ...(who ? { authorization: `Bearer ${tokens[who]}` } : {}), ...(method !== 'GET' ? { 'content-type': 'application/json' } : {}) },
         ...(payload !== undefined ? { payload: payload as object } : {}),
       });
       const type = String(response.headers['content-type'] ?? '');

@@ -6,9 +6,11 @@
 import type { Command } from 'commander';
 import { InputError } from '../../core/errors.ts';
 import { isId } from '../../core/ids.ts';
-import { releaseStep } from '../../execution/recovery.ts';
+import type { Principal } from '../../access/permissions.ts';
+import { Conflict } from '../../operations/errors.ts';
+import { releasePlanStep } from '../../operations/decisions.ts';
 import { EXIT } from '../exit-codes.ts';
-import { action, printJson, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
+import { action, printJson, printProblems, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
 
 interface ReleaseOptions extends StoreOptions {
   as: string;
@@ -26,29 +28,19 @@ export function releaseCommand(program: Command): void {
       action(async (planId: string, stepRef: string, options: ReleaseOptions) => {
         if (!isId(planId)) throw new InputError([{ code: 'invalid_id', path: 'plan-id', message: `"${planId}" is not a plan id` }]);
         return useStore(options, async (store) => {
-          const plan = await store.plans.get(planId);
-          if (!plan) throw new InputError([{ code: 'not_found', path: 'plan-id', message: `no plan ${planId}` }]);
-          const step = plan.steps.find((s) => s.key === stepRef || s.id === stepRef);
-          if (!step) {
-            throw new InputError([{ code: 'unknown_step', path: 'step', message: `plan ${planId} has no step "${stepRef}" (steps: ${plan.steps.map((s) => s.key).join(', ')})` }]);
+          // Whoever runs the CLI against the store is trusted; --as names them on the record.
+          const operator: Principal = { tokenId: null, operator: options.as, role: 'operator', mindId: null };
+          try {
+            const { step } = await releasePlanStep(store, operator, planId, stepRef, options.note);
+            if (options.json) printJson({ released: true, step });
+            else process.stdout.write(`released ${step.key} of plan ${planId}: it is ready to run again\n`);
+            return EXIT.ok;
+          } catch (error) {
+            // A step that is not blocked (or was released meanwhile) is a refusal, not a usage error.
+            if (!(error instanceof Conflict)) throw error;
+            printProblems(error.problems, options.json);
+            return EXIT.refused;
           }
-          const answer = await releaseStep(store, step.id, options.as);
-          if (answer.released && options.note) {
-            // The release event has no room for a note, so the operator's words follow it.
-            await store.events.append({
-              type: 'operator_note',
-              mindId: plan.mindId,
-              intentionId: plan.intentionId,
-              planId: plan.id,
-              stepId: step.id,
-              data: { operator: options.as, note: options.note, about: 'release', key: step.key },
-            });
-          }
-          if (options.json) printJson(answer);
-          else if (answer.released) process.stdout.write(`released ${step.key} of plan ${planId}: it is ready to run again\n`);
-          else process.stderr.write(`refused (${answer.code}): ${answer.message}\n`);
-          if (answer.released) return EXIT.ok;
-          return answer.code === 'invalid_operator' ? EXIT.usage : EXIT.refused;
         });
       }),
     );

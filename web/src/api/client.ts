@@ -39,20 +39,20 @@ export class ApiClient {
     return this.#request<T>('GET', path + queryString(query));
   }
 
+  /** A state-changing request: always a JSON body (`{}` when there are no fields), declared as such. */
   post<T>(path: string, body: object = {}): Promise<T> {
     return this.#request<T>('POST', path, body);
   }
 
   async #request<T>(method: string, path: string, body?: object): Promise<T> {
     const headers: Record<string, string> = { Authorization: `Bearer ${this.token}`, Accept: 'application/json' };
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    // The API refuses a POST, PUT or DELETE that is not declared JSON (415): that is what keeps
+    // other web pages from sending one. So anything but a read carries a JSON body.
+    const json = method === 'GET' ? undefined : JSON.stringify(body ?? {});
+    if (json !== undefined) headers['Content-Type'] = 'application/json';
     let response: Response;
     try {
-      response = await fetch(API_BASE + path, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
+      response = await fetch(API_BASE + path, { method, headers, body: json });
     } catch (cause) {
       throw new ApiError(0, 'network_error', `The server could not be reached (${String(cause)})`);
     }
