@@ -1,40 +1,14 @@
 // The records the HTTP API returns (docs/api.md): the store's records as JSON, camelCase keys,
-// ISO-8601 dates. Written out here rather than imported from src/ so the console builds on its
-// own; fields the console does not read are left loose.
+// ISO-8601 dates. Written out here rather than imported from src/ (whose record types pull in the
+// store's Node-only modules); fields the console does not read are left loose.
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
 
-export const PLAN_STATUSES = [
-  'draft',
-  'validated',
-  'waiting',
-  'executing',
-  'blocked',
-  'awaiting_approval',
-  'replanning',
-  'completed',
-  'failed',
-  'abandoned',
-  'superseded',
-] as const;
-export type PlanStatus = (typeof PLAN_STATUSES)[number];
-export const CLOSED_PLAN_STATUSES: readonly string[] = ['completed', 'failed', 'abandoned', 'superseded'];
-
-export const STEP_STATUSES = [
-  'pending',
-  'ready',
-  'executing',
-  'awaiting_approval',
-  'awaiting_grant',
-  'waiting',
-  'completed',
-  'failed',
-  'skipped',
-  'blocked',
-  'cancelled',
-] as const;
-export type StepStatus = (typeof STEP_STATUSES)[number];
+// The closed vocabularies come from the engine itself (a module without imports), so the
+// console's status lists cannot drift from what the store accepts.
+import type { PlanStatus, StepStatus } from '../../../src/core/vocabulary.ts';
+export { CLOSED_PLAN_STATUSES, PLAN_STATUSES, STEP_STATUSES, type PlanStatus, type StepStatus } from '../../../src/core/vocabulary.ts';
 
 export const RESOURCE_KEYS = ['invocations', 'approvals', 'wall_seconds', 'network_ops', 'money', 'tokens'] as const;
 export type ResourceKey = (typeof RESOURCE_KEYS)[number];
@@ -69,7 +43,7 @@ export interface PlanSummary {
   mindName?: string;
   intentionId: string;
   objective: string;
-  status: string;
+  status: PlanStatus;
   revision: number;
   origin: string;
   strategy: string;
@@ -238,7 +212,7 @@ export interface StepRecord {
   expectation: Expectation | null;
   precondition: Precondition | null;
   spec: JsonObject;
-  status: string;
+  status: StepStatus;
   attempts: number;
   maxAttempts: number;
   approvalId: string | null;
