@@ -15,3 +15,8 @@ export class InputError extends Error {
     this.problems = problems;
   }
 }
+
+/** A path inside the field `head`: `joinPath('body', 'steps[0]')` is `body.steps[0]`, `joinPath('body', '[0]')` is `body[0]`, `joinPath('body', '')` is `body`. */
+export function joinPath(head: string, path: string): string {
+  return path ? (path.startsWith('[') ? `${head}${path}` : `${head}.${path}`) : head;
+}

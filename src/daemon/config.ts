@@ -58,17 +58,17 @@ export interface ConfigFile {
   values: Record<string, unknown>;
 }
 
-/** Keys a configuration file may hold, with the flag and variable that override each. */
+/** Keys a configuration file may hold, with the flag and the variables (strongest first) that override each. */
 const SETTINGS = {
-  host: { flag: '--host', env: 'PRAXIS_HOST' },
-  port: { flag: '--port', env: 'PRAXIS_PORT' },
-  database: { flag: '--db', env: 'PRAXIS_DATABASE_URL / PRAXIS_DB' },
-  anonymousRole: { flag: '--anonymous', env: 'PRAXIS_ANONYMOUS_ROLE' },
-  logLevel: { flag: '--log-level', env: 'PRAXIS_LOG_LEVEL' },
-  tickMs: { flag: '--tick-ms', env: 'PRAXIS_TICK_MS' },
-  executorHost: { flag: '--executor-host', env: 'PRAXIS_EXECUTOR_HOST' },
-  consoleDir: { flag: '--console', env: 'PRAXIS_CONSOLE_DIR' },
-} as const;
+  host: { flag: '--host', env: ['PRAXIS_HOST'] },
+  port: { flag: '--port', env: ['PRAXIS_PORT'] },
+  database: { flag: '--db', env: ['PRAXIS_DATABASE_URL', 'PRAXIS_DB'] },
+  anonymousRole: { flag: '--anonymous', env: ['PRAXIS_ANONYMOUS_ROLE'] },
+  logLevel: { flag: '--log-level', env: ['PRAXIS_LOG_LEVEL'] },
+  tickMs: { flag: '--tick-ms', env: ['PRAXIS_TICK_MS'] },
+  executorHost: { flag: '--executor-host', env: ['PRAXIS_EXECUTOR_HOST'] },
+  consoleDir: { flag: '--console', env: ['PRAXIS_CONSOLE_DIR'] },
+} as const satisfies Record<string, { flag: string; env: readonly string[] }>;
 type SettingKey = keyof typeof SETTINGS;
 export const CONFIG_FILE_KEYS = Object.keys(SETTINGS) as SettingKey[];
 
@@ -127,22 +127,22 @@ export function resolveDaemonConfig(
   }
 
   /** The strongest source that gives the setting a value, as text, with its name for messages. */
-  const pick = (key: SettingKey, flag: string | undefined, envName: string | null): { value: unknown; from: string } | null => {
+  const pick = (key: SettingKey, flag: string | undefined): { value: unknown; from: string } | null => {
     if (flag !== undefined) return { value: flag, from: SETTINGS[key].flag };
-    const fromEnv = envName ? env[envName] : undefined;
-    if (fromEnv !== undefined && fromEnv !== '') return { value: fromEnv, from: envName! };
+    const envName = SETTINGS[key].env.find((name) => env[name] !== undefined && env[name] !== '');
+    if (envName !== undefined) return { value: env[envName], from: envName };
     if (key in fileValues) return { value: fileValues[key], from: filePath(key) };
     return null;
   };
 
-  const hostValue = pick('host', flags.host, 'PRAXIS_HOST');
+  const hostValue = pick('host', flags.host);
   let host = DEFAULT_HOST;
   if (hostValue) {
     if (typeof hostValue.value === 'string' && isHostAddress(hostValue.value)) host = hostValue.value;
     else problems.push({ code: 'invalid_host', path: hostValue.from, message: `${show(hostValue.value)} is not an IP address or host name to listen on` });
   }
 
-  const portValue = pick('port', flags.port, 'PRAXIS_PORT');
+  const portValue = pick('port', flags.port);
   let port = DEFAULT_PORT;
   if (portValue) {
     const n = wholeNumber(portValue.value);
@@ -150,7 +150,7 @@ export function resolveDaemonConfig(
     else problems.push({ code: 'invalid_port', path: portValue.from, message: `${show(portValue.value)} is not a port: give a whole number from 0 (any free port) to 65535` });
   }
 
-  const roleValue = pick('anonymousRole', flags.anonymous, 'PRAXIS_ANONYMOUS_ROLE');
+  const roleValue = pick('anonymousRole', flags.anonymous);
   let anonymousRole: AccessRole | null = null;
   if (roleValue && roleValue.value !== 'none' && roleValue.value !== null) {
     if (typeof roleValue.value === 'string' && AccessRoles.has(roleValue.value)) anonymousRole = roleValue.value as AccessRole;
@@ -161,14 +161,14 @@ export function resolveDaemonConfig(
     anonymousRole = null;
   }
 
-  const levelValue = pick('logLevel', flags.logLevel, 'PRAXIS_LOG_LEVEL');
+  const levelValue = pick('logLevel', flags.logLevel);
   let logLevel: LogLevel = 'info';
   if (levelValue) {
     if (typeof levelValue.value === 'string' && (LOG_LEVELS as readonly string[]).includes(levelValue.value)) logLevel = levelValue.value as LogLevel;
     else problems.push({ code: 'invalid_log_level', path: levelValue.from, message: `${show(levelValue.value)} is not a log level: use one of ${LOG_LEVELS.join(', ')}` });
   }
 
-  const tickValue = pick('tickMs', flags.tickMs, 'PRAXIS_TICK_MS');
+  const tickValue = pick('tickMs', flags.tickMs);
   let tickMs = DEFAULT_TICK_MS;
   if (tickValue) {
     const n = wholeNumber(tickValue.value);
@@ -176,14 +176,14 @@ export function resolveDaemonConfig(
     else problems.push({ code: 'invalid_tick_ms', path: tickValue.from, message: `${show(tickValue.value)} is not a tick interval: give milliseconds from ${MIN_TICK_MS} to ${MAX_TICK_MS}` });
   }
 
-  const executorValue = pick('executorHost', flags.executorHost, 'PRAXIS_EXECUTOR_HOST');
+  const executorValue = pick('executorHost', flags.executorHost);
   let executorHost = around.defaultExecutorHost;
   if (executorValue) {
     if (typeof executorValue.value === 'string' && executorValue.value.trim() !== '' && executorValue.value.length <= 253) executorHost = executorValue.value.trim();
     else problems.push({ code: 'invalid_executor_host', path: executorValue.from, message: `${show(executorValue.value)} is not a host name minds can be bound to` });
   }
 
-  const consoleValue = pick('consoleDir', flags.console, 'PRAXIS_CONSOLE_DIR');
+  const consoleValue = pick('consoleDir', flags.console);
   let consoleDir = around.defaultConsoleDir;
   if (consoleValue) {
     if (consoleValue.value === 'none' || consoleValue.value === null) consoleDir = null;
@@ -205,8 +205,8 @@ export function resolveDaemonConfig(
 
 /** `--db`, then the store's own variables (resolveStoreConfig), then the file's `database`. */
 function resolveStore(flags: DaemonFlags, env: Record<string, string | undefined>, fileValues: Record<string, unknown>, fromFile: string): StoreConfig {
-  const envNames = env.PRAXIS_DATABASE_URL || env.PRAXIS_DB;
-  if (flags.db !== undefined || envNames || !('database' in fileValues)) return resolveStoreConfig({ db: flags.db }, env);
+  const fromEnv = SETTINGS.database.env.some((name) => env[name]);
+  if (flags.db !== undefined || fromEnv || !('database' in fileValues)) return resolveStoreConfig({ db: flags.db }, env);
   const value = fileValues.database;
   if (typeof value !== 'string') {
     throw new InputError([{ code: 'invalid_store_config', path: fromFile, message: `${show(value)} is not an SQLite file path or a postgres:// URL` }]);

@@ -10,8 +10,7 @@ import { builtinRegistry } from '../capabilities/registry.ts';
 import { CapabilityService } from '../capabilities/service.ts';
 import { WakeBus } from '../bus/wake-bus.ts';
 import { Executor } from '../execution/executor.ts';
-import { OpenAiModelRole, modelRoleConfigFromEnv } from '../execution/model-role.ts';
-import type { PlanningServices } from '../execution/plan-intention.ts';
+import { planningFromEnv } from '../execution/plan-intention.ts';
 import { buildServer } from '../server/app.ts';
 import { openStore, type Store } from '../store/index.ts';
 import type { DaemonConfig } from './config.ts';
@@ -55,8 +54,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 
     const registry = builtinRegistry();
     const capabilities = new CapabilityService(store, registry, options.implementations ?? builtinImplementations());
-    const modelConfig = modelRoleConfigFromEnv();
-    const planning: PlanningServices = { registry, model: modelConfig ? new OpenAiModelRole(modelConfig) : null };
+    const planning = planningFromEnv(registry);
     await options.prepare?.(store, capabilities);
 
     const metrics = createMetrics(store, (report, seconds) => logTick(logger, report, seconds));

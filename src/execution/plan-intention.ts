@@ -19,13 +19,19 @@ import { Planner } from '../planning/planner.ts';
 import type { Considered, PlanRequest, PriorRevision, StrategyName } from '../planning/planner-types.ts';
 import { buildModelMessages } from '../planning/strategies/model.ts';
 import type { IntentionRecord, PlanRecord, PlanWithSteps, Store } from '../store/index.ts';
-import { MAX_RECORDED_RESPONSE_CHARS, type ModelReply, type ModelRole } from './model-role.ts';
+import { MAX_RECORDED_RESPONSE_CHARS, OpenAiModelRole, modelRoleConfigFromEnv, type ModelReply, type ModelRole } from './model-role.ts';
 import { loadPolicyView } from './policy-view.ts';
 
 export interface PlanningServices {
   registry: CapabilityRegistry;
   /** The model serving the plan role; absent or null when none is configured. */
   model?: ModelRole | null;
+}
+
+/** The planning services with the model role the environment configures (none without PRAXIS_MODEL_BASE_URL and PRAXIS_MODEL). */
+export function planningFromEnv(registry: CapabilityRegistry, env: NodeJS.ProcessEnv = process.env): PlanningServices {
+  const config = modelRoleConfigFromEnv(env);
+  return { registry, model: config ? new OpenAiModelRole(config) : null };
 }
 
 export interface PlanIntentionOptions {

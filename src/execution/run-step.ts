@@ -11,8 +11,8 @@ import { leaseSecondsFor } from './lease.ts';
 import { pollStep } from './polling.ts';
 import { recoverStep } from './recovery.ts';
 
-/** Handles one due step; true when it moved. */
-export async function runDueStep(ctx: ExecutorContext, due: StepRecord): Promise<boolean> {
+/** Handles one due step; true when it moved, false when it did not, null when its plan is gone (nothing to claim). */
+export async function runDueStep(ctx: ExecutorContext, due: StepRecord): Promise<boolean | null> {
   switch (due.status) {
     case 'ready':
     case 'waiting':
@@ -32,10 +32,10 @@ export async function runDueStep(ctx: ExecutorContext, due: StepRecord): Promise
  * claimed by `steps.claim`, which counts an attempt; a waiting step (a re-check, the end of a
  * wait) is taken back by a conditional move that counts none, since nothing is attempted again.
  */
-async function claimAndRun(ctx: ExecutorContext, due: StepRecord): Promise<boolean> {
+async function claimAndRun(ctx: ExecutorContext, due: StepRecord): Promise<boolean | null> {
   const { store } = ctx;
   const scene0 = await loadScene(store, due);
-  if (!scene0) return false;
+  if (!scene0) return null;
   const leaseSeconds = leaseSecondsFor(due, scene0.plan.steps, ctx.registry);
   const { plan } = scene0;
   // The claim and its plan_step_started event commit together, before anything acts.

@@ -98,9 +98,10 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
   const worker = async () => {
     while (next < due.length && !options.signal?.aborted) {
       const step = due[next++]!;
-      const moved = await guarded(`step ${step.id} (${step.kind}, ${step.status})`, () => runDueStep(ctx, step), false);
+      // null: the step failed (already counted as an error) or had nothing to claim; neither is a lost claim.
+      const moved = await guarded<boolean | null>(`step ${step.id} (${step.kind}, ${step.status})`, () => runDueStep(ctx, step), null);
       if (moved) report.movedSteps += 1;
-      if (options.observer) await observeStep(ctx, options.observer, step, moved);
+      if (options.observer && moved !== null) await observeStep(ctx, options.observer, step, moved);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, due.length)) }, worker));
@@ -117,7 +118,7 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
  */
 async function observeStep(ctx: ExecutorContext, observer: ExecutorObserver, due: StepRecord, moved: boolean): Promise<void> {
   try {
-    if (!moved && (due.status === 'ready' || due.status === 'waiting')) observer.claimLost?.(due);
+    if (moved === false && (due.status === 'ready' || due.status === 'waiting')) observer.claimLost?.(due);
     if (!moved || due.kind !== 'verify' || !observer.verified) return;
     const now = await ctx.store.steps.get(due.id);
     if (!now) return;

@@ -7,12 +7,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { authenticate, bearerToken } from '../access/tokens.ts';
 import type { Principal } from '../access/permissions.ts';
-import type { McpDeps } from './deps.ts';
+import type { Services } from '../operations/services.ts';
+import { errorBody } from '../server/errors.ts';
 import { createMcpServer } from './server.ts';
 
 export const MCP_PATH = '/mcp';
 
-export function registerMcpRoutes(app: FastifyInstance, deps: McpDeps): void {
+export function registerMcpRoutes(app: FastifyInstance, deps: Services): void {
   app.post(MCP_PATH, async (request, reply) => {
     const principal = await callerOf(deps, request);
     if (!principal) return unauthorised(reply);
@@ -39,7 +40,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpDeps): void {
   app.delete(MCP_PATH, notAllowed);
 }
 
-async function callerOf(deps: McpDeps, request: FastifyRequest): Promise<Principal | null> {
+async function callerOf(deps: Services, request: FastifyRequest): Promise<Principal | null> {
   const token = bearerToken(request.headers.authorization);
   return token ? authenticate(deps.store, token) : null;
 }
@@ -48,5 +49,5 @@ function unauthorised(reply: FastifyReply) {
   return reply
     .code(401)
     .header('www-authenticate', 'Bearer')
-    .send({ error: { code: 'unauthorized', message: 'a valid bearer token is required: Authorization: Bearer <token>', problems: [] } });
+    .send(errorBody('unauthenticated', 'a valid bearer token is required: Authorization: Bearer <token>'));
 }

@@ -4,8 +4,8 @@
 // place where operations' refusals (src/operations/errors.ts) are read the MCP way.
 
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { InputError, type Problem } from '../core/errors.ts';
-import { Forbidden, NotFound, NotStored } from '../operations/errors.ts';
+import { InputError, joinPath, type Problem } from '../core/errors.ts';
+import { NotFound, NotStored } from '../operations/errors.ts';
 
 /** A refusal of the MCP server's own (the caller's role or mind); operations throw their own. */
 export function refusal(code: string, path: string, message: string): InputError {
@@ -21,8 +21,9 @@ export type FieldNames = Readonly<Record<string, string>>;
 const OPERATION_FIELDS: FieldNames = { mindId: 'mind' };
 
 /**
- * Records of a mind the caller may not see answer exactly as records that do not exist: the
- * operations tell the two apart (not found, forbidden), the MCP answer does not.
+ * The tool fields naming a plan or an intention, and the record each names. The operations
+ * already answer a record of a mind the caller may not see as one that does not exist (a
+ * NotFound); here either is told in the MCP's own words, the same for both.
  */
 const HIDDEN: Readonly<Record<string, string>> = { plan_id: 'plan', intention_id: 'intention' };
 
@@ -30,19 +31,15 @@ function renamed(path: string, fields: FieldNames): string {
   return path.replace(/^[^.[]+/, (head) => fields[head] ?? OPERATION_FIELDS[head] ?? head);
 }
 
-/** A plan draft's problems name places inside the draft, which a tool takes as its `plan` field. */
-function inPlan(path: string): string {
-  return path === '' ? 'plan' : path.startsWith('[') ? `plan${path}` : `plan.${path}`;
-}
-
 /** The problems an MCP caller hears for a refusal, or null when the error is not a refusal (a bug). */
 export function problemsOf(error: unknown, fields: FieldNames = {}): Problem[] | null {
   if (!(error instanceof InputError)) return null;
-  if (error instanceof NotStored) return error.problems.map((p) => ({ ...p, path: inPlan(p.path) }));
-  const unseen = error instanceof NotFound || error instanceof Forbidden;
+  // A plan draft's problems name places inside the draft, which a tool takes as its `plan` field.
+  if (error instanceof NotStored) return error.problems.map((p) => ({ ...p, path: joinPath('plan', p.path) }));
+  const missing = error instanceof NotFound;
   return error.problems.map((p) => {
     const path = renamed(p.path, fields);
-    const hidden = unseen ? HIDDEN[path] : undefined;
+    const hidden = missing ? HIDDEN[path] : undefined;
     if (hidden) return { code: `unknown_${hidden}`, path, message: `no ${hidden} with this id is visible to this token` };
     return { ...p, path };
   });

@@ -13,7 +13,7 @@ import type { ApprovalStatus, CapabilityRequestStatus, GrantStatus } from '../co
 import { releaseStep } from '../execution/recovery.ts';
 import type { ApprovalRecord, CapabilityRequestRecord, GrantRecord, StepRecord, Store } from '../store/index.ts';
 import { Conflict, Forbidden, NotFound, invalid } from './errors.ts';
-import { assertMindReach, mindFilter } from './minds.ts';
+import { inReach, mindFilter } from './minds.ts';
 import { decodeCursor, pageOf, pageSize, type Page, type PageRequest } from './pages.ts';
 import { findPlan } from './plans.ts';
 
@@ -73,25 +73,22 @@ export async function requestCentre(
   return { groups: groupByBatch(open), history };
 }
 
-/** Turns a service refusal into the error a surface reports. */
-function refusal(answer: { code: string; message: string }): InputError {
+/** Turns a service refusal about the thing at `path` into the error a surface reports. */
+function refusal(answer: { code: string; message: string }, path = 'id'): InputError {
   switch (answer.code) {
     case 'not_found':
-      return new NotFound('id', answer.message);
+      return new NotFound(path, answer.message);
     case 'invalid_operator':
       return invalid(answer.code, 'operator', answer.message);
     case 'not_owner':
-      return new Forbidden('id', answer.message, answer.code);
+      return new Forbidden(path, answer.message, answer.code);
     default:
-      return new Conflict('id', answer.message, answer.code);
+      return new Conflict(path, answer.message, answer.code);
   }
 }
 
 async function findApproval(store: Store, principal: Principal, id: string): Promise<ApprovalRecord> {
-  const approval = await store.approvals.get(id);
-  if (!approval) throw new NotFound('id', `no approval request ${id}`);
-  assertMindReach(principal, approval.mindId, 'id');
-  return approval;
+  return inReach(principal, await store.approvals.get(id), 'id', `no approval request ${id}`);
 }
 
 export interface Decided {
@@ -115,10 +112,7 @@ export async function decideApproval(
 }
 
 async function findRequest(store: Store, principal: Principal, id: string): Promise<CapabilityRequestRecord> {
-  const request = await store.capabilityRequests.get(id);
-  if (!request) throw new NotFound('id', `no capability request ${id}`);
-  assertMindReach(principal, request.mindId, 'id');
-  return request;
+  return inReach(principal, await store.capabilityRequests.get(id), 'id', `no capability request ${id}`);
 }
 
 export interface GrantInput {
@@ -214,9 +208,7 @@ export async function listGrants(
 }
 
 export async function revokeGrant(store: Store, capabilities: CapabilityService, principal: Principal, id: string): Promise<{ grant: GrantRecord }> {
-  const grant = await store.grants.get(id);
-  if (!grant) throw new NotFound('id', `no grant ${id}`);
-  assertMindReach(principal, grant.mindId, 'id');
+  inReach(principal, await store.grants.get(id), 'id', `no grant ${id}`);
   const error = answerError(await capabilities.revokeGrant(id, principal.operator));
   if (error) throw error;
   return { grant: (await store.grants.get(id))! };
@@ -228,11 +220,7 @@ export async function releasePlanStep(store: Store, principal: Principal, planId
   const step = plan.steps.find((s) => s.key === stepRef || (isId(stepRef) && s.id === stepRef));
   if (!step) throw new NotFound('step', `plan ${plan.id} has no step "${stepRef}" (steps: ${plan.steps.map((s) => s.key).join(', ')})`);
   const released = await releaseStep(store, step.id, principal.operator);
-  if (!released.released) {
-    if (released.code === 'not_found') throw new NotFound('step', released.message);
-    if (released.code === 'invalid_operator') throw invalid(released.code, 'operator', released.message);
-    throw new Conflict('step', released.message, released.code);
-  }
+  if (!released.released) throw refusal(released, 'step');
   if (note) {
     await store.events.append({
       type: 'operator_note',

@@ -25,20 +25,6 @@ export class Conflict extends InputError {
   }
 }
 
-/**
- * The thing exists but belongs to a mind the caller's identity does not reach (an agent and
- * another mind's records). It is a NotFound, so every surface answers it as a thing that does not
- * exist: telling the two apart would let an agent probe other minds' ids and names. Its message
- * is generic; a surface that knows what kind of thing the input named (the HTTP API) says it
- * in the same words as for a missing one.
- */
-export class OutOfReach extends NotFound {
-  constructor(path: string) {
-    super(path, 'nothing with this id is visible to this token');
-    this.name = 'OutOfReach';
-  }
-}
-
 /** The caller may not do this to this thing (an agent withdrawing a request it did not raise). */
 export class Forbidden extends InputError {
   constructor(path: string, message: string, code = 'forbidden') {

@@ -3,6 +3,7 @@
 // (NotFound, Conflict, Forbidden, NotStored say which kind of refusal it is).
 
 export * from './errors.ts';
+export type * from './services.ts';
 export * from './pages.ts';
 export * from './minds.ts';
 export * from './plans.ts';

@@ -10,16 +10,13 @@ import type { IntentionStatus } from '../core/vocabulary.ts';
 import { planIntention, type PlanningServices } from '../execution/plan-intention.ts';
 import { abandonIntention, formIntention } from '../mind/intentions.ts';
 import type { IntentionMeans, IntentionRecord, Store } from '../store/index.ts';
-import { Conflict, NotFound } from './errors.ts';
-import { assertMindReach, resolveMind } from './minds.ts';
+import { Conflict } from './errors.ts';
+import { inReach, resolveMind } from './minds.ts';
 import { decodeCursor, pageOf, pageSize, type Page, type PageRequest } from './pages.ts';
 import { cancelPlan, summarise, type PlanSummary } from './plans.ts';
 
 export async function findIntention(store: Store, principal: Principal, id: string, path = 'id'): Promise<IntentionRecord> {
-  const intention = await store.intentions.get(id);
-  if (!intention) throw new NotFound(path, `no intention ${id}`);
-  assertMindReach(principal, intention.mindId, path);
-  return intention;
+  return inReach(principal, await store.intentions.get(id), path, `no intention ${id}`);
 }
 
 export async function listIntentions(

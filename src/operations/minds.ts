@@ -3,7 +3,7 @@
 import { mayActOnMind, type Principal } from '../access/permissions.ts';
 import { isId } from '../core/ids.ts';
 import type { MindRecord, Store } from '../store/index.ts';
-import { Conflict, NotFound, OutOfReach, invalid } from './errors.ts';
+import { Conflict, NotFound, invalid } from './errors.ts';
 import { decodeCursor, pageOf, pageSize, type Page, type PageRequest } from './pages.ts';
 
 const MIND_NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/i;
@@ -19,11 +19,13 @@ export async function resolveMind(store: Store, principal: Principal, nameOrId: 
 }
 
 /**
- * Refuses a principal bound to another mind, as not found: an agent must not learn which ids
- * other minds' records have.
+ * The record, if it exists and belongs to a mind the principal reaches; otherwise
+ * `NotFound(path, missingMessage)`. A record of another mind gets word for word the answer of a
+ * missing one, so an agent learns nothing about which ids other minds' records have.
  */
-export function assertMindReach(principal: Principal, mindId: string, path: string): void {
-  if (!mayActOnMind(principal, mindId)) throw new OutOfReach(path);
+export function inReach<T extends { mindId: string }>(principal: Principal, record: T | undefined, path: string, missingMessage: string): T {
+  if (!record || !mayActOnMind(principal, record.mindId)) throw new NotFound(path, missingMessage);
+  return record;
 }
 
 /**

@@ -21,8 +21,9 @@ import type {
   StepRecord,
   Store,
 } from '../store/index.ts';
-import { Conflict, NotFound, NotStored } from './errors.ts';
-import { assertMindReach, mindFilter, resolveMind } from './minds.ts';
+import { Conflict, NotStored } from './errors.ts';
+import { findIntention } from './intentions.ts';
+import { inReach, mindFilter, resolveMind } from './minds.ts';
 import { decodeCursor, pageOf, pageSize, type Page, type PageRequest } from './pages.ts';
 
 export interface PlanSummary {
@@ -94,11 +95,7 @@ export async function listPlans(store: Store, principal: Principal, input: PlanL
   const limit = pageSize(input);
   const beforeId = input.cursor === undefined ? undefined : decodeCursor('id', input.cursor);
   const mindId = await mindFilter(store, principal, input.mind);
-  if (input.intention !== undefined) {
-    const intention = await store.intentions.get(input.intention);
-    if (!intention) throw new NotFound('intention', `no intention ${input.intention}`);
-    assertMindReach(principal, intention.mindId, 'intention');
-  }
+  if (input.intention !== undefined) await findIntention(store, principal, input.intention, 'intention');
   const rows = await store.plans.listPage({
     ...(mindId !== undefined ? { mindId } : {}),
     ...(input.intention !== undefined ? { intentionId: input.intention } : {}),
@@ -112,10 +109,7 @@ export async function listPlans(store: Store, principal: Principal, input: PlanL
 
 /** The plan, if it exists and the principal may see its mind. */
 export async function findPlan(store: Store, principal: Principal, planId: string, path = 'id') {
-  const plan = await store.plans.get(planId);
-  if (!plan) throw new NotFound(path, `no plan ${planId}`);
-  assertMindReach(principal, plan.mindId, path);
-  return plan;
+  return inReach(principal, await store.plans.get(planId), path, `no plan ${planId}`);
 }
 
 async function linked<T>(id: string | null, get: (id: string) => Promise<T | undefined>): Promise<T | null> {

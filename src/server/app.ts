@@ -7,28 +7,21 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Registry as MetricsRegistry } from 'prom-client';
-import type { CapabilityRegistry } from '../capabilities/registry.ts';
-import type { CapabilityService } from '../capabilities/service.ts';
 import type { AccessRole } from '../core/vocabulary.ts';
-import type { PlanningServices } from '../execution/plan-intention.ts';
-import type { Store } from '../store/index.ts';
+import type { Services } from '../operations/services.ts';
 import { registerAuth } from './auth.ts';
 import { guardApiBoundary } from './boundary.ts';
 import { registerMcpRoutes } from '../mcp/http.ts';
 import { registerConsole } from './console.ts';
 import { handleError } from './errors.ts';
-import type { Api, ApiContext } from './routes/context.ts';
+import type { Api } from './routes/context.ts';
 import { decisionRoutes } from './routes/decisions.ts';
 import { mindRoutes } from './routes/minds.ts';
 import { workRoutes } from './routes/work.ts';
 import { StreamRegistry, streamRoute } from './stream.ts';
 import { validatorCompiler } from './validation.ts';
 
-export interface ServerOptions {
-  store: Store;
-  registry: CapabilityRegistry;
-  capabilities: CapabilityService;
-  planning: PlanningServices;
+export interface ServerOptions extends Services {
   /** A pino logger from the daemon, or false in tests. */
   logger: FastifyBaseLogger | false;
   /**
@@ -95,7 +88,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     );
   }
 
-  const ctx: ApiContext = { store: options.store, registry: options.registry, capabilities: options.capabilities, planning: options.planning };
+  const ctx: Services = { store: options.store, registry: options.registry, capabilities: options.capabilities, planning: options.planning };
   await app.register(
     async (scope) => {
       guardApiBoundary(scope);

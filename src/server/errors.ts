@@ -4,8 +4,8 @@
 // always reads `params.id`, `query.limit` or `body.uses`.
 
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { InputError, type Problem } from '../core/errors.ts';
-import { Conflict, Forbidden, NotFound, NotStored, OutOfReach } from '../operations/errors.ts';
+import { InputError, joinPath, type Problem } from '../core/errors.ts';
+import { Conflict, Forbidden, NotFound, NotStored } from '../operations/errors.ts';
 import { problemsOf } from './validation.ts';
 
 export interface ErrorBody {
@@ -42,38 +42,11 @@ function placeProblems(request: FastifyRequest, problems: readonly Problem[]): P
   const hasBody = schema.body !== undefined;
   return problems.map((p) => {
     const head = p.path.split(/[.[]/)[0] ?? '';
-    if (params.has(head)) return { ...p, path: `params.${p.path}` };
-    if (query.has(head)) return { ...p, path: `query.${p.path}` };
-    if (hasBody) return { ...p, path: p.path ? (p.path.startsWith('[') ? `body${p.path}` : `body.${p.path}`) : 'body' };
+    if (params.has(head)) return { ...p, path: joinPath('params', p.path) };
+    if (query.has(head)) return { ...p, path: joinPath('query', p.path) };
+    if (hasBody) return { ...p, path: joinPath('body', p.path) };
     return p;
   });
-}
-
-/** What an id-valued input names, in the words the operations use when there is no such record. */
-const RECORD_BY_SEGMENT: Readonly<Record<string, string>> = {
-  plans: 'plan',
-  intentions: 'intention',
-  approvals: 'approval request',
-  'capability-requests': 'capability request',
-  grants: 'grant',
-};
-const RECORD_BY_FIELD: Readonly<Record<string, string>> = { plan: 'plan', intention: 'intention' };
-
-/**
- * The problem a record out of the caller's reach is reported with: word for word the one a
- * missing record of that kind gets (`no plan <id>`), so the answer tells an agent nothing about
- * other minds' ids. The operation only knows that the input it was given is out of reach; which
- * kind of record that input names is the route's to say.
- */
-function asMissing(request: FastifyRequest, problem: Problem): Problem {
-  const [part, field, ...more] = problem.path.split('.');
-  if (field === undefined || more.length > 0) return problem;
-  const source = part === 'params' ? request.params : part === 'query' ? request.query : part === 'body' ? request.body : undefined;
-  const value = (source as Record<string, unknown> | undefined)?.[field];
-  if (typeof value !== 'string') return problem;
-  const segment = /^\/api\/v1\/([^/]+)\/:/.exec(request.routeOptions.url ?? '')?.[1];
-  const kind = field === 'id' ? (segment !== undefined ? RECORD_BY_SEGMENT[segment] : undefined) : RECORD_BY_FIELD[field];
-  return kind ? { code: 'not_found', path: problem.path, message: `no ${kind} ${value}` } : problem;
 }
 
 function statusOf(error: InputError): [number, string] {
@@ -91,8 +64,7 @@ export function handleError(error: FastifyError | Error, request: FastifyRequest
   }
   if (error instanceof InputError) {
     const [status, code] = statusOf(error);
-    let problems = placeProblems(request, error.problems);
-    if (error instanceof OutOfReach) problems = problems.map((p) => asMissing(request, p));
+    const problems = placeProblems(request, error.problems);
     const message = status === 422 ? 'the plan was not stored' : problems.map((p) => `${p.path || '(input)'}: ${p.message}`).join('; ');
     void reply.code(status).send(errorBody(code, message, problems));
     return;

@@ -6,7 +6,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
-import type { Problem } from '../core/errors.ts';
+import { joinPath, type Problem } from '../core/errors.ts';
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object.
 const addFormats = (addFormatsModule as unknown as { default: typeof addFormatsModule.default }).default;
@@ -37,10 +37,6 @@ function pointerToPath(pointer: string): string {
     .reduce((path, segment) => (/^\d+$/.test(segment) ? `${path}[${segment}]` : path ? `${path}.${segment}` : segment), '');
 }
 
-function join(part: string, path: string): string {
-  return path ? (path.startsWith('[') ? `${part}${path}` : `${part}.${path}`) : part;
-}
-
 /** Ajv's errors as typed problems whose paths name the field, e.g. `body.decision`. */
 export function problemsOf(errors: readonly ErrorObject[], context: string): Problem[] {
   const part = PART_NAMES[context] ?? context;
@@ -50,27 +46,27 @@ export function problemsOf(errors: readonly ErrorObject[], context: string): Pro
     const params = error.params as Record<string, unknown>;
     switch (error.keyword) {
       case 'additionalProperties':
-        problems.push({ code: 'unknown_field', path: join(part, at ? `${at}.${String(params.additionalProperty)}` : String(params.additionalProperty)), message: 'this field is not accepted here' });
+        problems.push({ code: 'unknown_field', path: joinPath(part, at ? `${at}.${String(params.additionalProperty)}` : String(params.additionalProperty)), message: 'this field is not accepted here' });
         break;
       case 'required':
-        problems.push({ code: 'missing_field', path: join(part, at ? `${at}.${String(params.missingProperty)}` : String(params.missingProperty)), message: 'this field is required' });
+        problems.push({ code: 'missing_field', path: joinPath(part, at ? `${at}.${String(params.missingProperty)}` : String(params.missingProperty)), message: 'this field is required' });
         break;
       case 'enum':
-        problems.push({ code: 'invalid_value', path: join(part, at), message: `must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}` });
+        problems.push({ code: 'invalid_value', path: joinPath(part, at), message: `must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}` });
         break;
       case 'type':
-        problems.push({ code: 'invalid_type', path: join(part, at), message: `must be ${String(params.type)}` });
+        problems.push({ code: 'invalid_type', path: joinPath(part, at), message: `must be ${String(params.type)}` });
         break;
       case 'pattern':
       case 'format':
         problems.push({
           code: 'invalid_format',
-          path: join(part, at),
+          path: joinPath(part, at),
           message: (error.parentSchema as { description?: string } | undefined)?.description === 'a UUID' ? 'must be an id (a UUID)' : (error.message ?? 'has the wrong form'),
         });
         break;
       default:
-        problems.push({ code: `invalid_${error.keyword}`.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), path: join(part, at), message: error.message ?? 'is not acceptable' });
+        problems.push({ code: `invalid_${error.keyword}`.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), path: joinPath(part, at), message: error.message ?? 'is not acceptable' });
     }
   }
   // anyOf/oneOf repeat what their branches already said; keep each field's first word.

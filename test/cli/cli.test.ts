@@ -1,30 +1,16 @@
 // The `praxis` command as an operator runs it: a real process, real files, a SQLite store.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { praxis as run, storeEnv, type Finished } from '../daemon/process.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'praxis-cli-'));
 const db = join(dir, 'praxis.db');
 
-function praxis(args: string[], input?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/praxis.js', ...args], {
-      env: { ...process.env, PRAXIS_DB: db, PRAXIS_DATABASE_URL: '' },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input ?? '');
-  });
-}
+const praxis = (args: string[], input?: string): Promise<Finished> => run(args, storeEnv({ kind: 'sqlite', path: db }), { input });
 
 describe('praxis command', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));

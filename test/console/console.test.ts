@@ -15,42 +15,14 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { issueToken } from '../../src/access/tokens.ts';
-import type { Expectation, Precondition } from '../../src/core/plan.ts';
 import type { Executor } from '../../src/execution/index.ts';
-import { buildServer } from '../../src/server/app.ts';
-import { draftOf, makeWorld, step, type World } from '../execution/support.ts';
+import { makeWorld, restartPlan, UNIT, type World } from '../execution/support.ts';
+import { serverFor } from '../server/support.ts';
 import { openTestStore, type TestStore } from '../support/stores.ts';
 
 const CONSOLE_DIR = fileURLToPath(new URL('../../web/dist', import.meta.url));
 const CHROMIUM = '/usr/bin/chromium';
 const WAIT_MS = 8_000;
-const UNIT = 'atlas-worker.service';
-
-const status = { capability: 'service.status', params: { unit: UNIT } };
-const isActive: Expectation = {
-  statement: 'atlas-worker is active',
-  confidence: 0.8,
-  within_seconds: 60,
-  check: { ...status, field: 'active_state', comparison: 'equals', value: 'active' },
-};
-const notRunning: Precondition = {
-  ...status,
-  statement: 'atlas-worker is not already running',
-  field: 'active_state',
-  comparison: 'not_equals',
-  value: 'active',
-  fulfils_intention: true,
-};
-
-function restartPlan() {
-  return draftOf(
-    [
-      step('P1', { kind: 'capability', title: 'Restart atlas-worker', capability: 'service.restart', params: { unit: UNIT }, expectation: isActive, precondition: notRunning }),
-      step('V1', { kind: 'verify', title: 'Confirm it is active', depends_on: ['P1'], capability: 'service.status', params: { unit: UNIT }, spec: { verifies: 'P1', interval_seconds: 10 } }),
-    ],
-    { objective: 'Restart atlas-worker and confirm it is healthy', strategy: 'direct', budget: { invocations: 10, wall_seconds: 600 } },
-  );
-}
 
 describe('operator console (browser)', () => {
   let ts: TestStore | undefined;
@@ -86,17 +58,7 @@ describe('operator console (browser)', () => {
     approvalId = pending[0]!.id;
     executor.start();
 
-    app = await buildServer({
-      store: world.store,
-      registry: world.registry,
-      capabilities: world.service,
-      planning: { registry: world.registry, model: null },
-      logger: false,
-      anonymousRole: null,
-      consoleDir: CONSOLE_DIR,
-      metrics: null,
-      isReady: () => true,
-    });
+    app = await serverFor(world, { consoleDir: CONSOLE_DIR });
     const address = await app.listen({ host: '127.0.0.1', port: 0 });
     base = address.replace('[::1]', '127.0.0.1');
 

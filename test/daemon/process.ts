@@ -2,11 +2,21 @@
 // long-running daemon whose JSON log lines are collected as they arrive.
 
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { StoreConfig } from '../../src/store/config.ts';
 
 export const BIN = fileURLToPath(new URL('../../bin/praxis.js', import.meta.url));
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The example restart plan, as an operator or a model submits it. */
+export const EXAMPLE_RESTART = join(ROOT, 'examples', 'restart-atlas-worker.json');
+
+/** A fresh copy of the example restart plan (EXAMPLE_RESTART), parsed. */
+export function exampleRestart(): Record<string, unknown> {
+  return JSON.parse(readFileSync(EXAMPLE_RESTART, 'utf8')) as Record<string, unknown>;
+}
 
 export interface Finished {
   code: number | null;
@@ -20,19 +30,22 @@ export function storeEnv(config: StoreConfig): Record<string, string> {
   return config.kind === 'sqlite' ? { PRAXIS_DB: config.path, PRAXIS_DATABASE_URL: '' } : { PRAXIS_DATABASE_URL: config.url, PRAXIS_DB: '' };
 }
 
-export function praxis(args: string[], env: Record<string, string> = {}, options: { cwd?: string; timeoutMs?: number } = {}): Promise<Finished> {
+/** Runs `praxis` to its exit; `input`, when given, is written to its stdin (otherwise stdin is /dev/null). */
+export function praxis(args: string[], env: Record<string, string> = {}, options: { cwd?: string; timeoutMs?: number; input?: string } = {}): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const stdin = options.input === undefined ? 'ignore' : 'pipe';
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env: { ...process.env, ...env }, stdio: [stdin, 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
+    child.stdout!.on('data', (c) => (stdout += c));
+    child.stderr!.on('data', (c) => (stderr += c));
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
     child.on('error', reject);
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
       resolve({ code, signal, stdout, stderr });
     });
+    if (options.input !== undefined) child.stdin!.end(options.input);
   });
 }
 

@@ -3,38 +3,10 @@
 
 import assert from 'node:assert/strict';
 import { after, afterEach, describe, it } from 'node:test';
-import type { Expectation, Precondition } from '../../src/core/plan.ts';
 import { planIntention } from '../../src/execution/plan-intention.ts';
 import { formIntention } from '../../src/mind/intentions.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
-import { draftOf, eventTypes, makeWorld, readStep, step, stepsOf, type World } from './support.ts';
-
-const UNIT = 'atlas-worker.service';
-const status = { capability: 'service.status', params: { unit: UNIT } };
-const isActive: Expectation = {
-  statement: 'atlas-worker is active',
-  confidence: 0.8,
-  within_seconds: 60,
-  check: { ...status, field: 'active_state', comparison: 'equals', value: 'active' },
-};
-const notRunning: Precondition = {
-  ...status,
-  statement: 'atlas-worker is not already running',
-  field: 'active_state',
-  comparison: 'not_equals',
-  value: 'active',
-  fulfils_intention: true,
-};
-
-function restartPlan() {
-  return draftOf(
-    [
-      step('P1', { kind: 'capability', capability: 'service.restart', params: { unit: UNIT }, expectation: isActive, precondition: notRunning }),
-      step('V1', { kind: 'verify', depends_on: ['P1'], capability: 'service.status', params: { unit: UNIT }, spec: { verifies: 'P1', interval_seconds: 10 } }),
-    ],
-    { objective: 'Restart atlas-worker and confirm it is healthy', strategy: 'direct', budget: { invocations: 10, wall_seconds: 600 } },
-  );
-}
+import { draftOf, eventTypes, makeWorld, readStep, restartPlan, step, stepsOf, UNIT, type World } from './support.ts';
 
 function restarts(world: World): number {
   return (world.host?.calls() ?? []).filter((c) => c.program === 'systemctl' && c.argv[0] === 'restart').length;

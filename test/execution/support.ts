@@ -10,7 +10,7 @@ import type { CapabilityImplementations } from '../../src/capabilities/implement
 import { builtinRegistry, type CapabilityRegistry } from '../../src/capabilities/registry.ts';
 import { CapabilityService } from '../../src/capabilities/service.ts';
 import { newId } from '../../src/core/ids.ts';
-import type { Budget, JsonObject, PlanDraft, StepDraft } from '../../src/core/plan.ts';
+import type { Budget, Expectation, JsonObject, PlanDraft, Precondition, StepDraft } from '../../src/core/plan.ts';
 import type { PlanOrigin } from '../../src/core/vocabulary.ts';
 import { Executor, type ExecutorOptions } from '../../src/execution/index.ts';
 import { validate } from '../../src/planning/validate.ts';
@@ -161,4 +161,37 @@ export async function eventTypes(store: Store, query: { planId?: string; intenti
 
 export function readStep(key: string, capability = 'test.read', params: JsonObject = { name: key.toLowerCase() }, over: Partial<StepDraft> = {}): StepDraft {
   return step(key, { kind: 'capability', capability, params, ...over });
+}
+
+/** The unit the restart scenarios act on. */
+export const UNIT = 'atlas-worker.service';
+const status = { capability: 'service.status', params: { unit: UNIT } };
+
+/** P1's expectation: the unit is active within a minute. */
+export const isActive: Expectation = {
+  statement: 'atlas-worker is active',
+  confidence: 0.8,
+  within_seconds: 60,
+  check: { ...status, field: 'active_state', comparison: 'equals', value: 'active' },
+};
+
+/** P1's precondition: the unit is not already running (which fulfils the intention). */
+export const notRunning: Precondition = {
+  ...status,
+  statement: 'atlas-worker is not already running',
+  field: 'active_state',
+  comparison: 'not_equals',
+  value: 'active',
+  fulfils_intention: true,
+};
+
+/** Restart the unit (P1), then verify it is active (V1). */
+export function restartPlan(): PlanDraft {
+  return draftOf(
+    [
+      step('P1', { kind: 'capability', title: 'Restart atlas-worker', capability: 'service.restart', params: { unit: UNIT }, expectation: isActive, precondition: notRunning }),
+      step('V1', { kind: 'verify', title: 'Confirm it is active', depends_on: ['P1'], capability: 'service.status', params: { unit: UNIT }, spec: { verifies: 'P1', interval_seconds: 10 } }),
+    ],
+    { objective: 'Restart atlas-worker and confirm it is healthy', strategy: 'direct', budget: { invocations: 10, wall_seconds: 600 } },
+  );
 }

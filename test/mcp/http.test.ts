@@ -254,13 +254,13 @@ for (const kind of STORE_KINDS) {
       for (const headers of [{}, { authorization: 'Bearer praxis_not-a-real-token' }, { authorization: 'Basic abc' }] as Record<string, string>[]) {
         const response = await post(headers);
         assert.equal(response.status, 401);
-        assert.equal(((await response.json()) as any).error.code, 'unauthorized');
+        assert.equal(((await response.json()) as any).error.code, 'unauthenticated');
       }
       const revoked = await tokenFor(w, 'agent');
       const record = (await w.store.accessTokens.list()).filter((t) => t.mindId === w.mind.id).at(-1)!;
       await w.store.accessTokens.revoke(record.id);
       assert.equal((await post({ authorization: `Bearer ${revoked}` })).status, 401);
-      await assert.rejects(connect(http.url, 'praxis_bogus'), /401|nauthori/);
+      await assert.rejects(connect(http.url, 'praxis_bogus'), /401|unauthenticated/);
 
       const good = await tokenFor(w, 'viewer');
       assert.equal((await post({ authorization: `Bearer ${good}` })).status, 200);

@@ -9,8 +9,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { issueToken } from '../../src/access/tokens.ts';
 import { MCP_PATH } from '../../src/mcp/http.ts';
-import { buildServer } from '../../src/server/app.ts';
+import { exampleRestart } from '../daemon/process.ts';
 import type { World } from '../execution/support.ts';
+import { serverFor } from '../server/support.ts';
 
 export interface McpHttp {
   app: FastifyInstance;
@@ -23,17 +24,7 @@ export interface McpHttp {
 
 /** The daemon's HTTP server over the world, as `praxis serve` builds it (no console, no metrics). */
 export async function serveMcp(world: World): Promise<McpHttp> {
-  const app = await buildServer({
-    store: world.store,
-    registry: world.registry,
-    capabilities: world.service,
-    planning: { registry: world.registry, model: null },
-    logger: false,
-    anonymousRole: null,
-    consoleDir: null,
-    metrics: null,
-    isReady: () => true,
-  });
+  const app = await serverFor(world);
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   return { app, url: new URL(MCP_PATH, address), api: (path) => new URL(path, address), close: () => app.close() };
 }
@@ -85,27 +76,7 @@ export async function refused(client: Client, name: string, args: Record<string,
   return answer;
 }
 
-export const UNIT = 'atlas-worker.service';
+export { UNIT } from '../execution/support.ts';
 
-/** The restart plan of examples/restart-atlas-worker.json, as a model would propose it. */
-export function restartPlan(): Record<string, unknown> {
-  const status = { capability: 'service.status', params: { unit: UNIT } };
-  return {
-    objective: 'Restart atlas-worker.service and confirm it is healthy',
-    strategy: 'direct',
-    risk: 'A restart drops in-flight jobs of atlas-worker for a few seconds',
-    budget: { invocations: 10, approvals: 1, wall_seconds: 300 },
-    steps: [
-      {
-        key: 'P1',
-        title: 'Restart atlas-worker',
-        kind: 'capability',
-        capability: 'service.restart',
-        params: { unit: UNIT },
-        precondition: { ...status, statement: 'atlas-worker is not already running', field: 'active_state', comparison: 'not_equals', value: 'active', fulfils_intention: true },
-        expectation: { statement: 'atlas-worker is active', confidence: 0.8, within_seconds: 60, check: { ...status, field: 'active_state', comparison: 'equals', value: 'active' } },
-      },
-      { key: 'V1', title: 'Verify atlas-worker is active', kind: 'verify', depends_on: ['P1'], ...status, spec: { verifies: 'P1', interval_seconds: 10 } },
-    ],
-  };
-}
+/** The restart plan of examples/restart-atlas-worker.json (a fresh copy), as a model would propose it. */
+export const restartPlan = exampleRestart;

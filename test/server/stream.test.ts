@@ -7,52 +7,34 @@ import { RECHECK_MS, TOKEN_RECHECK_MS } from '../../src/server/stream.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 import { makeApiWorld, type ApiWorld } from './support.ts';
 
-/** Reads the stream until `done` says the text so far is enough, or fails after a deadline. */
+/** Reads the stream until `done` says the text so far is enough or the server ends it; fails after `ms`. */
 async function readUntil(body: ReadableStream<Uint8Array>, done: (text: string) => boolean, ms = 5000): Promise<string> {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  const deadline = Date.now() + ms;
-  try {
-    while (!done(text)) {
-      if (Date.now() > deadline) throw new Error(`stream did not deliver in time; got: ${text}`);
-      const chunk = await Promise.race([
-        reader.read(),
-        new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`stream stalled; got: ${text}`)), deadline - Date.now())),
-      ]);
-      if (chunk.done) break;
-      text += decoder.decode(chunk.value, { stream: true });
-    }
-  } finally {
-    reader.releaseLock();
-  }
-  return text;
-}
-
-/** Reads the stream until the server ends it; fails if that takes longer than `ms`. */
-async function readToEnd(body: ReadableStream<Uint8Array>, ms: number): Promise<string> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let text = '';
   const deadline = Date.now() + ms;
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    for (;;) {
+    while (!done(text)) {
       const chunk = await Promise.race([
         reader.read(),
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`the stream was not ended within ${ms} ms; got: ${text}`)), Math.max(0, deadline - Date.now()));
+          timer = setTimeout(() => reject(new Error(`the stream did not deliver within ${ms} ms; got: ${text}`)), Math.max(0, deadline - Date.now()));
         }),
       ]);
       clearTimeout(timer);
-      if (chunk.done) return text;
+      if (chunk.done) break;
       text += decoder.decode(chunk.value, { stream: true });
     }
   } finally {
     clearTimeout(timer);
     reader.releaseLock();
   }
+  return text;
 }
+
+/** Reads the stream until the server ends it; fails if that takes longer than `ms`. */
+const readToEnd = (body: ReadableStream<Uint8Array>, ms: number): Promise<string> => readUntil(body, () => false, ms);
 
 async function listen(api: ApiWorld): Promise<string> {
   await api.app.listen({ port: 0, host: '127.0.0.1' });

@@ -17,6 +17,22 @@ export interface ApiWorld {
   call(who: keyof ApiWorld['tokens'] | null, method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown): Promise<{ status: number; body: any }>;
 }
 
+/** The daemon's HTTP server over a test world, as `praxis serve` builds it (no console, no metrics), with `over` on top. */
+export function serverFor(world: World, over: Partial<ServerOptions> = {}): Promise<FastifyInstance> {
+  return buildServer({
+    store: world.store,
+    registry: world.registry,
+    capabilities: world.service,
+    planning: { registry: world.registry, model: null },
+    logger: false,
+    anonymousRole: null,
+    consoleDir: null,
+    metrics: null,
+    isReady: () => true,
+    ...over,
+  });
+}
+
 export async function makeApiWorld(ts: TestStore, over: Partial<ServerOptions> = {}): Promise<ApiWorld> {
   const world = await makeWorld(ts);
   const other = await world.store.minds.create({ name: `other-${world.mind.id.slice(-8)}` });
@@ -29,18 +45,7 @@ export async function makeApiWorld(ts: TestStore, over: Partial<ServerOptions> =
     operator: await issue('olga', 'operator'),
     admin: await issue('adam', 'admin'),
   };
-  const app = await buildServer({
-    store: world.store,
-    registry: world.registry,
-    capabilities: world.service,
-    planning: { registry: world.registry, model: null },
-    logger: false,
-    anonymousRole: null,
-    consoleDir: null,
-    metrics: null,
-    isReady: () => true,
-    ...over,
-  });
+  const app = await serverFor(world, over);
   return {
     world,
     app,

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { InputError } from '../../core/errors.ts';
 import { builtinRegistry } from '../../capabilities/registry.ts';
-import { OpenAiModelRole, modelRoleConfigFromEnv } from '../../execution/model-role.ts';
-import { planIntention } from '../../execution/plan-intention.ts';
+import { planIntention, planningFromEnv } from '../../execution/plan-intention.ts';
 import { formIntention } from '../../mind/intentions.ts';
 import { EXIT } from '../exit-codes.ts';
 import { action, findMind, parseJsonOption, printJson, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
@@ -44,8 +43,7 @@ export function intendCommand(program: Command): void {
             requireApproval: options.requireApproval ?? false,
           });
           if (!formed.ok) throw new InputError(formed.problems);
-          const config = modelRoleConfigFromEnv();
-          const result = await planIntention(store, { registry, model: config ? new OpenAiModelRole(config) : null }, formed.intention.id);
+          const result = await planIntention(store, planningFromEnv(registry), formed.intention.id);
           if (options.json) {
             printJson({ intention: formed.intention, planning: result });
           } else {

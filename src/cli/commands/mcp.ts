@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { authenticate } from '../../access/tokens.ts';
 import { builtinRegistry } from '../../capabilities/registry.ts';
-import { OpenAiModelRole, modelRoleConfigFromEnv } from '../../execution/model-role.ts';
+import { planningFromEnv } from '../../execution/plan-intention.ts';
 import { action, capabilityService, useStore, withDbOption, type StoreOptions } from '../context.ts';
 import { EXIT } from '../exit-codes.ts';
 
@@ -30,7 +30,6 @@ export function mcpCommand(program: Command): void {
             process.stderr.write('praxis mcp: the token is unknown, revoked or expired\n');
             return EXIT.usage;
           }
-          const config = modelRoleConfigFromEnv();
           const registry = builtinRegistry();
           const stop = new AbortController();
           const onSignal = () => stop.abort();
@@ -39,7 +38,7 @@ export function mcpCommand(program: Command): void {
             // Loaded only here, so the MCP SDK never slows the start of other commands.
             const { serveMcpOverStdio } = await import('../../mcp/stdio.ts');
             await serveMcpOverStdio(
-              { store, registry, capabilities: capabilityService(store), planning: { registry, model: config ? new OpenAiModelRole(config) : null }, principal },
+              { store, registry, capabilities: capabilityService(store), planning: planningFromEnv(registry), principal },
               undefined,
               stop.signal,
             );

@@ -1,6 +1,7 @@
 // withdraw_requests: a mind takes back what it asked operators for, its pending approval requests
 // and open capability requests, all of them or those of one plan. Withdrawing only ever removes
-// a question; the capability service checks again that each one is the mind's own.
+// a question. Access comes from finding each one: an approval or request of a mind the caller
+// does not reach is refused as missing (operations' find-and-reach check), never withdrawn.
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { InputError } from '../../core/errors.ts';

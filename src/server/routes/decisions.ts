@@ -13,9 +13,10 @@ import {
 } from '../../operations/index.ts';
 import { principal } from '../auth.ts';
 import { ApprovalStatusParam, EmptyBody, GrantStatusParam, IdParams, MindRef, NoteBody, PageQuery, RequestStatusParam, strictObject } from '../schemas.ts';
-import type { Api, ApiContext } from './context.ts';
+import type { Services } from '../../operations/services.ts';
+import type { Api } from './context.ts';
 
-export function decisionRoutes(api: Api, ctx: ApiContext): void {
+export function decisionRoutes(api: Api, ctx: Services): void {
   const { store, capabilities } = ctx;
   const read = { permission: 'read' as const };
   const decide = { permission: 'decide' as const };

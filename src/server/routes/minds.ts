@@ -19,12 +19,13 @@ import {
 } from '../../operations/index.ts';
 import { principal } from '../auth.ts';
 import { IntentionStatusParam, MindParams, PageQuery, PlanStatusParam, PolicyDecisionParam, strictObject } from '../schemas.ts';
-import type { Api, ApiContext } from './context.ts';
+import type { Services } from '../../operations/services.ts';
+import type { Api } from './context.ts';
 
 const CapabilityName = Type.String({ minLength: 1, maxLength: 200 });
 const Params = Type.Record(Type.String(), Type.Unknown(), { description: "the capability's parameters" });
 
-export function mindRoutes(api: Api, ctx: ApiContext): void {
+export function mindRoutes(api: Api, ctx: Services): void {
   const { store, registry, capabilities, planning } = ctx;
   const read = { permission: 'read' as const };
 

@@ -13,9 +13,10 @@ import {
 } from '../../operations/index.ts';
 import { principal } from '../auth.ts';
 import { Id, IdParams, MindParams, MindRef, Note, PageQuery, PlanStatusParam, ReasonBody, strictObject } from '../schemas.ts';
-import type { Api, ApiContext } from './context.ts';
+import type { Services } from '../../operations/services.ts';
+import type { Api } from './context.ts';
 
-export function workRoutes(api: Api, ctx: ApiContext): void {
+export function workRoutes(api: Api, ctx: Services): void {
   const { store, registry, capabilities } = ctx;
   const read = { permission: 'read' as const };
   const decide = { permission: 'decide' as const };

@@ -121,22 +121,11 @@ export function openEventStream(options: StreamOptions): () => void {
   };
 }
 
+/** The event a message carries: the server sends each stored event whole, as JSON. */
 function parseEvent(message: SseMessage): EventRecord | undefined {
-  if (!message.data) return undefined;
   try {
-    const parsed = JSON.parse(message.data) as Partial<EventRecord>;
-    if (!parsed || typeof parsed !== 'object') return undefined;
-    return {
-      id: parsed.id ?? message.id ?? '',
-      type: parsed.type ?? message.event,
-      mindId: parsed.mindId ?? null,
-      intentionId: parsed.intentionId ?? null,
-      planId: parsed.planId ?? null,
-      stepId: parsed.stepId ?? null,
-      data: parsed.data ?? parsed.payload ?? {},
-      createdAt: parsed.createdAt ?? new Date().toISOString(),
-      ...(parsed.seq !== undefined ? { seq: parsed.seq } : {}),
-    };
+    const parsed: unknown = JSON.parse(message.data);
+    return parsed !== null && typeof parsed === 'object' ? (parsed as EventRecord) : undefined;
   } catch {
     return undefined;
   }
@@ -144,10 +133,15 @@ function parseEvent(message: SseMessage): EventRecord | undefined {
 
 function delay(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
+    if (signal.aborted) return resolve();
+    const onAbort = () => {
       clearTimeout(timer);
       resolve();
-    });
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
   });
 }
