@@ -2,7 +2,7 @@
 // simulated host and the process exits 0 once the escalation note is written.
 
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -12,9 +12,12 @@ import { praxis } from './process.ts';
 describe('praxis demo --auto', () => {
   it('plays the story: approval, refuted restart, replan, granted log access, summary, escalation note', { timeout: 150_000 }, async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'praxis-demo-'));
-    const simulatedBefore = readdirSync(tmpdir()).filter((n) => n.startsWith('praxis-simhost-')).length;
+    // The demo's own temporary directory, so its simulated host is told apart from those of tests
+    // running beside it.
+    const temp = join(cwd, 'tmp');
+    mkdirSync(temp);
     try {
-      const run = await praxis(['demo', '--auto', '--port', '0'], { PRAXIS_DATABASE_URL: '', PRAXIS_DB: '' }, { cwd, timeoutMs: 140_000 });
+      const run = await praxis(['demo', '--auto', '--port', '0'], { PRAXIS_DATABASE_URL: '', PRAXIS_DB: '', TMPDIR: temp }, { cwd, timeoutMs: 140_000 });
       assert.equal(run.code, 0, `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`);
       assert.match(run.stdout, /http:\/\/127\.0\.0\.1:\d+\/#token=praxis_\S+/, 'the console address carries the token');
       assert.match(run.stdout, /approval requested for service\.restart on atlas-worker\.service/);
@@ -41,8 +44,7 @@ describe('praxis demo --auto', () => {
       } finally {
         await store.close();
       }
-      const simulatedAfter = readdirSync(tmpdir()).filter((n) => n.startsWith('praxis-simhost-')).length;
-      assert.ok(simulatedAfter <= simulatedBefore, 'the simulated host directory was removed');
+      assert.deepEqual(readdirSync(temp).filter((n) => n.startsWith('praxis-simhost-')), [], 'the simulated host directory was removed');
     } finally {
       rmSync(cwd, { recursive: true, force: true });
     }
