@@ -1,0 +1,75 @@
+// The library entry (`import … from 'praxis'`): what a program embedding Praxis needs to open a
+// store, validate and store plans, build the capability service and run the executor. Each name
+// comes from its layer's own module; the surfaces (CLI, HTTP API, MCP, daemon) are not part of
+// it. See docs/library.md.
+
+// Vocabulary and shared types.
+export { systemClock, ManualClock, addSeconds, type Clock } from './core/clock.ts';
+export { InputError, type Problem } from './core/errors.ts';
+export { newId, isId } from './core/ids.ts';
+export {
+  MAX_STEPS,
+  MAX_REPLANS,
+  type Budget,
+  type JsonObject,
+  type JsonValue,
+  type PlanDraft,
+  type Resources,
+  type StepDraft,
+  type ValidationIssue,
+  type ValidationResult,
+} from './core/plan.ts';
+export {
+  PLAN_STATUSES,
+  STEP_STATUSES,
+  STEP_KINDS,
+  CLOSED_PLAN_STATUSES,
+  EVENT_TYPES,
+  POLICY_DECISIONS,
+  type EventType,
+  type PlanOrigin,
+  type PlanStatus,
+  type PolicyDecision,
+  type StepKind,
+  type StepStatus,
+} from './core/vocabulary.ts';
+
+// Store: opening, configuration, migrations and the record types.
+export * from './store/index.ts';
+export { migrateToLatest, createMigrator, migrationsFor, MIGRATION_TABLE } from './store/migrations/index.ts';
+
+// Planning: proposal parsing, plan text, validation, the planner.
+export { parseProposal, type ParsedProposal, type RefusedProposal } from './planning/proposal.ts';
+export { parsePlanText, formatOfFileName, MAX_PLAN_TEXT_BYTES, type PlanText, type PlanTextFormat } from './planning/plan-text.ts';
+export { assessProposal, type Assessment } from './planning/assess.ts';
+export { validate, deriveTargets, withDerivedTargets, estimatePlan, VALIDATION_LIMITS } from './planning/validate.ts';
+export { Planner } from './planning/planner.ts';
+export type { PlannerOutcome, PlanRequest, StrategyName } from './planning/planner-types.ts';
+
+// Capabilities: the closed registry, implementations, the service that decides and acts.
+export { builtinRegistry, createRegistry, type CapabilityRegistry } from './capabilities/registry.ts';
+export type { CapabilityDefinition, CapabilityCost } from './capabilities/definition.ts';
+export {
+  CapabilityError,
+  type CapabilityImplementation,
+  type CapabilityImplementations,
+  type CapabilityOutcome,
+  type InvocationContext,
+} from './capabilities/implementation.ts';
+export { builtinImplementations, type BuiltinImplementationOptions } from './capabilities/builtin-implementations.ts';
+export { CapabilityService, type CapabilityServiceOptions } from './capabilities/service.ts';
+export { DEFAULT_RULES } from './capabilities/policy/decide.ts';
+export type { InvokeRequest, InvokeResult, Preview } from './capabilities/invocation.ts';
+export { decideApproval, denyApproval, type ApprovalAnswer } from './capabilities/approvals.ts';
+export { decideRequest, requestCapability, revokeGrant, type RequestAnswer } from './capabilities/capability-requests.ts';
+export { execFileRunner, fakeRunner, type CommandRunner, type CommandResult } from './capabilities/host/index.ts';
+export { SimulatedHost, SIMULATED_PROGRAMS, type SimulatedUnit, type SimulatedJournalEntry } from './capabilities/host/simulated/host.ts';
+
+// Minds and intentions.
+export { formIntention, type IntentionInput, type Formed } from './mind/intentions.ts';
+
+// Execution: storing plans, planning intentions, the executor.
+export { submitPlan, type Submission, type SubmissionResult } from './execution/submit-plan.ts';
+export { planIntention, planningFromEnv, type PlanningServices, type PlanIntentionResult } from './execution/plan-intention.ts';
+export { Executor, DEFAULT_TICK_INTERVAL_MS, releaseStep, type ExecutorOptions, type ExecutorLog, type TickReport, type Release } from './execution/index.ts';
+export { WakeBus } from './bus/wake-bus.ts';
