@@ -108,21 +108,68 @@ function maskUserinfo(match: string, scheme: string, userinfo: string): string {
 // with a digit, so prose such as "Bearer authentication" is left alone.
 const BARE_BEARER = /(?<![\w-])(?<scheme>[Bb]earer)(?<gap>[ \t]+)(?<token>(?=[A-Za-z0-9._~+/-]*\d)[A-Za-z0-9._~+/-]{16,}=*)(?![\w~+/=.-])/g;
 
-// Credentials recognisable by shape alone.
+// Credentials recognisable by shape alone, as well-kept secret scanners know them. Each shape
+// has a fixed prefix and a random body; the bodies must look random (a digit, or mixed case,
+// long enough) so that names which merely start the same way (`sk-learn`, `praxis_demo.db`,
+// `task-runner`) are left alone. docs/security.md lists them; test/host/masking-shapes.test.ts
+// holds a corpus per shape and the look-alikes.
 const SHAPED_SECRETS: readonly RegExp[] = [
   // JSON Web Tokens: base64url header and payload, both JSON objects, and a signature.
   /(?<![\w-])eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*(?![\w-])/g,
   // AWS access key ids (long-term AKIA, temporary ASIA, and the other id prefixes).
   /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)[A-Z0-9]{16}(?![A-Za-z0-9])/g,
-  // GitHub tokens.
+  // GitHub tokens: personal (ghp_), OAuth (gho_), user-to-server (ghu_), server (ghs_), refresh
+  // (ghr_), and fine-grained personal access tokens.
   /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})(?![A-Za-z0-9_])/g,
-  // GitLab personal access tokens.
-  /(?<![A-Za-z0-9_-])glpat-[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])/g,
-  // Slack tokens.
-  /(?<![A-Za-z0-9_-])xox[abprs]-[A-Za-z0-9-]{10,}(?![A-Za-z0-9_-])/g,
+  // GitLab tokens: personal, deploy, runner, pipeline trigger, OAuth application secrets, …
+  /(?<![A-Za-z0-9_-])gl(?:pat|dt|rt|ptt|soat|cbt|imt|ffct|oas|agent)-[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])/g,
+  // Slack tokens (bot, user, app-level, refresh, …) and incoming-webhook URLs.
+  /(?<![A-Za-z0-9_-])(?:xox[abeoprs]|xapp)-[A-Za-z0-9-]{10,}(?![A-Za-z0-9_-])/g,
+  /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/-]{20,}/g,
   // Google API keys.
   /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/g,
+  // Model provider keys: OpenAI (sk-…, sk-proj-…, sk-svcacct-…, sk-admin-…), Anthropic
+  // (sk-ant-api03-…, sk-ant-admin01-…), OpenRouter (sk-or-v1-…) and the many servers that copy
+  // the sk- form. The body is at least 20 characters and holds a digit.
+  /(?<![A-Za-z0-9_-])sk-(?:(?:proj|svcacct|admin|ant-[a-z]+\d*|ant|or-v\d+)-)?(?=[A-Za-z_-]*\d)[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])/g,
+  // Stripe secret and restricted keys.
+  /(?<![A-Za-z0-9_])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}(?![A-Za-z0-9_])/g,
+  // npm and Hugging Face access tokens.
+  /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9_])/g,
+  /(?<![A-Za-z0-9_])hf_(?=[a-z]*[A-Z])(?=[A-Za-z]*[a-z])[A-Za-z0-9]{30,}(?![A-Za-z0-9_])/g,
+  // Praxis's own bearer tokens: praxis_ and 43 base64url characters (src/access/tokens.ts).
+  /(?<![A-Za-z0-9_])praxis_(?=[A-Za-z0-9_-]*[A-Z])(?=[A-Za-z0-9_-]*[a-z])[A-Za-z0-9_-]{32,}(?![A-Za-z0-9_-])/g,
 ];
+
+// An AWS secret access key is 40 base64 characters with nothing to tell it by, so it is masked
+// only on a line that also names an AWS access key id or says "aws" (a credentials CSV, `aws
+// configure list`), and only when it mixes upper case, lower case and digits or holds a / or +
+// (a 40-digit hex commit id on the same line stays). The context is read before the key id is
+// masked in the same round.
+const AWS_CONTEXT = /(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])|(?<![A-Za-z])aws/i;
+const AWS_SECRET_CANDIDATE = /(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
+
+function maskAwsSecrets(line: string): string {
+  return line.replace(AWS_SECRET_CANDIDATE, (candidate) => {
+    const mixed = /[A-Z]/.test(candidate) && /[a-z]/.test(candidate) && /\d/.test(candidate);
+    return mixed || /[/+]/.test(candidate) ? MARKERS.secret : candidate;
+  });
+}
+
+/** The shaped credentials, line by line (the AWS context is a line's). */
+function maskShapes(text: string): string {
+  return text.replace(/[^\n]+/g, (line) => {
+    const awsContext = AWS_CONTEXT.test(line);
+    let out = line;
+    for (const shape of SHAPED_SECRETS) out = out.replace(shape, MARKERS.secret);
+    return awsContext ? maskAwsSecrets(out) : out;
+  });
+}
+
+/** Masks only the credential shapes (no addresses, no keyed values): for text whose structure must survive, such as log lines. */
+export function maskCredentialShapes(text: string): string {
+  return maskShapes(text.replace(PEM_BLOCK, MARKERS.privateKey));
+}
 
 // ---------------------------------------------------------------------------------------
 // Personal identifiers.
@@ -169,7 +216,7 @@ function maskRound(text: string): string {
   let out = text.replace(URL_USERINFO, maskUserinfo);
   out = maskKeyedSecrets(out);
   out = out.replace(BARE_BEARER, (_m, scheme: string, gap: string) => `${scheme}${gap}${MARKERS.secret}`);
-  for (const shape of SHAPED_SECRETS) out = out.replace(shape, MARKERS.secret);
+  out = maskShapes(out);
   out = out.replace(EMAIL, maskEmail);
   out = out.replace(IPV6_CANDIDATE, maskIPv6);
   out = out.replace(IPV4, MARKERS.ipv4);
@@ -197,6 +244,18 @@ function maskLineLocal(text: string): string {
 /** Masks identifiers and credential-like values in `text`. Safe to apply more than once. */
 export function mask(text: string): string {
   return maskLineLocal(text.replace(PEM_BLOCK, MARKERS.privateKey));
+}
+
+/**
+ * `mask`, with every occurrence of the given secrets (a configured API key, which may have no
+ * recognisable shape) hidden first. Secrets shorter than four characters are not looked for.
+ */
+export function maskKnown(text: string, secrets: readonly (string | null | undefined)[]): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (typeof secret === 'string' && secret.length >= 4) out = out.split(secret).join(MARKERS.secret);
+  }
+  return mask(out);
 }
 
 /**
