@@ -38,6 +38,7 @@ describe('argument shapes', () => {
       '--no-pager',
       '--quiet',
       '--output=short-iso',
+      '--reverse',
       '--unit=nginx.service',
       '--lines=50',
     ]);
@@ -56,6 +57,7 @@ describe('argument shapes', () => {
         '--no-pager',
         '--quiet',
         '--output=short-iso',
+        '--reverse',
         '--unit=nginx.service',
         '--lines=10',
         '--since=2026-12-02 11:00:00',

@@ -146,32 +146,51 @@ describe('logs.query (fake runner)', () => {
   it('masks every line and marks the result low-trust', async () => {
     const runner = fakeRunner(() =>
       commandResult(
-        '2026-12-02T11:00:00+00:00 web app[1]: login alice@example.com from 10.1.2.3\n' +
-          '2026-12-02T11:00:01+00:00 web app[1]: key dump -----BEGIN PRIVATE KEY-----\n' +
-          '                                        MIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n' +
-          '                                        -----END PRIVATE KEY----- done\n',
+        // Newest first, as the read operation asks journalctl for it.
+        '2026-12-02T11:00:01+0000 web app[1]: key dump -----BEGIN PRIVATE KEY-----\n' +
+          '                                       MIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n' +
+          '                                       -----END PRIVATE KEY----- done\n' +
+          '2026-12-02T11:00:00+0000 web app[1]: login alice@example.com from 10.1.2.3\n',
       ),
     );
     const outcome = await hostImplementations({ runner })['logs.query']!({ unit: 'app.service', lines: 5, grep: 'login|key' }, context());
     assert.deepEqual(outcome.observation, {
       unit: 'app.service',
       lines: [
-        '2026-12-02T11:00:00+00:00 web app[1]: login [email] from [ipv4]',
-        '2026-12-02T11:00:01+00:00 web app[1]: key dump [private-key] done',
+        '2026-12-02T11:00:00+0000 web app[1]: login [email] from [ipv4]',
+        '2026-12-02T11:00:01+0000 web app[1]: key dump [private-key] done',
       ],
       truncated: false,
       masked: true,
     });
     assertObservationShape('logs.query', outcome.observation);
     assert.equal(outcome.lowTrust, true);
-    assert.deepEqual(runner.calls[0]!.argv, ['--no-pager', '--quiet', '--output=short-iso', '--unit=app.service', '--lines=5', '--grep=login|key']);
+    assert.deepEqual(runner.calls[0]!.argv, ['--no-pager', '--quiet', '--output=short-iso', '--reverse', '--unit=app.service', '--lines=5', '--grep=login|key']);
   });
 
-  it('drops the line cut by the output cap and says so', async () => {
-    const runner = fakeRunner(() => ({ exitCode: null, stdout: 'one\ntwo\nthr', stderr: '', truncated: true }));
+  it('drops the line cut by the output cap and says so, oldest kept entry last in the output', async () => {
+    const runner = fakeRunner(() => ({ exitCode: null, stdout: 'three\ntwo\non', stderr: '', truncated: true }));
     const { observation } = await hostImplementations({ runner })['logs.query']!({ unit: 'app.service' }, context());
-    assert.deepEqual(observation.lines, ['one', 'two']);
+    assert.deepEqual(observation.lines, ['two', 'three']);
     assert.equal(observation.truncated, true);
+  });
+
+  it('a cut inside a continuation line (or right after a line) drops the whole entry it may belong to', async () => {
+    for (const stdout of ['c head\nb head\n  b more\n  b mo', 'c head\nb head\n  b more\n']) {
+      const runner = fakeRunner(() => ({ exitCode: null, stdout, stderr: '', truncated: true }));
+      const { observation } = await hostImplementations({ runner })['logs.query']!({ unit: 'app.service' }, context());
+      assert.deepEqual(observation.lines, ['c head'], JSON.stringify(stdout));
+    }
+  });
+
+  it('a grep that matched nothing (journalctl 252 exits 1, silently) is an empty answer', async () => {
+    const runner = fakeRunner(() => commandResult('', 1, ''));
+    const { observation } = await hostImplementations({ runner })['logs.query']!({ unit: 'app.service', grep: 'nothing' }, context());
+    assert.deepEqual(observation.lines, []);
+    const silentWithoutGrep = fakeRunner(() => commandResult('', 1, ''));
+    await assert.rejects(hostImplementations({ runner: silentWithoutGrep })['logs.query']!({ unit: 'app.service' }, context()), code('command_failed', true));
+    const badPattern = fakeRunner(() => commandResult('', 1, 'Bad pattern "(": missing closing parenthesis\n'));
+    await assert.rejects(hostImplementations({ runner: badPattern })['logs.query']!({ unit: 'app.service', grep: '(' }, context()), code('command_failed', true));
   });
 });
 
@@ -250,14 +269,15 @@ describe('service and log capabilities on the simulated host', () => {
     );
     assert.equal(lowTrust, true);
     assert.deepEqual(observation.lines, [
-      '2026-12-02T10:54:00+00:00 simhost payments-api[1]: upstream refused: Authorization: Bearer [secret]',
-      '2026-12-02T10:54:30+00:00 simhost payments-api[1]: db postgres://[secret]@[ipv4]/pay unreachable',
+      '2026-12-02T10:54:00+0000 simhost payments-api[1]: upstream refused: Authorization: Bearer [secret]',
+      '2026-12-02T10:54:30+0000 simhost payments-api[1]: db postgres://[secret]@[ipv4]/pay unreachable',
     ]);
     const calls = host.calls().filter((c) => c.program === 'journalctl');
     assert.deepEqual(calls.at(-1)?.argv, [
       '--no-pager',
       '--quiet',
       '--output=short-iso',
+      '--reverse',
       '--unit=payments-api.service',
       '--lines=100',
       '--since=2026-12-02 10:51:00',

@@ -134,7 +134,11 @@ export function argvOf(command: HostCommand): string[] {
       }
       // Every value travels glued to its option as one argument, so it can never be read as
       // an option of its own, whatever characters it starts with.
-      const argv = ['--no-pager', '--quiet', '--output=short-iso', `--unit=${unit}`, `--lines=${lines}`];
+      // --reverse: newest entry first, always. journalctl 252 prints `--lines` with `--grep`
+      // newest-first whatever else it is told (and chronologically without --grep), so asking
+      // for one order every time is the only way to know which order came back; logs.query
+      // turns the entries back into time order.
+      const argv = ['--no-pager', '--quiet', '--output=short-iso', '--reverse', `--unit=${unit}`, `--lines=${lines}`];
       if (since !== undefined) argv.push(`--since=${checkedTime('since', since)}`);
       if (until !== undefined) argv.push(`--until=${checkedTime('until', until)}`);
       if (priority !== undefined) {

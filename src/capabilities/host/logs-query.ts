@@ -9,7 +9,7 @@ import type { CapabilityImplementation } from '../implementation.ts';
 import type { JournalPriority, JournalReadCommand } from './commands.ts';
 import { checkedUnit, commandFailure, invalidParams } from './failures.ts';
 import { mask } from './masking.ts';
-import type { CommandRunner } from './runner.ts';
+import type { CommandResult, CommandRunner } from './runner.ts';
 
 export const LOGS_QUERY_TIMEOUT_MS = 25_000;
 export const DEFAULT_LOG_LINES = 100;
@@ -122,17 +122,53 @@ export function journalCommand(params: JsonObject): JournalReadCommand {
   return command;
 }
 
-/** Splits journal output into masked lines; a line cut by the output cap is dropped. */
+/**
+ * The entries of short-iso output, each with its continuation lines (journalctl indents the
+ * lines of a multi-line message under the first; an entry's head never starts with a space).
+ */
+export function journalEntries(text: string): string[] {
+  const entries: string[] = [];
+  for (const line of text.split(/(?<=\n)/)) {
+    if (line === '') continue;
+    if (entries.length > 0 && line.startsWith(' ')) entries[entries.length - 1] += line;
+    else entries.push(line);
+  }
+  return entries;
+}
+
+/**
+ * Journal output (newest entry first, as the read operation asks for it) as masked lines in
+ * time order. When the output cap cut it short, the cut line goes, and so does the oldest
+ * entry left unless the cut fell in the next entry's head: it may have lost continuation lines,
+ * and nothing partial is presented as whole.
+ */
 export function maskedLines(stdout: string, truncated: boolean): string[] {
   let text = stdout;
+  let lastIsWhole = true;
   if (truncated) {
     const lastBreak = text.lastIndexOf('\n');
+    const cut = text.slice(lastBreak + 1);
     text = lastBreak >= 0 ? text.slice(0, lastBreak + 1) : '';
+    // The last entry kept is whole only when the cut fell inside the head of the next one.
+    lastIsWhole = cut !== '' && !cut.startsWith(' ');
   }
+  const entries = journalEntries(text);
+  if (!lastIsWhole) entries.pop();
+  const last = entries.length - 1;
+  if (last >= 0 && !entries[last]!.endsWith('\n')) entries[last] += '\n';
   // Mask the whole text, not line by line: a private key block spans lines.
-  const lines = mask(text).split('\n');
+  const lines = mask(entries.reverse().join('')).split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
   return lines;
+}
+
+/**
+ * journalctl (252) exits with status 1 when `--grep` matched no entry, printing nothing at all
+ * under `--quiet`; a pattern it cannot compile also exits 1, but says so on standard error.
+ * Only the silent case is "no matching lines".
+ */
+export function isNoMatch(command: JournalReadCommand, result: CommandResult): boolean {
+  return command.grep !== undefined && result.exitCode === 1 && result.stdout === '' && result.stderr.trim() === '';
 }
 
 export interface LogsQueryOptions {
@@ -144,7 +180,9 @@ export function logsQueryImplementation({ runner, timeoutMs = LOGS_QUERY_TIMEOUT
   return async (params, { signal }) => {
     const command = journalCommand(params);
     const result = await runner.run(command, { signal, timeoutMs });
-    if (result.exitCode !== 0 && !result.truncated) throw commandFailure('reading the journal', result, true);
+    if (result.exitCode !== 0 && !result.truncated && !isNoMatch(command, result)) {
+      throw commandFailure('reading the journal', result, true);
+    }
     const observation: LogLines = {
       unit: command.unit,
       lines: maskedLines(result.stdout, result.truncated),
