@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { openStore, type Store, type StoreConfig, type StoreKind } from '../src/store/index.ts';
+import { openStore, type Store, type StoreConfig, type StoreKind, type StoreOptions } from '../src/store/index.ts';
 
 export interface BenchStore {
   store: Store;
@@ -26,11 +26,11 @@ async function onMaintenance(work: (client: pg.Client) => Promise<unknown>): Pro
   }
 }
 
-export async function benchStore(kind: StoreKind): Promise<BenchStore> {
+export async function benchStore(kind: StoreKind, options: StoreOptions = {}): Promise<BenchStore> {
   if (kind === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'praxis-bench-'));
     const config: StoreConfig = { kind: 'sqlite', path: join(dir, 'bench.db') };
-    const store = await openStore(config);
+    const store = await openStore(config, options);
     await store.migrate();
     return {
       store,
@@ -46,7 +46,7 @@ export async function benchStore(kind: StoreKind): Promise<BenchStore> {
   const url = new URL(maintenance());
   url.pathname = `/${name}`;
   const config: StoreConfig = { kind: 'postgres', url: url.toString() };
-  const store = await openStore(config);
+  const store = await openStore(config, options);
   await store.migrate();
   return {
     store,

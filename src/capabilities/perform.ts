@@ -1,12 +1,17 @@
-// Performing an authorised action and recording it. The one place that calls an implementation.
+// Performing an authorised action, and the records it leaves. The one place that calls an
+// implementation.
 //
-// A writing, non-idempotent action is recorded as `started` (and committed) before the side
-// effect and finished after it. If the process dies in between, the `started` row stays: a
-// later reader finds it by origin and knows the outcome is unknown, instead of finding nothing
-// and repeating the action. Reads and idempotent actions are recorded once, after the fact.
+// A writing, non-idempotent action is written ahead: its execution row, `started`, is among the
+// records of its authorisation, which the caller commits before calling `act`; `act` then
+// returns the outcome that finishes the row. If the process dies in between, the `started` row
+// stays: a later reader finds it by origin and knows the outcome is unknown, instead of finding
+// nothing and repeating the action. A read or an idempotent action is recorded once, after the
+// fact, and its records may commit together with everything else the caller writes.
 
+import { newId } from '../core/ids.ts';
 import type { JsonObject } from '../core/plan.ts';
-import type { Store } from '../store/index.ts';
+import type { NewEvent, Store } from '../store/index.ts';
+import { callEvent, mergeRecords, noRecords, writeRecords, type CallRecords } from './call-records.ts';
 import type { CapabilityDefinition } from './definition.ts';
 import { CapabilityError, type CapabilityImplementations, type CapabilityOutcome } from './implementation.ts';
 import type { Executed, Failed, InvokeRequest } from './invocation.ts';
@@ -21,18 +26,32 @@ export interface Authorised {
   grantId?: string | null;
 }
 
+/** A call that may act now. */
+export interface Allowed {
+  status: 'allowed';
+  request: InvokeRequest;
+  action: Authorised;
+  /** The id its execution row has (or will have once the records are written). */
+  executionId: string;
+  /** True for a non-idempotent write: `records` holds its `started` row and must commit before `act`. */
+  writeAhead: boolean;
+  /** The authorisation's events and, when written ahead, the `started` execution row. */
+  records: CallRecords;
+}
+
+/** What acting answered, and the records that say so. */
+export interface Acted {
+  result: Executed | Failed;
+  records: CallRecords;
+}
+
 type Attempt = { ok: true; outcome: CapabilityOutcome } | { ok: false; code: string; error: string; retrySafe: boolean };
 
-export async function perform(
-  store: Store,
-  implementations: CapabilityImplementations,
-  request: InvokeRequest,
-  action: Authorised,
-): Promise<Executed | Failed> {
-  const { definition } = action;
-  const record = {
+function executionOf(request: InvokeRequest, action: Authorised, id: string) {
+  return {
+    id,
     mindId: request.mindId,
-    capability: definition.name,
+    capability: action.definition.name,
     target: action.target,
     params: action.params,
     origin: request.origin,
@@ -41,39 +60,72 @@ export async function perform(
     approvalId: action.approvalId ?? null,
     grantId: action.grantId ?? null,
   };
+}
+
+/** The call may act: its records (with `events`, and its `started` row if it is written ahead). */
+export function allow(request: InvokeRequest, action: Authorised, events: NewEvent[] = []): Allowed {
+  const { definition } = action;
   const writeAhead = !definition.readOnly && !definition.idempotent;
-  const started = writeAhead ? await store.executions.start(record) : undefined;
+  const executionId = newId();
+  const records = { ...noRecords(), events };
+  if (writeAhead) records.executions.push({ ...executionOf(request, action, executionId), status: 'started' });
+  return { status: 'allowed', request, action, executionId, writeAhead, records };
+}
 
+/**
+ * Runs the implementation. For a written-ahead call, the caller must have committed
+ * `allowed.records` first; the records returned finish that row (or, for a read, insert it).
+ */
+export async function act(implementations: CapabilityImplementations, allowed: Allowed): Promise<Acted> {
+  const { request, action, executionId, writeAhead } = allowed;
+  const { definition } = action;
   const attempt = await attemptImplementation(implementations, definition, action.params);
-  const result = attempt.ok ? { status: 'succeeded' as const, result: outcomeRecord(attempt.outcome) } : { status: 'failed' as const, error: `${attempt.code}: ${attempt.error}`, retrySafe: attempt.retrySafe };
-  const execution = started
-    ? await store.executions.finish(started.id, result)
-    : await store.executions.record({ ...record, ...result });
-  if (!execution) throw new Error(`execution ${started?.id} was finished by someone else`);
-
-  await store.events.append({
-    type: attempt.ok ? 'tool_executed' : 'tool_failed',
-    mindId: request.mindId,
-    intentionId: request.correlationId || null,
-    data: {
-      execution_id: execution.id,
+  const outcome = attempt.ok
+    ? { status: 'succeeded' as const, result: outcomeRecord(attempt.outcome) }
+    : { status: 'failed' as const, error: `${attempt.code}: ${attempt.error}`, retrySafe: attempt.retrySafe };
+  const records = noRecords();
+  if (writeAhead) records.finished.push({ id: executionId, outcome });
+  else records.executions.push({ ...executionOf(request, action, executionId), ...outcome });
+  records.events.push(
+    callEvent(attempt.ok ? 'tool_executed' : 'tool_failed', request, {
+      execution_id: executionId,
       capability: definition.name,
       target: action.target,
-      origin: request.origin,
       ...(attempt.ok ? { summary: attempt.outcome.summary } : { error: attempt.error, code: attempt.code }),
-    },
-  });
-  if (attempt.ok) {
-    return {
-      status: 'executed',
-      executionId: execution.id,
-      observation: attempt.outcome.observation,
-      summary: attempt.outcome.summary,
-      lowTrust: attempt.outcome.lowTrust ?? false,
-      verdict: action.verdict,
-    };
+    }),
+  );
+  const result: Executed | Failed = attempt.ok
+    ? {
+        status: 'executed',
+        executionId,
+        observation: attempt.outcome.observation,
+        summary: attempt.outcome.summary,
+        lowTrust: attempt.outcome.lowTrust ?? false,
+        verdict: action.verdict,
+      }
+    : { status: 'failed', code: attempt.code, error: attempt.error, retrySafe: attempt.retrySafe, executionId };
+  return { result, records };
+}
+
+/**
+ * Acts on an allowed call with nothing else to commit beside it: a write-ahead action commits
+ * its `started` row first and its outcome after (two commits); anything else, one commit after.
+ */
+export async function performAllowed(store: Store, implementations: CapabilityImplementations, allowed: Allowed): Promise<Executed | Failed> {
+  if (allowed.writeAhead) {
+    await store.transaction((tx) => writeRecords(tx, allowed.records));
+    const acted = await act(implementations, allowed);
+    await store.transaction((tx) => writeRecords(tx, acted.records));
+    return acted.result;
   }
-  return { status: 'failed', code: attempt.code, error: attempt.error, retrySafe: attempt.retrySafe, executionId: execution.id };
+  const acted = await act(implementations, allowed);
+  await store.transaction((tx) => writeRecords(tx, mergeRecords(allowed.records, acted.records)));
+  return acted.result;
+}
+
+/** Performs an authorised action and records it (see performAllowed). */
+export function perform(store: Store, implementations: CapabilityImplementations, request: InvokeRequest, action: Authorised): Promise<Executed | Failed> {
+  return performAllowed(store, implementations, allow(request, action));
 }
 
 function outcomeRecord(outcome: CapabilityOutcome): JsonObject {

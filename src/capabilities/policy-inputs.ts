@@ -31,3 +31,38 @@ export async function loadPolicyInputs(store: Store, mindId: string, now: Date, 
     })),
   };
 }
+
+/**
+ * What one executor pass has already read about a mind: the mind itself and its policy inputs.
+ * A pass decides about many steps of few minds; reading rules, commitments and grants once per
+ * mind instead of once per step keeps the pass's reads proportional to its minds. A memo lives
+ * for one pass only, so a policy change is seen by the next pass; spending a grant forgets the
+ * mind's inputs at once, since their grant counts changed.
+ */
+export class PolicyMemo {
+  readonly #minds = new Map<string, Promise<unknown>>();
+  readonly #inputs = new Map<string, Promise<PolicyInputs>>();
+
+  mind<T>(mindId: string, load: () => Promise<T>): Promise<T> {
+    return memoised(this.#minds, mindId, load) as Promise<T>;
+  }
+
+  inputs(mindId: string, load: () => Promise<PolicyInputs>): Promise<PolicyInputs> {
+    return memoised(this.#inputs, mindId, load);
+  }
+
+  forget(mindId: string): void {
+    this.#inputs.delete(mindId);
+  }
+}
+
+function memoised<T>(cache: Map<string, Promise<T>>, key: string, load: () => Promise<T>): Promise<T> {
+  let value = cache.get(key);
+  if (!value) {
+    value = load();
+    // A failed read is not remembered: the next caller reads again.
+    value.catch(() => cache.delete(key));
+    cache.set(key, value);
+  }
+  return value;
+}

@@ -4,7 +4,8 @@
 import type { Clock } from '../core/clock.ts';
 import { addSeconds } from '../core/clock.ts';
 import type { JsonObject } from '../core/plan.ts';
-import type { Store } from '../store/index.ts';
+import { newId } from '../core/ids.ts';
+import type { NewEvent, Store } from '../store/index.ts';
 import { decideApproval, denyApproval, expireApprovals, withdrawApproval, type ApprovalAnswer } from './approvals.ts';
 import {
   decideRequest,
@@ -16,9 +17,10 @@ import {
   type RequestAnswer,
 } from './capability-requests.ts';
 import type { CapabilityImplementations } from './implementation.ts';
-import type { Denied, InvokeRequest, InvokeResult, Preview } from './invocation.ts';
-import { perform } from './perform.ts';
-import { loadPolicyInputs } from './policy-inputs.ts';
+import type { Denied, Failed, InvokeRequest, InvokeResult, Pending, Preview } from './invocation.ts';
+import { act, allow, performAllowed, type Acted, type Allowed } from './perform.ts';
+import { loadPolicyInputs, type PolicyMemo } from './policy-inputs.ts';
+import { callEvent, mergeRecords, noRecords, writeRecords, type CallRecords } from './call-records.ts';
 import { decidePolicy, type PolicyVerdict } from './policy/decide.ts';
 import { actionDigest } from './policy/action-digest.ts';
 import type { CapabilityRegistry } from './registry.ts';
@@ -38,6 +40,13 @@ export interface ServiceContext {
   clock: Clock;
   approvalTtlSeconds: number;
   maxOpenRequests: number;
+}
+
+/** A call that will not act now: refused, or waiting for an approval. Its records are still to be written. */
+export interface Settled {
+  status: 'settled';
+  result: Denied | Failed | Pending;
+  records: CallRecords;
 }
 
 /** A call whose parameters passed the schema, with its derived target. */
@@ -70,34 +79,74 @@ export class CapabilityService {
     return this.#ctx;
   }
 
-  /** Validates, decides and then executes, raises an approval request, or refuses. */
+  /** Validates, decides and then executes, raises an approval request, or refuses; records it all. */
   async invoke(request: InvokeRequest): Promise<InvokeResult> {
+    const authorisation = await this.authorise(request);
+    if (authorisation.status === 'allowed') return performAllowed(this.#ctx.store, this.#ctx.implementations, authorisation);
+    await this.#ctx.store.transaction((tx) => writeRecords(tx, authorisation.records));
+    return authorisation.result;
+  }
+
+  /**
+   * Validates and decides, without acting and without writing the decision down: the answer
+   * carries its records for the caller to commit (see call-records.ts). An allowed call is acted
+   * on with `act`; anything else is settled already (refused, or an approval request to raise).
+   * The one write made here is spending a grant, which must happen before anyone acts on it.
+   */
+  async authorise(request: InvokeRequest, options: { memo?: PolicyMemo } = {}): Promise<Allowed | Settled> {
     const { store } = this.#ctx;
     const checked = this.#check(request);
     if (!checked.ok) {
-      const executionId = await this.#recordRefusal(request, { capability: request.capability, target: '', params: {} }, checked.code, checked.message);
-      return { status: 'failed', code: checked.code, error: checked.message, retrySafe: false, executionId, issues: checked.issues };
+      const refusal = this.#refusal(request, { capability: request.capability, target: '', params: {} }, checked.code, checked.message);
+      return {
+        status: 'settled',
+        result: { status: 'failed', code: checked.code, error: checked.message, retrySafe: false, executionId: refusal.executionId, issues: checked.issues },
+        records: refusal.records,
+      };
     }
     const call = checked.call;
-    const refusal = await this.#mindRefusal(request);
-    if (refusal) return this.#refuse(request, call, refusal);
+    const refusal = await this.#mindRefusal(request, options.memo);
+    if (refusal) return this.#refuse(request, call, refusal, []);
 
     // A grant may be spent by a concurrent call between deciding and consuming it: decide again,
     // and after three lost races decide without grants (so the loop always ends).
+    const decisions: NewEvent[] = [];
     for (let round = 0; ; round += 1) {
-      const verdict = await this.#decide(request, call, { ignoreGrants: round >= 3 });
-      await this.#event('policy_decision', request, {
-        capability: call.definition.name,
-        target: call.target,
-        decision: verdict.decision,
-        source: verdict.source,
-        reason: verdict.reason,
-      });
-      if (verdict.decision !== 'allow') return this.#unallowed(request, call, verdict);
-      if (verdict.grant && !(await store.grants.consume(verdict.grant.id, this.#ctx.clock.now()))) continue;
-      await this.#event('tool_authorised', request, { capability: call.definition.name, target: call.target, source: verdict.source, grant_id: verdict.grant?.id ?? null });
-      return perform(store, this.#ctx.implementations, request, { ...call, verdict, grantId: verdict.grant?.id ?? null });
+      const verdict = await this.#decide(request, call, { ignoreGrants: round >= 3, ...(options.memo ? { memo: options.memo } : {}) });
+      decisions.push(
+        callEvent('policy_decision', request, {
+          capability: call.definition.name,
+          target: call.target,
+          decision: verdict.decision,
+          source: verdict.source,
+          reason: verdict.reason,
+        }),
+      );
+      if (verdict.decision !== 'allow') return this.#unallowed(request, call, verdict, decisions);
+      if (verdict.grant) {
+        options.memo?.forget(request.mindId);
+        if (!(await store.grants.consume(verdict.grant.id, this.#ctx.clock.now()))) continue;
+      }
+      decisions.push(callEvent('tool_authorised', request, { capability: call.definition.name, target: call.target, source: verdict.source, grant_id: verdict.grant?.id ?? null }));
+      return allow(request, { ...call, verdict, grantId: verdict.grant?.id ?? null }, decisions);
     }
+  }
+
+  /**
+   * Invokes a call that is never written ahead (a read or an idempotent action) and hands its
+   * records back instead of writing them, for the caller to commit with its own move.
+   */
+  async invokeDeferred(request: InvokeRequest, options: { memo?: PolicyMemo } = {}): Promise<{ result: InvokeResult; records: CallRecords }> {
+    const authorisation = await this.authorise(request, options);
+    if (authorisation.status === 'settled') return { result: authorisation.result, records: authorisation.records };
+    if (authorisation.writeAhead) throw new Error(`${request.capability} is written ahead of its act; its records cannot wait for the caller`);
+    const acted = await this.act(authorisation);
+    return { result: acted.result, records: mergeRecords(authorisation.records, acted.records) };
+  }
+
+  /** Acts on an allowed call; a written-ahead one only after its records were committed. */
+  act(allowed: Allowed): Promise<Acted> {
+    return act(this.#ctx.implementations, allowed);
   }
 
   /** The decision an invocation would meet, and what it would need. Records nothing. */
@@ -173,16 +222,18 @@ export class CapabilityService {
     return { ok: true, call: { definition, params, target: registry.targetOf(definition.name, params) } };
   }
 
-  async #mindRefusal(request: InvokeRequest): Promise<Denied | null> {
-    const mind = await this.#ctx.store.minds.get(request.mindId);
+  async #mindRefusal(request: InvokeRequest, memo?: PolicyMemo): Promise<Denied | null> {
+    const mind = memo ? await memo.mind(request.mindId, () => this.#ctx.store.minds.get(request.mindId)) : await this.#ctx.store.minds.get(request.mindId);
     if (!mind) return { status: 'denied', code: 'unknown_mind', reason: `no mind with id ${request.mindId}` };
     if (mind.status !== 'active') return { status: 'denied', code: 'mind_disabled', reason: `mind ${mind.name} is disabled` };
     return null;
   }
 
-  async #decide(request: InvokeRequest, call: CheckedCall, options: { ignoreGrants?: boolean } = {}): Promise<PolicyVerdict> {
+  async #decide(request: InvokeRequest, call: CheckedCall, options: { ignoreGrants?: boolean; memo?: PolicyMemo } = {}): Promise<PolicyVerdict> {
     const now = this.#ctx.clock.now();
-    const inputs = await loadPolicyInputs(this.#ctx.store, request.mindId, now, { grants: !options.ignoreGrants });
+    const grants = !options.ignoreGrants;
+    const load = () => loadPolicyInputs(this.#ctx.store, request.mindId, now, { grants });
+    const inputs = options.memo && grants ? await options.memo.inputs(request.mindId, load) : await load();
     return decidePolicy({
       definition: call.definition,
       target: call.target,
@@ -194,29 +245,33 @@ export class CapabilityService {
   }
 
   /** A deny is refused; an ask raises an approval request, except for a check, which never prompts. */
-  #unallowed(request: InvokeRequest, call: CheckedCall, verdict: PolicyVerdict): Promise<InvokeResult> {
+  #unallowed(request: InvokeRequest, call: CheckedCall, verdict: PolicyVerdict, decisions: NewEvent[]): Settled {
     if (verdict.decision === 'deny') {
-      return this.#refuse(request, call, { status: 'denied', code: verdict.source === 'locked' ? 'locked' : 'policy_denied', reason: verdict.reason, verdict });
+      return this.#refuse(request, call, { status: 'denied', code: verdict.source === 'locked' ? 'locked' : 'policy_denied', reason: verdict.reason, verdict }, decisions);
     }
     if (request.allowPrompt === false) {
-      return this.#refuse(request, call, {
-        status: 'denied',
-        code: 'not_observable',
-        reason: `not observable: policy would ask an operator (${verdict.reason}), and a check never prompts`,
-        verdict,
-      });
+      return this.#refuse(
+        request,
+        call,
+        { status: 'denied', code: 'not_observable', reason: `not observable: policy would ask an operator (${verdict.reason}), and a check never prompts`, verdict },
+        decisions,
+      );
     }
-    return this.#raiseApproval(request, call, verdict);
+    return this.#raiseApproval(request, call, verdict, decisions);
   }
 
-  async #refuse(request: InvokeRequest, call: CheckedCall, denial: Denied): Promise<Denied> {
+  #refuse(request: InvokeRequest, call: CheckedCall, denial: Denied, decisions: NewEvent[]): Settled {
     const action = { capability: call.definition.name, target: call.target, params: call.params };
-    return { ...denial, executionId: await this.#recordRefusal(request, action, denial.code, denial.reason) };
+    const refusal = this.#refusal(request, action, denial.code, denial.reason);
+    return { status: 'settled', result: { ...denial, executionId: refusal.executionId }, records: mergeRecords({ ...noRecords(), events: decisions }, refusal.records) };
   }
 
   /** A refused call still leaves an execution record, so every call can be traced by origin. */
-  async #recordRefusal(request: InvokeRequest, action: { capability: string; target: string; params: JsonObject }, code: string, reason: string): Promise<string> {
-    const execution = await this.#ctx.store.executions.record({
+  #refusal(request: InvokeRequest, action: { capability: string; target: string; params: JsonObject }, code: string, reason: string): { executionId: string; records: CallRecords } {
+    const executionId = newId();
+    const records = noRecords();
+    records.executions.push({
+      id: executionId,
       mindId: request.mindId,
       ...action,
       origin: request.origin,
@@ -226,13 +281,14 @@ export class CapabilityService {
       error: `${code}: ${reason}`,
       retrySafe: false,
     });
-    await this.#event('tool_failed', request, { capability: action.capability, target: action.target, code, error: reason, execution_id: execution.id });
-    return execution.id;
+    records.events.push(callEvent('tool_failed', request, { capability: action.capability, target: action.target, code, error: reason, execution_id: executionId }));
+    return { executionId, records };
   }
 
-  async #raiseApproval(request: InvokeRequest, call: CheckedCall, verdict: PolicyVerdict): Promise<InvokeResult> {
-    const { store, clock, approvalTtlSeconds } = this.#ctx;
-    const approval = await store.approvals.create({
+  #raiseApproval(request: InvokeRequest, call: CheckedCall, verdict: PolicyVerdict, decisions: NewEvent[]): Settled {
+    const { clock, approvalTtlSeconds } = this.#ctx;
+    const approval = {
+      id: newId(),
       mindId: request.mindId,
       capability: call.definition.name,
       target: call.target,
@@ -246,20 +302,11 @@ export class CapabilityService {
       authoredBy: request.authoredBy ?? '',
       batchKey: request.batchKey ?? request.correlationId ?? '',
       expiresAt: addSeconds(clock.now(), approvalTtlSeconds),
-    });
+    };
     const data = { approval_id: approval.id, capability: call.definition.name, target: call.target, reason: verdict.reason };
-    await this.#event('tool_requested', request, data);
-    await this.#event('approval_requested', request, { ...data, approvers_required: approval.approversRequired });
-    return { status: 'pending', approvalId: approval.id, verdict };
-  }
-
-  async #event(type: 'policy_decision' | 'tool_authorised' | 'tool_requested' | 'tool_failed' | 'approval_requested', request: InvokeRequest, data: JsonObject) {
-    await this.#ctx.store.events.append({
-      type,
-      mindId: request.mindId,
-      intentionId: request.correlationId || null,
-      data: { origin: request.origin, ...data },
-    });
+    const records = { ...noRecords(), approvals: [approval] };
+    records.events.push(...decisions, callEvent('tool_requested', request, data), callEvent('approval_requested', request, { ...data, approvers_required: approval.approversRequired }));
+    return { status: 'settled', result: { status: 'pending', approvalId: approval.id, verdict }, records };
   }
 }
 

@@ -3,6 +3,7 @@
 // leaves no trace and a won one leaves all of it. What must happen after the commit (settling
 // the plan, reconsidering a failure, resuming a parent) runs once the transaction is over.
 
+import { isEmpty, writeRecords, type CallRecords } from '../capabilities/call-records.ts';
 import type { JsonObject, JsonValue } from '../core/plan.ts';
 import type { EventType, StepStatus } from '../core/vocabulary.ts';
 import { abandonIntention, formSubordinate, fulfilIntention, resumeParent, suspendIntention } from '../mind/intentions.ts';
@@ -22,6 +23,7 @@ export interface StepScene {
   intention: IntentionRecord | null;
 }
 
+/** The step with its plan and intention, read now (a pass reads them once: Pass.scene). */
 export async function loadScene(store: Store, step: StepRecord): Promise<StepScene | undefined> {
   const plan = await store.plans.get(step.planId);
   if (!plan) return undefined;
@@ -33,6 +35,19 @@ export interface ApplyOptions {
   /** The status the step must still be in. */
   from: StepStatus | readonly StepStatus[];
   guard?: StepGuard;
+  /** The move is the step's attempt (it acted before moving, without a claim): count it. */
+  countAttempt?: boolean;
+  /**
+   * What the step's calls recorded (executions, policy and tool events): written in the same
+   * transaction as the move, and written even when the move loses, so every call stays
+   * traceable by its origin.
+   */
+  records?: CallRecords;
+  /**
+   * Settling the plan after a completed or skipped step is left to the caller, which settles each
+   * plan once after all of its moved steps (a pass does). Without it the plan is settled at once.
+   */
+  deferSettle?: (planId: string) => void;
 }
 
 interface Move {
@@ -100,15 +115,22 @@ export async function applyDecision(
 ): Promise<StepRecord | undefined> {
   const { store } = ctx;
   const { step, plan } = scene;
+  const records = options.records && !isEmpty(options.records) ? options.records : null;
   if (decision.kind === 'keep') {
-    if (!decision.at) return step;
-    return store.steps.transition(step.id, options.from, step.status, { nextRunAt: decision.at }, options.guard ?? {});
+    if (!decision.at && !records) return step;
+    return inUnitOfWork(store, async (scoped) => {
+      if (records) await writeRecords(scoped, records);
+      if (!decision.at) return step;
+      return scoped.steps.transition(step.id, options.from, step.status, { nextRunAt: decision.at }, options.guard ?? {});
+    });
   }
   const move = moveOf(decision);
   const after: AfterCommit = { settle: false, failure: null, resumeParentOf: null };
 
   const moved = await inUnitOfWork(store, async (scoped) => {
-    let current = await scoped.steps.transition(step.id, options.from, move.to, move.patch, options.guard ?? {});
+    // The calls' records first, so the log reads in order: decision, act, then the step's move.
+    if (records) await writeRecords(scoped, records);
+    let current = await scoped.steps.transition(step.id, options.from, move.to, { ...move.patch, ...(options.countAttempt ? { countAttempt: true } : {}) }, options.guard ?? {});
     if (!current) return undefined;
     const where = { mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id, stepId: step.id };
     const note = (type: EventType, data: JsonObject) => scoped.events.append({ type, ...where, data });
@@ -178,7 +200,10 @@ export async function applyDecision(
   }
   if (after.resumeParentOf) await resumeParent(store, after.resumeParentOf);
   if (after.failure) await reconsiderPlan(ctx, plan.id, after.failure.kind, after.failure.why);
-  else if (after.settle) await settlePlan(ctx, plan.id);
+  else if (after.settle) {
+    if (options.deferSettle) options.deferSettle(plan.id);
+    else await settlePlan(ctx, plan.id);
+  }
   return moved;
 }
 
@@ -222,6 +247,16 @@ async function applyEffect(scoped: Store, scene: StepScene, current: StepRecord,
         await resumeParent(scoped, plan.intentionId, current.intentionId);
         after.resumeParentOf = plan.intentionId;
       }
+      return current;
+    case 'requeued':
+      await scoped.events.append({
+        type: 'plan_step_released',
+        mindId: plan.mindId,
+        intentionId: plan.intentionId,
+        planId: plan.id,
+        stepId: current.id,
+        data: { key: current.key, recovered: true, reason: effect.reason },
+      });
       return current;
     case 'operator_note':
       await scoped.events.append({

@@ -5,7 +5,9 @@
 import type { Check, JsonObject, JsonValue } from '../core/plan.ts';
 import type { Comparison } from '../core/vocabulary.ts';
 import type { Observation } from '../mind/predictions.ts';
+import { mergeRecords } from '../capabilities/call-records.ts';
 import type { ExecutorContext } from './context.ts';
+import type { StepIO } from './pass.ts';
 
 /** The value at a dotted path (`filesystems.0.use_percent`); undefined when any part is missing. */
 export function fieldAt(observation: JsonValue, path: string): JsonValue | undefined {
@@ -87,6 +89,7 @@ const LASTING_REFUSALS = new Set(['not_observable', 'policy_denied', 'locked', '
  */
 export async function observe(
   ctx: ExecutorContext,
+  io: StepIO,
   call: { mindId: string; origin: string; intentionId: string; evidence: JsonObject; why: string },
   check: Check,
 ): Promise<CheckOutcome> {
@@ -94,7 +97,8 @@ export async function observe(
   if (!definition || !definition.readOnly) {
     return { observation: { kind: 'unobservable', why: `${check.capability} is not a read-only capability`, lasting: true }, executionId: null, raw: null };
   }
-  const result = await ctx.capabilities.invoke({
+  // The observation's records join the step's move: written in the same commit, win or lose.
+  const { result, records } = await ctx.capabilities.invokeDeferred({
     mindId: call.mindId,
     capability: check.capability,
     params: check.params,
@@ -109,7 +113,8 @@ export async function observe(
       alternatives: [],
     },
     allowPrompt: false,
-  });
+  }, { memo: io.memo });
+  io.records = mergeRecords(io.records, records);
   switch (result.status) {
     case 'executed': {
       const observed = fieldAt(result.observation, check.field);

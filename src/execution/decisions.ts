@@ -19,7 +19,9 @@ export type Effect =
   | { type: 'fulfil_subordinate' }
   /** The step's subordinate intention ends unfulfilled (denied, expired, cancelled). */
   | { type: 'abandon_subordinate'; reason: IntentionReason }
-  | { type: 'operator_note'; message: string };
+  | { type: 'operator_note'; message: string }
+  /** Recovery put a step whose claimant stopped back to ready: said as an event, with why. */
+  | { type: 'requeued'; reason: string };
 
 interface Common {
   /** In words, for the operator: stored as the step's status_reason. */

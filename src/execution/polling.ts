@@ -6,7 +6,8 @@
 import type { CapabilityDefinition } from '../capabilities/definition.ts';
 import type { JsonObject } from '../core/plan.ts';
 import type { ApprovalRecord, CapabilityRequestRecord, ExecutionRecord, StepRecord } from '../store/index.ts';
-import { loadScene, applyDecision } from './apply.ts';
+import { applyDecision } from './apply.ts';
+import type { Pass } from './pass.ts';
 import { LEASE_MARGIN_SECONDS, type ExecutorContext } from './context.ts';
 import type { Effect, StepDecision } from './decisions.ts';
 
@@ -125,7 +126,7 @@ export function decideRequestPoll(step: StepRecord, request: CapabilityRequestRe
 }
 
 /** Looks at a step in awaiting_approval or awaiting_grant; true when it moved. */
-export async function pollStep(ctx: ExecutorContext, step: StepRecord): Promise<boolean> {
+export async function pollStep(ctx: ExecutorContext, pass: Pass, step: StepRecord): Promise<boolean> {
   const { store } = ctx;
   let decision: StepDecision;
   if (step.status === 'awaiting_approval') {
@@ -137,7 +138,7 @@ export async function pollStep(ctx: ExecutorContext, step: StepRecord): Promise<
     decision = decideRequestPoll(step, request);
   }
   if (decision.kind === 'keep') return false;
-  const scene = await loadScene(store, step);
+  const scene = await pass.scene(store, step);
   if (!scene) return false;
-  return (await applyDecision(ctx, scene, decision, { from: step.status })) !== undefined;
+  return (await applyDecision(ctx, scene, decision, { from: step.status, deferSettle: pass.settleLater })) !== undefined;
 }

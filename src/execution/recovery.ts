@@ -1,19 +1,21 @@
 // Recovery: a step found `executing` after its lease ran out was claimed by an executor that
-// stopped mid-step (a crash, a kill, a lost host). It is taken over by one conditional update
-// (only while the lease is still expired, so one taker wins) and resolved by what its origin
-// left behind, never by guessing:
+// stopped mid-step (a crash, a kill, a lost host). It is resolved by what its origin left
+// behind, never by guessing, and the resolution is itself the takeover: one conditional move
+// guarded by the expired lease, so one taker wins.
 //
 // - a finished execution is adopted (completed, or failed and retried where that is safe);
 // - an approval request resumes the wait for it;
-// - no record (or only a write-ahead `started` row) of an idempotent or read-only action: it
-//   runs again;
-// - no record, or only a `started` row, of a non-idempotent write: the step is blocked, with
+// - no record of an idempotent or read-only action: it runs again;
+// - no write-ahead record of a non-idempotent write: the write-ahead row commits with the claim
+//   and before the act, so its absence proves the act never began. The step goes back to ready,
+//   and the move is an event (plan_step_released, with the executor that recovered it);
+// - a `started` row with no outcome: the act may have happened. The step is blocked with
 //   "outcome unknown; not repeating a non-idempotent action without verification", and the
 //   intention blocked as outcome_unverified, until an operator releases it.
 //
 // Steps that only observe or wait (verify, monitor, wait, internal) keep their progress in the
-// step row and simply run again under the new lease; a request step first looks for the request
-// it may already have raised.
+// step row and simply run again; a request step first looks for the request it may already have
+// raised, and is claimed afresh before raising one.
 
 import { addSeconds } from '../core/clock.ts';
 import { isOperatorName } from '../core/operator.ts';
@@ -21,13 +23,14 @@ import type { CapabilityDefinition } from '../capabilities/definition.ts';
 import type { JsonObject } from '../core/plan.ts';
 import { resumeIntention } from '../mind/intentions.ts';
 import type { ApprovalRecord, CapabilityRequestRecord, ExecutionRecord, StepRecord, Store } from '../store/index.ts';
-import { applyDecision, loadScene } from './apply.ts';
+import { applyDecision, type StepScene } from './apply.ts';
 import { stepOrigin, type ExecutorContext } from './context.ts';
 import { backoffSeconds, type Effect, type StepDecision } from './decisions.ts';
 import { repeatable } from './handlers/capability.ts';
 import { runHandler } from './handlers/index.ts';
 import { adoptRequestAnswer } from './handlers/request-capability.ts';
 import { leaseSecondsFor } from './lease.ts';
+import type { Pass } from './pass.ts';
 import { decideRequestPoll } from './polling.ts';
 import { inUnitOfWork } from './unit-of-work.ts';
 
@@ -84,17 +87,20 @@ export function decideRecovery(step: StepRecord, definition: CapabilityDefinitio
       objective: `get an operator's approval for ${definition.name} on ${approval.target} (step ${step.key})`,
     };
   }
-  if (repeatable(definition)) {
-    return { kind: 'retry', at: now, reason: `recovered: no record of the outcome, and ${definition.name} is safe to run again`, error: '' };
-  }
   const started = actions.find((e) => e.status === 'started');
+  if (repeatable(definition) || !started) {
+    const why = repeatable(definition)
+      ? `recovered: no record of the outcome, and ${definition.name} is safe to run again`
+      : `recovered: no write-ahead record of ${definition.name}, so it never began; it may run`;
+    return { kind: 'retry', at: now, reason: why, error: '', effects: [{ type: 'requeued', reason: why }] };
+  }
   return {
     kind: 'block',
-    reason: started ? `the action was started (execution ${started.id}) and never finished` : 'the executor stopped before any outcome was recorded',
+    reason: `the action was started (execution ${started.id}) and never finished`,
     error: OUTCOME_UNKNOWN,
     intention: 'outcome_unverified',
     blockPlan: false,
-    executionId: started?.id ?? null,
+    executionId: started.id,
   };
 }
 
@@ -116,15 +122,38 @@ async function recordsSince(store: Store, step: StepRecord): Promise<OriginRecor
   };
 }
 
-/** Takes over a step whose lease expired and resolves it; true when it moved. */
-export async function recoverStep(ctx: ExecutorContext, due: StepRecord): Promise<boolean> {
+/** Resolves a step whose lease expired, taking it over; true when it moved. */
+export async function recoverStep(ctx: ExecutorContext, pass: Pass, due: StepRecord): Promise<boolean> {
   const { store } = ctx;
-  const scene0 = await loadScene(store, due);
-  if (!scene0) return false;
+  const scene = await pass.scene(store, due);
+  if (!scene) return false;
   const now = ctx.clock.now();
-  const lease = addSeconds(now, leaseSecondsFor(due, scene0.plan.steps, ctx.registry));
-  const taken = await store.steps.transition(
-    due.id,
+  const io = pass.io();
+  let decision: StepDecision;
+  switch (due.kind) {
+    case 'capability':
+      decision = decideRecovery(due, ctx.registry.get(due.capability), await recordsSince(store, due), now);
+      break;
+    case 'request_capability': {
+      const found = decideRequestRecovery(due, await store.capabilityRequests.listByOrigin(stepOrigin(due.id)), now);
+      if (!found) return takeOverAndRun(ctx, pass, scene, now);
+      decision = found;
+      break;
+    }
+    default:
+      decision = await runHandler(ctx, scene, io);
+  }
+  const moved = await applyDecision(ctx, scene, decision, { from: 'executing', guard: { leaseExpiredBy: now }, records: io.records, deferSettle: pass.settleLater });
+  if (moved) ctx.log.warn('recovered a step whose claim expired', { step: due.id, kind: due.kind, decision: decision.kind, executor: ctx.name });
+  return moved !== undefined;
+}
+
+/** Takes the step over under a new lease (one taker wins), then runs it as its claimant would. */
+async function takeOverAndRun(ctx: ExecutorContext, pass: Pass, scene: StepScene, now: Date): Promise<boolean> {
+  const { step } = scene;
+  const lease = addSeconds(now, leaseSecondsFor(step, scene.plan.steps, ctx.registry));
+  const taken = await ctx.store.steps.transition(
+    step.id,
     'executing',
     'executing',
     { leaseUntil: lease, nextRunAt: lease, statusReason: `taken over by ${ctx.name}: the previous claim expired` },
@@ -132,19 +161,9 @@ export async function recoverStep(ctx: ExecutorContext, due: StepRecord): Promis
   );
   if (!taken) return false;
   ctx.log.warn('taking over a step whose claim expired', { step: taken.id, kind: taken.kind, executor: ctx.name });
-  const scene = { ...scene0, step: taken };
-  let decision: StepDecision;
-  switch (taken.kind) {
-    case 'capability':
-      decision = decideRecovery(taken, ctx.registry.get(taken.capability), await recordsSince(store, taken), now);
-      break;
-    case 'request_capability':
-      decision = decideRequestRecovery(taken, await store.capabilityRequests.listByOrigin(stepOrigin(taken.id)), now) ?? (await runHandler(ctx, scene));
-      break;
-    default:
-      decision = await runHandler(ctx, scene);
-  }
-  return (await applyDecision(ctx, scene, decision, { from: 'executing', guard: { leaseUntil: taken.leaseUntil } })) !== undefined;
+  const io = pass.io();
+  const decision = await runHandler(ctx, { ...scene, step: taken }, io);
+  return (await applyDecision(ctx, { ...scene, step: taken }, decision, { from: 'executing', guard: { leaseUntil: taken.leaseUntil }, records: io.records, deferSettle: pass.settleLater })) !== undefined;
 }
 
 export type Release =

@@ -9,7 +9,8 @@ import { STALLED_REPLAN_SECONDS, type ExecutorContext } from './context.ts';
 import { replanUnderNewCommitments } from './commitments.ts';
 import { cancelOrphanedWaits, resumeStalledReplans } from './replan.ts';
 import { runDueStep } from './run-step.ts';
-import { settlePlans, startPlans } from './settle.ts';
+import { Pass } from './pass.ts';
+import { settlePlan, settlePlans, startPlans } from './settle.ts';
 
 export interface TickOptions {
   /** Most plans and steps looked at per phase. */
@@ -93,18 +94,23 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
   if (options.signal?.aborted) return report;
 
   const due = await guarded('finding due steps', () => store.executorQueries.dueSteps({ now: ctx.clock.now(), host: ctx.host, limit: options.batch }), []);
+  const pass = new Pass();
   report.dueSteps = due.length;
   let next = 0;
   const worker = async () => {
     while (next < due.length && !options.signal?.aborted) {
       const step = due[next++]!;
       // null: the step failed (already counted as an error) or had nothing to claim; neither is a lost claim.
-      const moved = await guarded<boolean | null>(`step ${step.id} (${step.kind}, ${step.status})`, () => runDueStep(ctx, step), null);
+      const moved = await guarded<boolean | null>(`step ${step.id} (${step.kind}, ${step.status})`, () => runDueStep(ctx, pass, step), null);
       if (moved) report.movedSteps += 1;
       if (options.observer && moved !== null) await observeStep(ctx, options.observer, step, moved);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, due.length)) }, worker));
+  // Each plan whose steps finished is settled once, after all of them (promoting what became ready).
+  for (const planId of pass.takePlansToSettle()) {
+    report.settled += await guarded(`settling plan ${planId}`, () => settlePlan(ctx, planId), 0);
+  }
 
   report.busy =
     due.length >= options.batch || report.startedPlans > 0 || report.settled > 0 || report.replannedForCommitments > 0 || report.movedSteps > 0 || report.resumedReplans > 0;

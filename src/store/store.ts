@@ -4,7 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
 import pg from 'pg';
 import { systemClock, type Clock } from '../core/clock.ts';
 import { codecFor, type Codec, type StoreKind } from './codec.ts';
@@ -32,7 +32,7 @@ import { PredictionRepository } from './repositories/predictions.ts';
 import { ProceduralMemoryRepository } from './repositories/procedural-memories.ts';
 import { StepRepository } from './repositories/steps.ts';
 import type { Database } from './schema.ts';
-import { PraxisSqliteDialect } from './sqlite-dialect.ts';
+import { PraxisSqliteDialect, withStatementCache } from './sqlite-dialect.ts';
 
 export interface Repositories {
   readonly minds: MindRepository;
@@ -77,6 +77,11 @@ export interface Store extends Repositories {
 
 export interface StoreOptions {
   clock?: Clock;
+  /**
+   * Told the SQL text of every statement the store runs, `begin` and `commit` included, after it
+   * ran: how the benchmark counts statements and commits per step. Must not throw.
+   */
+  observeQuery?: (sql: string) => void;
 }
 
 export function repositoriesFor(ctx: RepositoryContext): Repositories {
@@ -105,7 +110,8 @@ export function repositoriesFor(ctx: RepositoryContext): Repositories {
 export async function openStore(config: StoreConfig, options: StoreOptions = {}): Promise<Store> {
   const clock = options.clock ?? systemClock;
   const codec = codecFor(config.kind);
-  const db = config.kind === 'sqlite' ? openSqlite(config) : openPostgres(config);
+  const log = options.observeQuery ? queryLog(options.observeQuery) : undefined;
+  const db = config.kind === 'sqlite' ? openSqlite(config, log) : openPostgres(config, log);
   const schema = config.kind === 'postgres' ? config.schema : undefined;
   const wakeups = new WakeSignals();
   const wakeChannelName = config.kind === 'postgres' ? wakeChannel(config.schema) : null;
@@ -135,7 +141,15 @@ export async function openStore(config: StoreConfig, options: StoreOptions = {})
   };
 }
 
-function openSqlite(config: SqliteStoreConfig): Kysely<Database> {
+type QueryLog = (event: LogEvent) => void;
+
+function queryLog(observe: (sql: string) => void): QueryLog {
+  return (event) => {
+    if (event.level === 'query') observe(event.query.sql);
+  };
+}
+
+function openSqlite(config: SqliteStoreConfig, log: QueryLog | undefined): Kysely<Database> {
   if (config.path !== ':memory:') mkdirSync(dirname(resolve(config.path)), { recursive: true });
   const database = new BetterSqlite3(config.path);
   // Wait for the write lock instead of failing when another process holds it.
@@ -144,19 +158,24 @@ function openSqlite(config: SqliteStoreConfig): Kysely<Database> {
   database.pragma('journal_mode = WAL');
   // SQLite leaves foreign keys unenforced unless asked, per connection.
   database.pragma('foreign_keys = ON');
-  // synchronous stays FULL: a write-ahead execution row must survive a crash before its side effect.
-  return new Kysely<Database>({ dialect: new PraxisSqliteDialect({ database }) });
+  // Every commit reaches the disk before it returns. WAL mode's usual NORMAL would let a committed
+  // claim or write-ahead execution row vanish on power loss, and the non-idempotent action behind
+  // it could then run a second time after the machine comes back.
+  database.pragma('synchronous = FULL');
+  return new Kysely<Database>({ dialect: new PraxisSqliteDialect({ database: withStatementCache(database) }), ...(log ? { log } : {}) });
 }
 
-function openPostgres(config: PostgresStoreConfig): Kysely<Database> {
+function openPostgres(config: PostgresStoreConfig, log: QueryLog | undefined): Kysely<Database> {
   if (config.schema !== undefined) assertSchemaName(config.schema);
   const pool = new pg.Pool({
     connectionString: config.url,
-    // Every connection resolves unqualified table names in the configured schema.
-    ...(config.schema ? { options: `-c search_path=${config.schema}` } : {}),
+    // Every commit is durable whatever the server's default (a claim or a write-ahead execution
+    // row must never vanish after it was reported committed), and unqualified table names
+    // resolve in the configured schema.
+    options: ['-c synchronous_commit=on', ...(config.schema ? [`-c search_path=${config.schema}`] : [])].join(' '),
   });
   // An idle client can lose its server (restart, failover); the pool drops it and the next query
   // reconnects. Without a listener the error would crash the process.
   pool.on('error', () => {});
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }), ...(log ? { log } : {}) });
 }

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { CapabilityImplementation } from '../../src/capabilities/implementation.ts';
 import type { StepDraft } from '../../src/core/plan.ts';
+import type { StepStatus } from '../../src/core/vocabulary.ts';
 import { OUTCOME_UNKNOWN } from '../../src/execution/index.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 import { draftOf, makeWorld, step, type World } from './support.ts';
@@ -40,7 +41,8 @@ for (const kind of STORE_KINDS) {
     const current = useStore(kind);
     let n = 0;
 
-    async function crash(mode: string, only: StepDraft, options: { allowWrite?: boolean } = {}) {
+    /** Kills an executor process at `mode`'s moment and checks what it left committed (`leaves`), then recovers. */
+    async function crash(mode: string, only: StepDraft, leaves: StepStatus, options: { allowWrite?: boolean } = {}) {
       const file = join(dir, `${kind}-${mode}-${n++}.log`);
       const effect = (capability: string): CapabilityImplementation => async (params) => {
         appendFileSync(file, `${capability} ${String(params.name)}\n`);
@@ -53,7 +55,7 @@ for (const kind of STORE_KINDS) {
       const died = await runUntilKilled(JSON.stringify(w.ts.config), mode, w.clock.now().toISOString(), file);
       assert.equal(died.signal, 'SIGKILL', `the executor process was killed (${died.output})`);
       const left = (await w.store.plans.get(plan.id))!.steps[0]!;
-      assert.equal(left.status, 'executing', 'the kill left the step claimed');
+      assert.equal(left.status, leaves, `the kill left the step ${leaves}`);
       w.advance(60);
       const executor = w.executor();
       await executor.drain();
@@ -62,7 +64,7 @@ for (const kind of STORE_KINDS) {
     }
 
     it('a non-idempotent write killed after its write-ahead record is blocked, never repeated', async () => {
-      const { w, stepId, intention, file } = await crash('write-dies-in-action', write());
+      const { w, stepId, intention, file } = await crash('write-dies-in-action', write(), 'executing');
       const blocked = (await w.store.steps.get(stepId))!;
       assert.equal(blocked.status, 'blocked');
       assert.equal(blocked.error, OUTCOME_UNKNOWN);
@@ -73,20 +75,18 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(sideEffectsIn(file), ['test.write target'], 'the write happened once and was not repeated');
     });
 
-    it('a non-idempotent write whose executor died before any record is blocked', async () => {
+    it('a write whose executor died in its precondition, before the claim, is simply run: once', async () => {
       const precondition = { capability: 'test.read', params: { name: 'probe' }, field: 'value', comparison: 'exists' as const };
-      const { w, stepId, file } = await crash('dies-in-precondition', write({ precondition }));
-      const blocked = (await w.store.steps.get(stepId))!;
-      assert.equal(blocked.status, 'blocked');
-      assert.equal(blocked.error, OUTCOME_UNKNOWN);
-      assert.deepEqual(await w.store.executions.listByOrigin(`plan_step:${stepId}`), []);
-      assert.deepEqual(sideEffectsIn(file), ['test.read probe'], 'the write was never attempted');
+      const { w, stepId, file } = await crash('dies-in-precondition', write({ precondition }), 'ready');
+      assert.equal((await w.store.steps.get(stepId))?.status, 'completed');
+      const records = await w.store.executions.listByOrigin(`plan_step:${stepId}`);
+      assert.deepEqual(records.map((e) => e.status), ['succeeded'], 'the dead executor left no record of the write');
+      assert.deepEqual(sideEffectsIn(file), ['test.read probe', 'test.read probe', 'test.write target'], 'the check was read twice, the write made once');
     });
 
-    it('a recorded outcome is adopted: the write is not run again', async () => {
-      const { w, stepId, plan, intention, file } = await crash('write-dies-after-record', write());
+    it('an outcome commits with the step’s move: killed after it, the write is not run again and the plan closes', async () => {
+      const { w, stepId, plan, intention, file } = await crash('write-dies-after-record', write(), 'completed');
       const done = (await w.store.steps.get(stepId))!;
-      assert.equal(done.status, 'completed');
       const [execution] = await w.store.executions.listByOrigin(`plan_step:${stepId}`);
       assert.equal(execution?.status, 'succeeded');
       assert.equal(done.executionId, execution?.id);
@@ -95,14 +95,14 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(sideEffectsIn(file), ['test.write target']);
     });
 
-    it('a read-only step with no record is simply run again', async () => {
-      const { w, stepId, file } = await crash('read-dies-in-action', step('R', { kind: 'capability', capability: 'test.read', params: { name: 'r' } }));
+    it('a read-only step is read before it is moved: killed mid-read, it is still ready and simply read again', async () => {
+      const { w, stepId, file } = await crash('read-dies-in-action', step('R', { kind: 'capability', capability: 'test.read', params: { name: 'r' } }), 'ready');
       assert.equal((await w.store.steps.get(stepId))?.status, 'completed');
       assert.deepEqual(sideEffectsIn(file), ['test.read r', 'test.read r'], 'read twice: harmless');
     });
 
-    it('a recorded approval request resumes the wait; approving it runs the write once', async () => {
-      const { w, stepId, executor, file } = await crash('dies-after-approval', write(), { allowWrite: false });
+    it('an approval request commits with the step’s wait: killed after it, approving it runs the write once', async () => {
+      const { w, stepId, executor, file } = await crash('dies-after-approval', write(), 'awaiting_approval', { allowWrite: false });
       const waiting = (await w.store.steps.get(stepId))!;
       assert.equal(waiting.status, 'awaiting_approval');
       const approvals = await w.store.approvals.listByOrigin(`plan_step:${stepId}`);

@@ -193,13 +193,19 @@ describe('adopting an invocation', () => {
 describe('recovery decisions', () => {
   const none = { executions: [], approvals: [] };
 
-  it('blocks a non-idempotent write with no record or only a started one', () => {
-    for (const records of [none, { executions: [execution({ status: 'started', result: null })], approvals: [] }]) {
-      const decision = decideRecovery(stepRecord(), definition(), records, T0);
-      assert.equal(decision.kind, 'block');
-      assert.equal(decision.kind === 'block' && decision.error, OUTCOME_UNKNOWN);
-      assert.equal(decision.kind === 'block' && decision.intention, 'outcome_unverified');
-    }
+  it('blocks a non-idempotent write whose only record is a started one: its outcome is unknown', () => {
+    const decision = decideRecovery(stepRecord(), definition(), { executions: [execution({ status: 'started', result: null })], approvals: [] }, T0);
+    assert.equal(decision.kind, 'block');
+    assert.equal(decision.kind === 'block' && decision.error, OUTCOME_UNKNOWN);
+    assert.equal(decision.kind === 'block' && decision.intention, 'outcome_unverified');
+  });
+
+  it('puts a non-idempotent write with no write-ahead record back to ready, saying so: it never began', () => {
+    const decision = decideRecovery(stepRecord(), definition(), none, T0);
+    assert.equal(decision.kind, 'retry');
+    assert.equal(decision.kind === 'retry' && decision.at.getTime(), T0.getTime());
+    assert.deepEqual(decision.effects?.map((e) => e.type), ['requeued']);
+    assert.match(decision.reason, /never began/);
   });
 
   it('retries a repeatable action with no record, adopts a finished one, and resumes a recorded approval', () => {
@@ -217,7 +223,11 @@ describe('recovery decisions', () => {
 
   it('ignores executions of another capability under the same origin', () => {
     const other = execution({ capability: 'x.read' });
-    assert.equal(decideRecovery(stepRecord(), definition(), { executions: [other], approvals: [] }, T0).kind, 'block');
+    assert.equal(decideRecovery(stepRecord(), definition(), { executions: [other], approvals: [] }, T0).kind, 'retry');
+    const otherStarted = execution({ capability: 'x.read', status: 'started', result: null });
+    const ownStarted = execution({ status: 'started', result: null });
+    assert.equal(decideRecovery(stepRecord(), definition(), { executions: [otherStarted], approvals: [] }, T0).kind, 'retry');
+    assert.equal(decideRecovery(stepRecord(), definition(), { executions: [otherStarted, ownStarted], approvals: [] }, T0).kind, 'block');
   });
 });
 

@@ -50,15 +50,33 @@ for (const kind of STORE_KINDS) {
       assert.equal(w.log.calls.length, 0);
     });
 
-    it('blocks a non-idempotent write with no record, blocks its intention, and runs it once the operator releases it', async () => {
+    it('puts a non-idempotent write whose claim left no write-ahead record back to ready, and runs it once', async () => {
       const w = await world();
-      const { stepId, intention, plan } = await abandonedClaim(w, step('W', { kind: 'capability', capability: 'test.write', params: { name: 'w' } }));
+      const { stepId, intention, plan } = await abandonedClaim(w, step('W', { kind: 'capability', capability: 'test.write', params: { name: 'unrecorded' } }));
+      w.advance(33);
+      await w.executor().drain();
+      assert.equal((await stepOf(w.store, stepId)).status, 'completed');
+      // Counted by name: the store is shared with the earlier tests, whose abandoned claims this executor may recover too.
+      const writes = w.log.calls.filter((c) => c.params.name === 'unrecorded');
+      assert.equal(writes.length, 1, 'the write ran once: the claim without a record proved it had never begun');
+      assert.equal((await w.store.intentions.get(intention.id))?.status, 'fulfilled');
+      const requeued = (await w.store.events.list({ planId: plan.id, limit: 100 })).filter((e) => e.type === 'plan_step_released');
+      assert.equal(requeued.length, 1);
+      assert.equal(requeued[0]?.data.recovered, true);
+      assert.match(String(requeued[0]?.data.reason), /never began/);
+    });
+
+    it('blocks a non-idempotent write whose only record is a write-ahead `started` row, and runs it once the operator releases it', async () => {
+      const w = await world();
+      const { stepId, origin, intention, plan } = await abandonedClaim(w, step('W', { kind: 'capability', capability: 'test.write', params: { name: 'w' } }));
+      const started = await w.store.executions.start({ mindId: w.mind.id, capability: 'test.write', target: 'w', params: { name: 'w' }, origin, correlationId: '', evidence: {} });
       w.advance(33);
       const executor = w.executor();
       await executor.drain();
       const blocked = await stepOf(w.store, stepId);
       assert.equal(blocked.status, 'blocked');
       assert.equal(blocked.error, OUTCOME_UNKNOWN);
+      assert.equal(blocked.executionId, started.id);
       const held = await w.store.intentions.get(intention.id);
       assert.equal(held?.status, 'blocked');
       assert.equal(held?.reason, 'outcome_unverified');
@@ -75,18 +93,6 @@ for (const kind of STORE_KINDS) {
       assert.equal(w.log.calls.length, 1);
       assert.equal((await w.store.intentions.get(intention.id))?.status, 'fulfilled');
       assert.ok((await eventTypes(w.store, { planId: plan.id })).includes('plan_step_released'));
-    });
-
-    it('blocks a non-idempotent write whose only record is a write-ahead `started` row', async () => {
-      const w = await world();
-      const { stepId, origin } = await abandonedClaim(w, step('W', { kind: 'capability', capability: 'test.write', params: { name: 'w' } }));
-      const started = await w.store.executions.start({ mindId: w.mind.id, capability: 'test.write', target: 'w', params: { name: 'w' }, origin, correlationId: '', evidence: {} });
-      w.advance(33);
-      await w.executor().drain();
-      const blocked = await stepOf(w.store, stepId);
-      assert.equal(blocked.status, 'blocked');
-      assert.equal(blocked.executionId, started.id);
-      assert.equal(w.log.calls.length, 0);
     });
 
     it('adopts a recorded execution instead of acting again, prediction included', async () => {
@@ -135,7 +141,8 @@ for (const kind of STORE_KINDS) {
 
     it('lets only one of two executors take an abandoned step over', async () => {
       const w = await world();
-      const { stepId, plan } = await abandonedClaim(w, step('W', { kind: 'capability', capability: 'test.write', params: { name: 'w' } }));
+      const { stepId, plan, origin } = await abandonedClaim(w, step('W', { kind: 'capability', capability: 'test.write', params: { name: 'w' } }));
+      await w.store.executions.start({ mindId: w.mind.id, capability: 'test.write', target: 'w', params: { name: 'w' }, origin, correlationId: '', evidence: {} });
       w.advance(33);
       await Promise.all([w.executor().tick(), w.executor().tick()]);
       assert.equal((await stepOf(w.store, stepId)).status, 'blocked');

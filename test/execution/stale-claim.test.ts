@@ -1,6 +1,7 @@
-// An executor that stalls after claiming a write (here: inside the precondition check) and
-// loses its claim to recovery must not act when it wakes up: the write-ahead record may only
-// be written under a lease that is still its own.
+// An executor that stalls before claiming a write (here: inside the precondition check, which is
+// read before the claim) while another executor runs the step must not act when it wakes up:
+// its claim, which carries the write-ahead record, loses, so neither the record nor the write
+// happens.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -13,7 +14,7 @@ for (const kind of STORE_KINDS) {
   describe(`a claim lost before acting (${kind})`, () => {
     const current = useStore(kind);
 
-    it('is not acted on: the write never runs and recovery’s verdict stands', async () => {
+    it('is not acted on: the write runs once, by the executor that won, and leaves one record', async () => {
       const calls: CallLog = { calls: [] };
       const base = testImplementations(calls);
       let rescuer: Executor | undefined;
@@ -48,10 +49,12 @@ for (const kind of STORE_KINDS) {
       rescuer = w.executor();
       await w.executor().drain();
 
-      assert.equal(calls.calls.filter((c) => c.capability === 'test.write').length, 0, 'the write never ran');
-      assert.deepEqual(await stepsOf(w.store, plan.id), { W1: 'blocked' });
+      assert.equal(calls.calls.filter((c) => c.capability === 'test.write').length, 1, 'the write ran once');
+      assert.deepEqual(await stepsOf(w.store, plan.id), { W1: 'completed' });
       const w1 = (await w.store.plans.get(plan.id))!.steps[0]!;
-      assert.equal((await w.store.executions.listByOrigin(`plan_step:${w1.id}`)).length, 0, 'no write-ahead record for an action that did not happen');
+      const writes = (await w.store.executions.listByOrigin(`plan_step:${w1.id}`)).filter((e) => e.capability === 'test.write');
+      assert.deepEqual(writes.map((e) => e.status), ['succeeded'], 'no write-ahead record for the act that did not happen');
+      assert.equal(w1.executionId, writes[0]?.id);
     });
   });
 }

@@ -3,6 +3,7 @@
 // judgePrecondition); only observing and acting touch the world.
 
 import type { CapabilityDefinition } from '../../capabilities/definition.ts';
+import { mergeRecords, noRecords, type CallRecords } from '../../capabilities/call-records.ts';
 import type { InvokeResult } from '../../capabilities/invocation.ts';
 import { addSeconds } from '../../core/clock.ts';
 import type { JsonObject } from '../../core/plan.ts';
@@ -10,7 +11,8 @@ import type { StepRecord } from '../../store/index.ts';
 import type { StepScene } from '../apply.ts';
 import { checkBudget, usage, originsOf } from '../budget.ts';
 import { observe, type CheckOutcome } from '../checks.ts';
-import { LEASE_MARGIN_SECONDS, preconditionOrigin, stepOrigin, type ExecutorContext } from '../context.ts';
+import { preconditionOrigin, stepOrigin, type ExecutorContext } from '../context.ts';
+import type { StepIO } from '../pass.ts';
 import { backoffSeconds, type Effect, type StepDecision } from '../decisions.ts';
 import { evidenceOf, explanationOf } from '../explain.ts';
 
@@ -101,12 +103,34 @@ export function adoptInvocation(step: StepRecord, definition: CapabilityDefiniti
   }
 }
 
-export async function runCapabilityStep(ctx: ExecutorContext, scene: StepScene): Promise<StepDecision> {
+/** How a capability step's run ended: the decision, and the claim it took if it wrote ahead. */
+export interface CapabilityRun {
+  decision: StepDecision;
+  /** Set when the step was claimed before acting (a non-idempotent write): the decision applies from this claim. */
+  claimed?: StepRecord;
+}
+
+/**
+ * Commits the claim of a step that is about to make a non-idempotent write, together with the
+ * records of its authorisation (its `started` execution row among them); undefined when another
+ * executor won the step, and then no `started` row is written.
+ */
+export type ClaimForWrite = (records: CallRecords) => Promise<StepRecord | undefined>;
+
+/**
+ * A ready capability step: check the budget and the precondition, ask the capability service,
+ * and act. Nothing is claimed before a read or an idempotent action: the step acts first and its
+ * move (with everything the calls recorded, in `io.records`) commits afterwards in one
+ * transaction, guarded by the step's status, so a lost race only repeats a read. A
+ * non-idempotent write is claimed first, in the same commit as its write-ahead record, and acts
+ * only if the claim won.
+ */
+export async function runCapabilityStep(ctx: ExecutorContext, scene: StepScene, io: StepIO, claimForWrite: ClaimForWrite): Promise<CapabilityRun> {
   const { step, plan, intention } = scene;
   const now = ctx.clock.now();
   const definition = ctx.registry.get(step.capability);
   if (!definition) {
-    return { kind: 'fail', reason: 'unknown capability', error: `no capability named "${step.capability}" is registered in this daemon`, failure: 'step_failed' };
+    return { decision: { kind: 'fail', reason: 'unknown capability', error: `no capability named "${step.capability}" is registered in this daemon`, failure: 'step_failed' } };
   }
 
   const counts = await ctx.store.executorQueries.countByOrigin(originsOf(plan.steps));
@@ -120,42 +144,47 @@ export async function runCapabilityStep(ctx: ExecutorContext, scene: StepScene):
     approvals: approval ? 1 : 0,
   });
   if (!verdict.ok) {
-    return { kind: 'block', reason: verdict.reason, error: verdict.reason, intention: 'budget_exhausted', blockPlan: true };
+    return { decision: { kind: 'block', reason: verdict.reason, error: verdict.reason, intention: 'budget_exhausted', blockPlan: true } };
   }
 
   const call = { mindId: plan.mindId, intentionId: plan.intentionId, evidence: evidenceOf(scene) };
   if (step.precondition) {
-    const outcome = await observe(ctx, { ...call, origin: preconditionOrigin(step.id), why: `precondition of step ${step.key}: ${step.precondition.statement ?? step.title}` }, step.precondition);
+    const outcome = await observe(ctx, io, { ...call, origin: preconditionOrigin(step.id), why: `precondition of step ${step.key}: ${step.precondition.statement ?? step.title}` }, step.precondition);
     const decided = judgePrecondition(step, outcome, ctx.clock.now());
-    if (decided) return decided;
+    if (decided) return { decision: decided };
   }
 
-  if (!repeatable(definition)) {
-    // The write-ahead record must be written under a lease nobody else can have taken over:
-    // renew the claim (only if it is still ours and unexpired) right before acting, so the
-    // record recovery finds always tells the truth about whether the action may have run.
-    const now = ctx.clock.now();
-    if (!step.leaseUntil || step.leaseUntil.getTime() <= now.getTime()) {
-      return { kind: 'keep', reason: 'the claim ran out before acting; recovery decides what happens next' };
-    }
-    const lease = addSeconds(now, definition.timeoutSeconds + LEASE_MARGIN_SECONDS);
-    const renewed = await ctx.store.steps.transition(step.id, 'executing', 'executing', { leaseUntil: lease, nextRunAt: lease }, { leaseUntil: step.leaseUntil });
-    if (!renewed) return { kind: 'keep', reason: 'the claim was taken over before acting' };
-    // The caller applies the decision under the renewed lease.
-    scene.step = renewed;
+  const authorisation = await ctx.capabilities.authorise(
+    {
+      mindId: plan.mindId,
+      capability: definition.name,
+      params: step.params,
+      origin: stepOrigin(step.id),
+      correlationId: plan.intentionId,
+      evidence: call.evidence as JsonObject,
+      explanation: explanationOf(scene, definition),
+      requireApproval: approval,
+      ...(plan.authoredBy ? { authoredBy: plan.authoredBy } : {}),
+      ...(intention ? { batchKey: intention.id } : {}),
+    },
+    { memo: io.memo },
+  );
+  if (authorisation.status === 'settled') {
+    io.records = mergeRecords(io.records, authorisation.records);
+    return { decision: adoptInvocation(step, definition, authorisation.result, ctx.clock.now()) };
+  }
+  if (!authorisation.writeAhead) {
+    const acted = await ctx.capabilities.act(authorisation);
+    io.records = mergeRecords(io.records, authorisation.records, acted.records);
+    return { decision: adoptInvocation(step, definition, acted.result, ctx.clock.now()) };
   }
 
-  const result = await ctx.capabilities.invoke({
-    mindId: plan.mindId,
-    capability: definition.name,
-    params: step.params,
-    origin: stepOrigin(step.id),
-    correlationId: plan.intentionId,
-    evidence: call.evidence as JsonObject,
-    explanation: explanationOf(scene, definition),
-    requireApproval: approval,
-    ...(plan.authoredBy ? { authoredBy: plan.authoredBy } : {}),
-    ...(intention ? { batchKey: intention.id } : {}),
-  });
-  return adoptInvocation(step, definition, result, ctx.clock.now());
+  // The write-ahead record commits with the claim, before the act: whoever finds the step
+  // executing later finds the record too, and a claim without one proves nothing was done.
+  const claimed = await claimForWrite(mergeRecords(io.records, authorisation.records));
+  io.records = noRecords();
+  if (!claimed) return { decision: { kind: 'keep', reason: 'another executor claimed the step first' } };
+  const acted = await ctx.capabilities.act(authorisation);
+  io.records = acted.records;
+  return { decision: adoptInvocation(claimed, definition, acted.result, ctx.clock.now()), claimed };
 }

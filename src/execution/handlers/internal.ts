@@ -7,6 +7,7 @@ import type { JsonObject, JsonValue } from '../../core/plan.ts';
 import { InternalActions } from '../../core/vocabulary.ts';
 import type { StepRecord } from '../../store/index.ts';
 import type { StepScene } from '../apply.ts';
+import type { StepIO } from '../pass.ts';
 import type { ExecutorContext } from '../context.ts';
 import type { StepDecision } from '../decisions.ts';
 
@@ -38,7 +39,7 @@ export function summariseFindings(step: StepRecord, steps: readonly StepRecord[]
   return { summary: lines.length > 0 ? lines.join('; ') : 'no findings', findings };
 }
 
-export async function runInternalStep(ctx: ExecutorContext, scene: StepScene): Promise<StepDecision> {
+export async function runInternalStep(ctx: ExecutorContext, scene: StepScene, _io: StepIO): Promise<StepDecision> {
   const { step, plan } = scene;
   const action = step.spec.action;
   if (!InternalActions.has(action)) {

@@ -9,6 +9,7 @@ import type { Comparison } from '../../core/vocabulary.ts';
 import type { Observation } from '../../mind/predictions.ts';
 import type { StepRecord } from '../../store/index.ts';
 import type { StepScene } from '../apply.ts';
+import type { StepIO } from '../pass.ts';
 import { observe } from '../checks.ts';
 import { DEFAULT_MONITOR_INTERVAL_SECONDS, stepOrigin, type ExecutorContext } from '../context.ts';
 import type { StepDecision } from '../decisions.ts';
@@ -76,11 +77,11 @@ export function decideMonitor(spec: MonitorSpec, before: MonitorProgress, seen: 
   return { kind: 'wait', until, reason: `${how}; next look at ${until.toISOString()}`, state: progress as unknown as JsonObject, observation: { observed, checks: progress.checks } };
 }
 
-export async function runMonitorStep(ctx: ExecutorContext, scene: StepScene): Promise<StepDecision> {
+export async function runMonitorStep(ctx: ExecutorContext, scene: StepScene, io: StepIO): Promise<StepDecision> {
   const { step, plan } = scene;
   const spec = monitorSpec(step);
   const check: Check = { capability: step.capability, params: step.params, field: spec.field, comparison: spec.comparison, ...(spec.value !== undefined ? { value: spec.value } : {}) };
   const before = progressOf(step, ctx.clock.now());
-  const outcome = await observe(ctx, { mindId: plan.mindId, intentionId: plan.intentionId, origin: stepOrigin(step.id), evidence: evidenceOf(scene), why: `monitor: ${step.title}` }, check);
+  const outcome = await observe(ctx, io, { mindId: plan.mindId, intentionId: plan.intentionId, origin: stepOrigin(step.id), evidence: evidenceOf(scene), why: `monitor: ${step.title}` }, check);
   return decideMonitor(spec, before, outcome.observation, ctx.clock.now());
 }

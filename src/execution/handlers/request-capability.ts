@@ -7,6 +7,7 @@ import type { RequestAnswer } from '../../capabilities/capability-requests.ts';
 import type { CapabilityRequestSpec, JsonObject } from '../../core/plan.ts';
 import type { StepRecord } from '../../store/index.ts';
 import type { StepScene } from '../apply.ts';
+import type { StepIO } from '../pass.ts';
 import { CAPPED_REQUEST_RETRY_SECONDS, stepOrigin, type ExecutorContext } from '../context.ts';
 import type { StepDecision } from '../decisions.ts';
 
@@ -38,7 +39,7 @@ export function adoptRequestAnswer(step: StepRecord, answer: RequestAnswer, now:
   }
 }
 
-export async function runRequestStep(ctx: ExecutorContext, scene: StepScene): Promise<StepDecision> {
+export async function runRequestStep(ctx: ExecutorContext, scene: StepScene, _io: StepIO): Promise<StepDecision> {
   const { step, plan } = scene;
   const request = requestOf(step);
   const answer = await ctx.capabilities.requestCapability({

@@ -9,6 +9,7 @@ import type { Comparison } from '../../core/vocabulary.ts';
 import { judgeObservation, type Judgement } from '../../mind/predictions.ts';
 import type { PredictionRecord, StepRecord } from '../../store/index.ts';
 import type { StepScene } from '../apply.ts';
+import type { StepIO } from '../pass.ts';
 import { observe, type CheckOutcome } from '../checks.ts';
 import { DEFAULT_VERIFY_INTERVAL_SECONDS, stepOrigin, type ExecutorContext } from '../context.ts';
 import type { StepDecision } from '../decisions.ts';
@@ -90,7 +91,7 @@ export function adoptResolved(prediction: PredictionRecord): StepDecision {
   }
 }
 
-export async function runVerifyStep(ctx: ExecutorContext, scene: StepScene): Promise<StepDecision> {
+export async function runVerifyStep(ctx: ExecutorContext, scene: StepScene, io: StepIO): Promise<StepDecision> {
   const { step, plan } = scene;
   const verified = plan.steps.find((s) => s.key === step.spec.verifies);
   if (!verified) return { kind: 'fail', reason: 'nothing to verify', error: `no step ${String(step.spec.verifies)} in this plan`, failure: 'step_failed' };
@@ -104,6 +105,7 @@ export async function runVerifyStep(ctx: ExecutorContext, scene: StepScene): Pro
   if (!check) return { kind: 'fail', reason: 'nothing to verify', error: `${verified.key} states no expectation`, failure: 'step_failed' };
   const outcome = await observe(
     ctx,
+    io,
     { mindId: plan.mindId, intentionId: plan.intentionId, origin: stepOrigin(step.id), evidence: { ...evidenceOf(scene), prediction_id: prediction.id }, why: `verify: ${prediction.statement}` },
     check,
   );

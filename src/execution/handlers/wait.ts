@@ -4,6 +4,7 @@
 import { addSeconds } from '../../core/clock.ts';
 import type { StepRecord } from '../../store/index.ts';
 import type { StepScene } from '../apply.ts';
+import type { StepIO } from '../pass.ts';
 import type { ExecutorContext } from '../context.ts';
 import type { StepDecision } from '../decisions.ts';
 
@@ -16,6 +17,6 @@ export function decideWait(step: StepRecord, now: Date): StepDecision {
   return { kind: 'wait', until, reason: `waiting until ${until.toISOString()}`, state: { until: until.toISOString() } };
 }
 
-export async function runWaitStep(ctx: ExecutorContext, scene: StepScene): Promise<StepDecision> {
+export async function runWaitStep(ctx: ExecutorContext, scene: StepScene, _io: StepIO): Promise<StepDecision> {
   return decideWait(scene.step, ctx.clock.now());
 }

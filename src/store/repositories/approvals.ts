@@ -47,6 +47,8 @@ export interface ApprovalRecord {
 }
 
 export interface NewApproval {
+  /** Chosen by the caller when it must cite the request before the row is written. */
+  id?: string;
   mindId: string;
   capability: string;
   target: string;
@@ -106,7 +108,7 @@ export class ApprovalRepository {
     const row = await db
       .insertInto('approval_requests')
       .values({
-        id: newId(),
+        id: input.id ?? newId(),
         mind_id: input.mindId,
         capability: input.capability,
         target: input.target,

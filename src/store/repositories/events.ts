@@ -39,6 +39,9 @@ export interface EventQuery {
   limit?: number;
 }
 
+/** Rows per insert statement: far below either store's limit on bound parameters (8 per row). */
+const EVENTS_PER_INSERT = 500;
+
 export class EventRepository {
   readonly #ctx: RepositoryContext;
   constructor(ctx: RepositoryContext) {
@@ -46,28 +49,52 @@ export class EventRepository {
   }
 
   async append(event: NewEvent): Promise<EventRecord> {
-    if (!EventTypes.has(event.type)) throw new TypeError(`unknown event type: ${String(event.type)}`);
-    const { db, codec, clock } = this.#ctx;
-    const row = await db
-      .insertInto('events')
-      .values({
-        id: newId(),
-        type: event.type,
-        mind_id: event.mindId ?? null,
-        intention_id: event.intentionId ?? null,
-        plan_id: event.planId ?? null,
-        step_id: event.stepId ?? null,
-        data: codec.json(event.data ?? {}),
-        created_at: codec.time(clock.now()),
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    if (WAKE_EVENT_TYPES.has(event.type)) {
-      // NOTIFY is transactional: other processes hear it when (and only if) this commits.
-      if (this.#ctx.wakeChannel) await sql`select pg_notify(${this.#ctx.wakeChannel}, ${event.type})`.execute(db);
-      this.#ctx.wake(event.type);
+    const [record] = await this.appendMany([event]);
+    return record!;
+  }
+
+  /**
+   * Appends several events in one statement, in the order given (their seqs follow it). A record
+   * of an act is several facts at once (the policy decision, the authorisation, the execution,
+   * the step's move); writing them as one multi-row insert keeps them one statement.
+   */
+  async appendMany(events: readonly NewEvent[]): Promise<EventRecord[]> {
+    if (events.length === 0) return [];
+    for (const event of events) {
+      if (!EventTypes.has(event.type)) throw new TypeError(`unknown event type: ${String(event.type)}`);
     }
-    return this.#decode(row);
+    if (events.length > EVENTS_PER_INSERT) {
+      const written: EventRecord[] = [];
+      for (let i = 0; i < events.length; i += EVENTS_PER_INSERT) written.push(...(await this.appendMany(events.slice(i, i + EVENTS_PER_INSERT))));
+      return written;
+    }
+    const { db, codec, clock } = this.#ctx;
+    const at = codec.time(clock.now());
+    const rows = await db
+      .insertInto('events')
+      .values(
+        events.map((event) => ({
+          id: newId(),
+          type: event.type,
+          mind_id: event.mindId ?? null,
+          intention_id: event.intentionId ?? null,
+          plan_id: event.planId ?? null,
+          step_id: event.stepId ?? null,
+          data: codec.json(event.data ?? {}),
+          created_at: at,
+        })),
+      )
+      .returningAll()
+      .execute();
+    const waking = events.filter((event) => WAKE_EVENT_TYPES.has(event.type));
+    if (waking.length > 0) {
+      // NOTIFY is transactional: other processes hear it when (and only if) this commits. It is a
+      // wake-up, not data, so one per statement is enough.
+      if (this.#ctx.wakeChannel) await sql`select pg_notify(${this.#ctx.wakeChannel}, ${waking[0]!.type})`.execute(db);
+      for (const event of waking) this.#ctx.wake(event.type);
+    }
+    // RETURNING hands rows back in no promised order; seq is the order they were written in.
+    return rows.map((row) => this.#decode(row)).sort((a, b) => a.seq - b.seq);
   }
 
   /** Oldest first. */

@@ -35,6 +35,8 @@ export interface ExecutionRecord {
 }
 
 export interface NewExecution {
+  /** Chosen by the caller when it must name the execution before the row is written (a step's outcome cites it). */
+  id?: string;
   mindId: string;
   capability: string;
   target: string;
@@ -148,7 +150,7 @@ export class ExecutionRepository {
   #newRow(input: NewExecution, now: string): Insertable<ToolExecutionsTable> {
     const { codec } = this.#ctx;
     return {
-      id: newId(),
+      id: input.id ?? newId(),
       mind_id: input.mindId,
       capability: input.capability,
       target: input.target,

@@ -64,6 +64,12 @@ export interface StepPatch {
   startedAt?: Date | null;
   /** Defaults to now when the step reaches a final status. */
   finishedAt?: Date | null;
+  /**
+   * The move is an attempt of the step's action: attempts goes up by one in SQL and started_at
+   * becomes now. A step that acts before it is moved (a read) is claimed and finished this way
+   * in one statement.
+   */
+  countAttempt?: boolean;
 }
 
 /** Extra conditions a transition must meet besides the `from` status; all given ones must hold. */
@@ -196,9 +202,10 @@ export class StepRepository {
     const now = clock.now();
     const set = encodePatch(patch, codec);
     if (FINAL_STEP_STATUSES.includes(to) && patch.finishedAt === undefined) set.finished_at = codec.time(now);
+    if (patch.countAttempt) set.started_at = codec.time(now);
     let query = db
       .updateTable('plan_steps')
-      .set({ ...set, status: to, updated_at: codec.time(now) })
+      .set((eb) => ({ ...set, status: to, updated_at: codec.time(now), ...(patch.countAttempt ? { attempts: eb('attempts', '+', 1) } : {}) }))
       .where('id', '=', stepId)
       .where('status', 'in', asList(from));
     if (guard.leaseUntil === null) query = query.where('lease_until', 'is', null);

@@ -3,10 +3,10 @@
 // Every side effect its implementations perform is first appended to the side-effect file, so
 // the test can count what really happened across processes. Modes:
 //   write-dies-in-action     test.write is written ahead (`started`), performs its effect, then the process dies
-//   write-dies-after-record  test.write finishes and its execution is recorded, then the process dies
+//   write-dies-after-record  test.write finishes and its outcome commits (with the step's move), then the process dies
 //   read-dies-in-action      test.read performs its effect and the process dies before anything is recorded
 //   dies-in-precondition     the precondition read kills the process before the write is attempted
-//   dies-after-approval      the approval request is raised, then the process dies before the step moves
+//   dies-after-approval      the approval request commits (with the step's wait), then the process dies
 // If the process survives, it prints "survived" and exits with 3.
 
 import { appendFileSync } from 'node:fs';
@@ -44,10 +44,11 @@ if (mode === 'write-dies-after-record') {
   });
 }
 if (mode === 'dies-after-approval') {
-  const invoke = service.invoke.bind(service);
-  service.invoke = async (request) => {
-    const result = await invoke(request);
-    if (result.status === 'pending') die();
+  // Dies right after the commit that raised the approval request, before anything else runs.
+  const transaction = store.transaction.bind(store);
+  (store as { transaction: typeof store.transaction }).transaction = async (work) => {
+    const result = await transaction(work);
+    if ((await store.approvals.list({ status: 'pending' })).length > 0) die();
     return result;
   };
 }

@@ -1,0 +1,52 @@
+// What a capability call leaves in the store, as values. The service decides and acts; the
+// caller writes these records in its own transaction, so a step's move and the record of the act
+// behind it commit together (one commit for a read, two around a non-idempotent write), and a
+// batch of steps can share one commit. Every call is still recorded, by origin, whether or not
+// the step's move wins.
+
+import type { ExecutionOutcome, NewApproval, NewEvent, NewExecution, Repositories } from '../store/index.ts';
+
+export interface CallRecords {
+  /** Executions to insert: `started` ones are written ahead of a non-idempotent act. */
+  executions: (NewExecution & { id: string } & ({ status: 'started' } | ExecutionOutcome))[];
+  /** Written-ahead executions whose outcome is now known (started → succeeded | failed). */
+  finished: { id: string; outcome: ExecutionOutcome }[];
+  approvals: (NewApproval & { id: string })[];
+  events: NewEvent[];
+}
+
+export function noRecords(): CallRecords {
+  return { executions: [], finished: [], approvals: [], events: [] };
+}
+
+export function mergeRecords(...parts: CallRecords[]): CallRecords {
+  return {
+    executions: parts.flatMap((p) => p.executions),
+    finished: parts.flatMap((p) => p.finished),
+    approvals: parts.flatMap((p) => p.approvals),
+    events: parts.flatMap((p) => p.events),
+  };
+}
+
+export function isEmpty(records: CallRecords): boolean {
+  return records.executions.length + records.finished.length + records.approvals.length + records.events.length === 0;
+}
+
+/** Writes `records` through `tx` (a transaction's repositories, or the store itself for one statement's worth). */
+export async function writeRecords(tx: Repositories, records: CallRecords): Promise<void> {
+  for (const execution of records.executions) {
+    if (execution.status === 'started') await tx.executions.start(execution);
+    else await tx.executions.record(execution);
+  }
+  for (const { id, outcome } of records.finished) {
+    // Only the act's own outcome finishes its row; finding it finished already is a bug, not a race.
+    if (!(await tx.executions.finish(id, outcome))) throw new Error(`execution ${id} was finished by someone else`);
+  }
+  for (const approval of records.approvals) await tx.approvals.create(approval);
+  await tx.events.appendMany(records.events);
+}
+
+/** An event about a call, tied to its mind and intention and naming its origin. */
+export function callEvent(type: NewEvent['type'], request: { mindId: string; correlationId?: string; origin: string }, data: NewEvent['data'] = {}): NewEvent {
+  return { type, mindId: request.mindId, intentionId: request.correlationId || null, data: { origin: request.origin, ...data } };
+}
