@@ -1,0 +1,90 @@
+// service.restart through Praxis's real runner, and the verification a plan makes afterwards:
+// a later service.status. `--no-block` returns as soon as the job is queued.
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { RESTART_REQUESTED } from '../../src/capabilities/host/service-restart.ts';
+import { capability, context, failsWith, settle, status, systemctl, waitFor } from './support/container.ts';
+
+async function restart(unit: string): Promise<{ elapsedMs: number; observation: Record<string, unknown>; summary: string }> {
+  const started = Date.now();
+  const { observation, summary } = await capability('service.restart')({ unit }, context());
+  return { elapsedMs: Date.now() - started, observation, summary };
+}
+
+describe('service.restart on real systemd', () => {
+  it('a healthy unit: requested (never "healthy"), then verified by status: active again with a new main PID', async () => {
+    const unit = 'praxis-tpl@alpha.service';
+    const before = await settle(unit, ['active']);
+    const { observation, summary } = await restart(unit);
+    assert.deepEqual(observation, { unit, requested: true, message: RESTART_REQUESTED });
+    assert.equal(summary, `${unit}: ${RESTART_REQUESTED}`);
+    const after = await waitFor('a new main PID', async () => {
+      const now = await status(unit);
+      return now.active_state === 'active' && now.main_pid !== before.main_pid ? now : undefined;
+    });
+    assert.equal(after.sub_state, 'running');
+    assert.ok(Date.parse(String(after.since)) >= Date.parse(String(before.since)));
+  });
+
+  it('a unit that fails a few seconds after starting: up at first, then failed again, which verification must catch', async () => {
+    const unit = 'praxis-flaky.service';
+    await settle(unit, ['failed']);
+    const requestedAt = Date.now();
+    await restart(unit);
+    // The restart itself succeeds: systemd starts the unit and reports it running…
+    const running = await settle(unit, ['active'], 5_000);
+    assert.equal(running.sub_state, 'running');
+    assert.equal(typeof running.main_pid, 'number');
+    // …and three seconds later it has failed. A verify step that looked too early would be fooled.
+    const failed = await settle(unit, ['failed'], 10_000);
+    assert.deepEqual([failed.sub_state, failed.main_pid], ['failed', null]);
+    assert.ok(Date.parse(String(failed.since)) >= Math.floor(requestedAt / 1000) * 1000 + 2000, `${failed.since} is after the restart`);
+    const { observation } = await capability('logs.query')({ unit, since: new Date(requestedAt - 1000).toISOString(), grep: 'fatal' }, context());
+    assert.equal((observation.lines as string[]).length, 1);
+  });
+
+  it('--no-block: a restart whose stop hangs is queued and answered at once; status shows it stuck deactivating', async () => {
+    const unit = 'praxis-hang.service';
+    await settle(unit, ['active']);
+    try {
+      const { elapsedMs, observation } = await restart(unit);
+      assert.equal(observation.requested, true);
+      assert.ok(elapsedMs < 3000, `answered in ${elapsedMs} ms`);
+      const stuck = await settle(unit, ['deactivating']);
+      assert.equal(stuck.sub_state, 'stop');
+      // Still stuck a moment later: the job has not ended, and the restart said nothing about health.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      assert.equal((await status(unit)).active_state, 'deactivating');
+      // A second request while the first job is still running is also just queued.
+      const again = await restart(unit);
+      assert.ok(again.elapsedMs < 3000);
+    } finally {
+      // Set-up, not the test: kill the hanging stop so the job can finish.
+      systemctl('kill', '--kill-whom=all', '--signal=SIGKILL', '--', unit);
+    }
+    await settle(unit, ['active'], 20_000);
+  });
+
+  it('a masked unit is refused by systemd: command_failed with its words, never retry-safe', async () => {
+    await assert.rejects(capability('service.restart')({ unit: 'praxis-masked.service' }, context()), (error: unknown) => {
+      failsWith('command_failed', false)(error);
+      assert.match((error as Error).message, /exited with status 1: Failed to restart praxis-masked\.service: Unit praxis-masked\.service is masked\./);
+      return true;
+    });
+  });
+
+  it('a unit systemd does not know: unit_not_found (status 5), never retry-safe', async () => {
+    await assert.rejects(capability('service.restart')({ unit: 'praxis-nonexistent.service' }, context()), (error: unknown) => {
+      failsWith('unit_not_found', false)(error);
+      assert.match((error as Error).message, /exited with status 5: Failed to restart praxis-nonexistent\.service: Unit praxis-nonexistent\.service not found\./);
+      return true;
+    });
+  });
+
+  it('a socket unit can be restarted too, and keeps listening', async () => {
+    await restart('praxis-echo.socket');
+    const socket = await settle('praxis-echo.socket', ['active']);
+    assert.equal(socket.sub_state, 'listening');
+  });
+});
