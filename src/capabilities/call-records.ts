@@ -32,8 +32,11 @@ export function isEmpty(records: CallRecords): boolean {
   return records.executions.length + records.finished.length + records.approvals.length + records.events.length === 0;
 }
 
-/** Writes `records` through `tx` (a transaction's repositories, or the store itself for one statement's worth). */
-export async function writeRecords(tx: Repositories, records: CallRecords): Promise<void> {
+/**
+ * Writes `records` through `tx` (a transaction's repositories). `alsoEvents` are appended after
+ * the records' own events in the same statement: the caller's events about the same act.
+ */
+export async function writeRecords(tx: Repositories, records: CallRecords, alsoEvents: readonly NewEvent[] = []): Promise<void> {
   for (const execution of records.executions) {
     if (execution.status === 'started') await tx.executions.start(execution);
     else await tx.executions.record(execution);
@@ -43,7 +46,7 @@ export async function writeRecords(tx: Repositories, records: CallRecords): Prom
     if (!(await tx.executions.finish(id, outcome))) throw new Error(`execution ${id} was finished by someone else`);
   }
   for (const approval of records.approvals) await tx.approvals.create(approval);
-  await tx.events.appendMany(records.events);
+  await tx.events.appendMany([...records.events, ...alsoEvents]);
 }
 
 /** An event about a call, tied to its mind and intention and naming its origin. */

@@ -9,7 +9,7 @@ import type { EventType, StepStatus } from '../core/vocabulary.ts';
 import { abandonIntention, formSubordinate, fulfilIntention, resumeParent, suspendIntention } from '../mind/intentions.ts';
 import { makePrediction, resolvePrediction } from '../mind/predictions.ts';
 import type { FailureKind } from '../mind/reconsideration.ts';
-import type { IntentionRecord, PlanWithSteps, StepGuard, StepPatch, StepRecord, Store } from '../store/index.ts';
+import type { IntentionRecord, NewEvent, PlanWithSteps, StepGuard, StepPatch, StepRecord, Store } from '../store/index.ts';
 import type { ExecutorContext } from './context.ts';
 import type { Effect, StepDecision } from './decisions.ts';
 import { reconsiderPlan } from './replan.ts';
@@ -107,6 +107,29 @@ interface AfterCommit {
  * move lost (another executor, an operator or a replan moved the step first): then nothing
  * was written.
  */
+/** The event that says a step moved, with what the move carries (pure). */
+function moveEventOf(ctx: ExecutorContext, decision: Exclude<StepDecision, { kind: 'keep' }>, current: StepRecord, type: EventType, plan: PlanWithSteps): NewEvent {
+  return {
+    type,
+    mindId: plan.mindId,
+    intentionId: plan.intentionId,
+    planId: plan.id,
+    stepId: current.id,
+    data: {
+      key: current.key,
+      kind: current.kind,
+      reason: decision.reason,
+      attempt: current.attempts,
+      executor: ctx.name,
+      ...(current.executionId ? { execution_id: current.executionId } : {}),
+      ...(current.approvalId ? { approval_id: current.approvalId } : {}),
+      ...(current.requestId ? { request_id: current.requestId } : {}),
+      ...(decision.kind === 'fail' || decision.kind === 'block' ? { error: decision.error } : {}),
+      ...(decision.kind === 'fail' ? { failure: decision.failure } : {}),
+    },
+  };
+}
+
 export async function applyDecision(
   ctx: ExecutorContext,
   scene: StepScene,
@@ -128,27 +151,13 @@ export async function applyDecision(
   const after: AfterCommit = { settle: false, failure: null, resumeParentOf: null };
 
   const moved = await inUnitOfWork(store, async (scoped) => {
-    // The calls' records first, so the log reads in order: decision, act, then the step's move.
-    if (records) await writeRecords(scoped, records);
     let current = await scoped.steps.transition(step.id, options.from, move.to, { ...move.patch, ...(options.countAttempt ? { countAttempt: true } : {}) }, options.guard ?? {});
+    // The calls' records are written whether or not the move won; the move's own event joins
+    // their events in one statement, after them, so the log reads: decision, act, move.
+    const moveEvent = current && move.event ? [moveEventOf(ctx, decision, current, move.event, plan)] : [];
+    if (records) await writeRecords(scoped, records, moveEvent);
+    else if (moveEvent.length > 0) await scoped.events.appendMany(moveEvent);
     if (!current) return undefined;
-    const where = { mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id, stepId: step.id };
-    const note = (type: EventType, data: JsonObject) => scoped.events.append({ type, ...where, data });
-
-    if (move.event) {
-      await note(move.event, {
-        key: step.key,
-        kind: step.kind,
-        reason: decision.reason,
-        attempt: current.attempts,
-        executor: ctx.name,
-        ...(current.executionId ? { execution_id: current.executionId } : {}),
-        ...(current.approvalId ? { approval_id: current.approvalId } : {}),
-        ...(current.requestId ? { request_id: current.requestId } : {}),
-        ...(decision.kind === 'fail' || decision.kind === 'block' ? { error: decision.error } : {}),
-        ...(decision.kind === 'fail' ? { failure: decision.failure } : {}),
-      });
-    }
 
     for (const effect of decision.effects ?? []) {
       current = await applyEffect(scoped, scene, current, effect, after);

@@ -23,17 +23,11 @@ export class Pass {
     return loaded && { step, ...loaded };
   }
 
-  /** Forgets a plan whose steps this pass moved, so a later look reads it again. */
-  forget(planId: string): void {
-    this.#plans.delete(planId);
-  }
-
   readonly #toSettle = new Set<string>();
 
   /** Remembers a plan whose step finished, to settle once after the pass's steps. */
   readonly settleLater = (planId: string): void => {
     this.#toSettle.add(planId);
-    this.#plans.delete(planId);
   };
 
   /** The plans to settle, each once; asking empties the list. */

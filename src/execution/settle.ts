@@ -112,11 +112,15 @@ export async function settlePlan(ctx: ExecutorContext, planId: string): Promise<
 
   const plan_ = settlement(plan.steps);
   let moved = 0;
-  for (const { step, reason } of plan_.cancel) {
-    if (await store.steps.transition(step.id, 'pending', 'cancelled', { statusReason: reason })) moved += 1;
-  }
-  for (const step of plan_.promote) {
-    if (await store.steps.transition(step.id, 'pending', 'ready', { statusReason: 'dependencies done', nextRunAt: null })) moved += 1;
+  if (plan_.cancel.length > 0 || plan_.promote.length > 0) {
+    // One commit for every step the settlement moves; the promotions in one statement.
+    moved = await store.transaction(async (tx) => {
+      let n = 0;
+      for (const { step, reason } of plan_.cancel) {
+        if (await tx.steps.transition(step.id, 'pending', 'cancelled', { statusReason: reason })) n += 1;
+      }
+      return n + (await tx.steps.promote(plan_.promote.map((s) => s.id))).length;
+    });
   }
   if (plan_.outcome === 'failed' && plan_.failedStep) {
     await reconsiderPlan(ctx, plan.id, 'step_failed', `${plan_.failedStep.key} failed: ${plan_.failedStep.error || plan_.failedStep.statusReason}`);

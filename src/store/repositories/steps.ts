@@ -223,6 +223,23 @@ export class StepRepository {
   }
 
   /**
+   * Moves pending steps to ready in one conditional statement (dependencies done); returns the
+   * ids that moved. A step that is no longer pending is left alone.
+   */
+  async promote(stepIds: readonly string[]): Promise<string[]> {
+    if (stepIds.length === 0) return [];
+    const { db, codec, clock } = this.#ctx;
+    const rows = await db
+      .updateTable('plan_steps')
+      .set({ status: 'ready', status_reason: 'dependencies done', next_run_at: null, updated_at: codec.time(clock.now()) })
+      .where('id', 'in', [...stepIds])
+      .where('status', '=', 'pending')
+      .returning('id')
+      .execute();
+    return rows.map((row) => row.id);
+  }
+
+  /**
    * Takes a ready, due step for execution: one conditional UPDATE, so among any number of
    * executors exactly one gets the row back. The attempt is counted in SQL, never from a value
    * read earlier. next_run_at moves to the end of the lease: the step becomes due again (for
