@@ -9,6 +9,7 @@
 #   scripts/host-root.sh test [files…]    build, boot, run test/real-host/*.host.ts inside, tear down
 #   scripts/host-root.sh shell            build, boot, open a shell inside, tear down on exit
 #   scripts/host-root.sh run -- cmd…      build, boot, run one command inside, tear down
+#   scripts/host-root.sh capture          build, boot, write systemd's real answers to test/host/support/captured/
 #
 # Each boot gets a fresh overlay (the cached root stays pristine) and its own cgroup; the
 # container is torn down on every exit path (trap): PID 1 of the namespace is killed, which
@@ -212,7 +213,7 @@ main() {
       if [ ${#files[@]} -eq 0 ]; then
         # In this order: faults last, because it rotates and vacuums the journal the others read.
         local name
-        for name in service-status logs-query host-readings service-restart faults; do files+=("test/real-host/$name.host.ts"); done
+        for name in service-status logs-query captured-fixtures host-readings service-restart faults; do files+=("test/real-host/$name.host.ts"); done
         local extra
         for extra in "$PROJECT"/test/real-host/*.host.ts; do
           case " ${files[*]} " in *" test/real-host/${extra##*/} "*) ;; *) files+=("test/real-host/${extra##*/}") ;; esac
@@ -225,6 +226,19 @@ main() {
       done
       log "tests ran in $((SECONDS - started)) s"
       [ ${#failed[@]} -eq 0 ] || die "failed: ${failed[*]}"
+      ;;
+    capture)
+      # Real answers to Praxis's command shapes, kept as the fast tests' fixtures.
+      boot
+      local captured="$PROJECT/test/host/support/captured"
+      mkdir -p "$captured"
+      inside /usr/bin/env -C /praxis /usr/local/bin/node --import tsx test/real-host/support/capture.ts >"$RUN/captured.json"
+      /usr/bin/env -C "$PROJECT" node -e '
+        const fs = require("node:fs");
+        const all = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
+        for (const [name, value] of Object.entries(all)) fs.writeFileSync(`${process.argv[2]}/${name}.json`, JSON.stringify(value, null, 2) + "\n");
+        console.error(`host-root: captured ${Object.keys(all).length} answers in ${process.argv[2]}`);
+      ' "$RUN/captured.json" "$captured"
       ;;
     shell)
       boot

@@ -31,7 +31,8 @@ describe('execFileRunner against the simulated host', () => {
     assert.equal(result.truncated, false);
     assert.equal(
       result.stdout,
-      'LoadState=loaded\nActiveState=active\nSubState=running\nStateChangeTimestamp=Tue 2026-12-01 08:00:00 UTC\nMainPID=812\n',
+      // In systemd 252's own order (test/host/support/captured/show-running.json).
+      'MainPID=812\nLoadState=loaded\nActiveState=active\nSubState=running\nStateChangeTimestamp=Tue 2026-12-01 08:00:00 UTC\n',
     );
   });
 

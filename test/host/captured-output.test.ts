@@ -1,0 +1,142 @@
+// The host capabilities on what systemd 252 really printed (captured by
+// `scripts/host-root.sh capture` in the real-host suite's container; that suite checks the live
+// answers still match these files). Each captured answer is replayed through a fake runner that
+// insists on the very command it was captured for.
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { CapabilityError } from '../../src/capabilities/implementation.ts';
+import { hostImplementations } from '../../src/capabilities/host/index.ts';
+import { fakeRunner } from '../../src/capabilities/host/runner.ts';
+import type { CommandResult, HostCommand } from '../../src/capabilities/host/runner.ts';
+
+type Captured = CommandResult & { command: HostCommand };
+const dir = new URL('./support/captured/', import.meta.url);
+const captured = (name: string): Captured => JSON.parse(readFileSync(new URL(`${name}.json`, dir), 'utf8')) as Captured;
+const context = () => ({ signal: new AbortController().signal });
+
+/** The host capabilities with a runner that answers the captured command, and nothing else. */
+function replay(name: string) {
+  const answer = captured(name);
+  const runner = fakeRunner((command) => {
+    assert.deepEqual(command, answer.command, `${name} was captured for another command`);
+    return { exitCode: answer.exitCode, stdout: answer.stdout, stderr: answer.stderr, truncated: answer.truncated };
+  });
+  return { host: hostImplementations({ runner }), command: answer.command as HostCommand & { unit: string } };
+}
+
+async function observe(name: string): Promise<Record<string, unknown>> {
+  const { host, command } = replay(name);
+  const capability = command.program === 'journalctl' ? 'logs.query' : command.operation === 'show' ? 'service.status' : 'service.restart';
+  const params: Record<string, string | number> = { unit: command.unit };
+  if (command.program === 'journalctl') {
+    for (const key of ['grep', 'priority', 'lines'] as const) if (command[key] !== undefined) params[key] = command[key]!;
+  }
+  return (await host[capability]!(params, context())).observation;
+}
+
+async function failure(name: string): Promise<CapabilityError> {
+  try {
+    await observe(name);
+  } catch (error) {
+    assert.ok(error instanceof CapabilityError);
+    return error;
+  }
+  assert.fail(`${name} did not fail`);
+}
+
+const body = (lines: unknown) => (lines as string[]).map((l) => l.replace(/^\S+ praxis-host \S+\[\d+\]: /, ''));
+
+describe('host capabilities on captured systemd 252 output', () => {
+  it('has every capture', () => {
+    assert.equal(readdirSync(dir).filter((f) => f.endsWith('.json')).length, 18);
+  });
+
+  it('show: a running service (MainPID printed first, as systemd orders it)', async () => {
+    assert.match(captured('show-running').stdout, /^MainPID=\d+\nLoadState=/);
+    assert.deepEqual(await observe('show-running'), {
+      unit: 'praxis-healthy.service', load_state: 'loaded', active_state: 'active', sub_state: 'running',
+      since: '2026-12-03T11:19:08.000Z', main_pid: 87,
+    });
+  });
+
+  it('show: a failed service, a masked one, an inactive template instance, a finished oneshot', async () => {
+    assert.deepEqual(await observe('show-failed'), {
+      unit: 'praxis-flaky.service', load_state: 'loaded', active_state: 'failed', sub_state: 'failed', since: '2026-12-03T11:19:11.000Z', main_pid: null,
+    });
+    assert.deepEqual(await observe('show-masked'), {
+      unit: 'praxis-masked.service', load_state: 'masked', active_state: 'inactive', sub_state: 'dead', since: null, main_pid: null,
+    });
+    assert.deepEqual(await observe('show-instance-inactive'), {
+      unit: 'praxis-tpl@beta.service', load_state: 'loaded', active_state: 'inactive', sub_state: 'dead', since: null, main_pid: null,
+    });
+    const oneshot = await observe('show-oneshot-finished');
+    assert.deepEqual([oneshot.active_state, oneshot.since, oneshot.main_pid], ['inactive', '2026-12-03T11:19:09.000Z', null]);
+  });
+
+  it('show: a socket and a timer, for which systemd prints no MainPID line at all', async () => {
+    assert.doesNotMatch(captured('show-socket').stdout, /MainPID/);
+    const socket = await observe('show-socket');
+    assert.deepEqual([socket.active_state, socket.sub_state, socket.main_pid], ['active', 'listening', null]);
+    const timer = await observe('show-timer');
+    assert.deepEqual([timer.active_state, timer.sub_state, timer.main_pid, timer.since], ['active', 'waiting', null, '2026-12-03T11:19:09.000Z']);
+  });
+
+  it('show: an unknown unit (systemctl exits 0 with LoadState=not-found) is unit_not_found', async () => {
+    assert.equal(captured('show-not-found').exitCode, 0);
+    const error = await failure('show-not-found');
+    assert.deepEqual([error.code, error.retrySafe], ['unit_not_found', true]);
+  });
+
+  it('restart: masked (status 1) is command_failed, unknown (status 5) unit_not_found, neither retry-safe', async () => {
+    const masked = await failure('restart-masked');
+    assert.deepEqual([masked.code, masked.retrySafe], ['command_failed', false]);
+    assert.match(masked.message, /Unit praxis-masked\.service is masked\./);
+    const unknown = await failure('restart-not-found');
+    assert.deepEqual([unknown.code, unknown.retrySafe], ['unit_not_found', false]);
+  });
+
+  it('journal: newest-first output comes back in time order, masked, multi-line entries whole', async () => {
+    const observation = await observe('journal-all');
+    const lines = observation.lines as string[];
+    assert.equal(lines.length, 9 + 3 + 4);
+    assert.deepEqual(body(lines).slice(-3), ['healthy: mark 2', 'healthy: mark 3', 'healthy: ready']);
+    const text = lines.join('\n');
+    for (const secret of ['hunter2', 's3cr3t-pass', 'AKIAIOSFODNN7EXAMPLE', 'eyJhbGci', 'tkn-0123', 'MIIEvQ', 'alice@example.com']) {
+      assert.ok(!text.includes(secret), secret);
+    }
+    const dump = lines.findIndex((l) => l.endsWith('healthy: config dump'));
+    assert.deepEqual(lines.slice(dump + 1, dump + 4).map((l) => l.trim()), ['listen = [ipv4]:8080', 'token: [secret]', 'end of dump']);
+    const key = lines.findIndex((l) => l.endsWith('healthy: key material follows'));
+    assert.deepEqual(lines.slice(key + 1, key + 3).map((l) => l.trim()), ['[private-key]', 'healthy: key material done']);
+  });
+
+  it('journal: --grep output (which 252 prints newest first) in time order', async () => {
+    assert.match(captured('journal-grep-marks').stdout, /mark 3\n.*mark 2\n.*mark 1\n$/);
+    assert.deepEqual(body((await observe('journal-grep-marks')).lines), ['healthy: mark 1', 'healthy: mark 2', 'healthy: mark 3']);
+    const multiline = body((await observe('journal-grep-multiline')).lines);
+    assert.equal(multiline.length, 4 + 3);
+    assert.deepEqual([multiline[0], multiline[4]], ['healthy: config dump', 'healthy: key material follows']);
+  });
+
+  it('journal: a grep without matches (status 1, silent) is empty; a bad pattern (status 1, Bad pattern) fails', async () => {
+    assert.deepEqual([captured('journal-grep-none').exitCode, captured('journal-grep-none').stdout], [1, '']);
+    assert.deepEqual((await observe('journal-grep-none')).lines, []);
+    const bad = await failure('journal-grep-bad-pattern');
+    assert.deepEqual([bad.code, bad.retrySafe], ['command_failed', true]);
+    assert.match(bad.message, /Bad pattern "\(": missing closing parenthesis/);
+  });
+
+  it('journal: priority, a failed unit, an unknown unit', async () => {
+    assert.deepEqual(body((await observe('journal-priority-warning')).lines), [
+      'healthy: retrying login for [email] with password=[secret] api_key=[secret]',
+      'healthy: upstream refused Authorization: Bearer [secret]',
+    ]);
+    assert.deepEqual(body((await observe('journal-failed-unit')).lines), [
+      'flaky: starting worker',
+      'flaky: fatal: cannot open /var/lib/flaky/queue: No such file or directory',
+    ]);
+    assert.deepEqual((await observe('journal-unknown-unit')).lines, []);
+  });
+});
