@@ -4,6 +4,7 @@
 import type { Command } from 'commander';
 import { InputError, type Problem } from '../core/errors.ts';
 import { isId } from '../core/ids.ts';
+import { inputProblems } from '../core/input-limits.ts';
 import { builtinImplementations } from '../capabilities/builtin-implementations.ts';
 import { builtinRegistry } from '../capabilities/registry.ts';
 import { CapabilityService } from '../capabilities/service.ts';
@@ -45,13 +46,17 @@ export async function findMind(store: Store, nameOrId: string): Promise<MindReco
   return mind;
 }
 
-/** Parses a `--params` JSON object, naming the option when it is not one. */
+/** Parses a `--params` JSON object, naming the option when it is not one or breaks the input rule (src/core/input-limits.ts). */
 export function parseJsonOption(text: string, option: string): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch (error) {
     throw new InputError([{ code: 'malformed_input', path: option, message: `not valid JSON: ${(error as Error).message}` }]);
   }
+  const problems = inputProblems(value, option);
+  if (problems.length > 0) throw new InputError(problems);
+  return value;
 }
 
 export function printProblems(problems: Problem[], json: boolean | undefined): void {

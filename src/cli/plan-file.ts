@@ -1,9 +1,11 @@
 // Reads a plan file (JSON or YAML) for the CLI, turning I/O and syntax problems into typed errors.
 
 import { readFile } from 'node:fs/promises';
+import { inputProblems } from '../core/input-limits.ts';
 import type { ValidationIssue } from '../core/plan.ts';
 import { formatOfFileName, parsePlanText, MAX_PLAN_TEXT_BYTES } from '../planning/plan-text.ts';
 
+/** `unreadable`: the file cannot be taken as input at all (I/O, or the input rule): a usage error, exit 2. */
 export type PlanFile = { ok: true; value: unknown } | { ok: false; errors: ValidationIssue[]; unreadable: boolean };
 
 export async function readPlanFile(path: string): Promise<PlanFile> {
@@ -22,5 +24,8 @@ export async function readPlanFile(path: string): Promise<PlanFile> {
   // JSON's errors are clearer for JSON input.
   const format = formatOfFileName(path) ?? (text.trimStart().startsWith('{') ? 'json' : 'yaml');
   const parsed = parsePlanText(text, format);
-  return parsed.ok ? parsed : { ...parsed, unreadable: false };
+  if (!parsed.ok) return { ...parsed, unreadable: false };
+  // The input rule (no control characters, bounded strings, lists and nesting) before anything reads the plan.
+  const problems = inputProblems(parsed.value);
+  return problems.length > 0 ? { ok: false, unreadable: true, errors: problems } : parsed;
 }

@@ -37,6 +37,11 @@ export interface DaemonConfig {
   executorHost: string;
   /** The built console, served at `/`; null serves none. */
   consoleDir: string | null;
+  /**
+   * Host names (or addresses) the HTTP server answers to besides loopback, `localhost` and the
+   * address a connection reached; any other `Host` is refused (DNS rebinding, src/server/hosts.ts).
+   */
+  allowedHosts?: string[];
 }
 
 /** Flags as commander hands them over: strings, or undefined when not given. */
@@ -49,6 +54,7 @@ export interface DaemonFlags {
   tickMs?: string | undefined;
   executorHost?: string | undefined;
   console?: string | undefined;
+  allowedHosts?: string | undefined;
   config?: string | undefined;
 }
 
@@ -68,6 +74,7 @@ const SETTINGS = {
   tickMs: { flag: '--tick-ms', env: ['PRAXIS_TICK_MS'] },
   executorHost: { flag: '--executor-host', env: ['PRAXIS_EXECUTOR_HOST'] },
   consoleDir: { flag: '--console', env: ['PRAXIS_CONSOLE_DIR'] },
+  allowedHosts: { flag: '--allowed-hosts', env: ['PRAXIS_ALLOWED_HOSTS'] },
 } as const satisfies Record<string, { flag: string; env: readonly string[] }>;
 type SettingKey = keyof typeof SETTINGS;
 export const CONFIG_FILE_KEYS = Object.keys(SETTINGS) as SettingKey[];
@@ -191,6 +198,24 @@ export function resolveDaemonConfig(
     else problems.push({ code: 'invalid_console_dir', path: consoleValue.from, message: `${show(consoleValue.value)} is not a directory holding the built console (or "none")` });
   }
 
+  const allowedValue = pick('allowedHosts', flags.allowedHosts);
+  let allowedHosts: string[] = [];
+  if (allowedValue) {
+    // A comma-separated list (flag, variable) or a list of names (file).
+    const raw = allowedValue.value;
+    const entries = typeof raw === 'string' ? raw.split(',') : Array.isArray(raw) ? raw : null;
+    const names = entries?.map((e) => (typeof e === 'string' ? e.trim().toLowerCase() : e)).filter((e) => e !== '');
+    const bad = names === undefined ? [raw] : names.filter((e) => typeof e !== 'string' || !isAllowedHost(e));
+    if (bad.length === 0) allowedHosts = names as string[];
+    else {
+      problems.push({
+        code: 'invalid_allowed_hosts',
+        path: allowedValue.from,
+        message: `${bad.map(show).join(', ')} ${bad.length === 1 ? 'is' : 'are'} not a host name or address; give names separated by commas (a file may give a list)`,
+      });
+    }
+  }
+
   let store: StoreConfig | null = null;
   try {
     store = resolveStore(flags, env, fileValues, filePath('database'));
@@ -200,7 +225,7 @@ export function resolveDaemonConfig(
   }
 
   if (problems.length > 0 || store === null) throw new InputError(problems);
-  return { host, port, store, anonymousRole, logLevel, tickMs, executorHost, consoleDir };
+  return { host, port, store, anonymousRole, logLevel, tickMs, executorHost, consoleDir, allowedHosts };
 }
 
 /** `--db`, then the store's own variables (resolveStoreConfig), then the file's `database`. */
@@ -223,6 +248,12 @@ const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([
 
 function isHostAddress(value: string): boolean {
   return isIP(value) !== 0 || HOST_NAME.test(value);
+}
+
+/** A host name or an IP address (IPv6 optionally in brackets), with no port: ports are not told apart for these. */
+function isAllowedHost(value: string): boolean {
+  const unbracketed = value.startsWith('[') && value.endsWith(']') ? value.slice(1, -1) : value;
+  return isHostAddress(unbracketed.replace(/\.$/, ''));
 }
 
 /** A whole number given as a number (file) or as decimal digits (flag, variable). */

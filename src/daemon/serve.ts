@@ -86,6 +86,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       consoleDir: config.consoleDir,
       metrics: metrics.registry,
       isReady: () => ready && executor.running,
+      // The name it was told to listen on is one it serves, whatever it resolves to.
+      allowedHosts: [config.host, ...(config.allowedHosts ?? [])],
     });
     server = http;
     await http.listen({ host: config.host, port: config.port });

@@ -13,10 +13,19 @@ import { createMcpServer } from './server.ts';
 
 export const MCP_PATH = '/mcp';
 
+const callers = new WeakMap<FastifyRequest, Principal>();
+
 export function registerMcpRoutes(app: FastifyInstance, deps: Services): void {
-  app.post(MCP_PATH, async (request, reply) => {
+  // The token is checked when the request arrives, before its body is read, so a caller without
+  // one hears 401 whatever it sent (an empty body, no content type, a DELETE).
+  const authenticated = async (request: FastifyRequest, reply: FastifyReply) => {
     const principal = await callerOf(deps, request);
     if (!principal) return unauthorised(reply);
+    callers.set(request, principal);
+  };
+
+  app.post(MCP_PATH, { onRequest: authenticated }, async (request, reply) => {
+    const principal = callers.get(request)!;
     const server = createMcpServer({ ...deps, principal });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.raw.once('close', () => {
@@ -29,15 +38,13 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Services): void {
     await transport.handleRequest(request.raw, reply.raw, request.body);
   });
 
-  const notAllowed = async (request: FastifyRequest, reply: FastifyReply) => {
-    if (!(await callerOf(deps, request))) return unauthorised(reply);
-    return reply
+  const notAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
+    reply
       .code(405)
       .header('allow', 'POST')
       .send({ jsonrpc: '2.0', error: { code: -32000, message: 'this MCP endpoint is stateless: only POST is served' }, id: null });
-  };
-  app.get(MCP_PATH, notAllowed);
-  app.delete(MCP_PATH, notAllowed);
+  app.get(MCP_PATH, { onRequest: authenticated }, notAllowed);
+  app.delete(MCP_PATH, { onRequest: authenticated }, notAllowed);
 }
 
 async function callerOf(deps: Services, request: FastifyRequest): Promise<Principal | null> {

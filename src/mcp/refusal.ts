@@ -5,6 +5,7 @@
 
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { InputError, joinPath, type Problem } from '../core/errors.ts';
+import { inputProblems } from '../core/input-limits.ts';
 import { NotFound, NotStored } from '../operations/errors.ts';
 
 /** A refusal of the MCP server's own (the caller's role or mind); operations throw their own. */
@@ -84,4 +85,13 @@ export async function guarded(body: () => Promise<CallToolResult>, fields: Field
     if (problems) return errorResult(problems);
     throw error;
   }
+}
+
+/**
+ * The input rule (src/core/input-limits.ts) over a tool's arguments: the refusal naming each
+ * offending field, or null when they may enter. Checked before the tool runs, for every tool.
+ */
+export function inputRefusal(args: unknown, root = ''): CallToolResult | null {
+  const problems = inputProblems(args, root);
+  return problems.length > 0 ? errorResult(problems) : null;
 }

@@ -5,7 +5,9 @@
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Variables } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import { ErrorCode, McpError, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import { InputError } from '../core/errors.ts';
 import { isId } from '../core/ids.ts';
+import { inputProblems } from '../core/input-limits.ts';
 import { planDetail } from '../operations/plans.ts';
 import { proceduralMemories } from '../operations/timeline.ts';
 import type { ToolContext } from './deps.ts';
@@ -43,7 +45,10 @@ export function registerResources(server: McpServer, ctx: ToolContext): void {
     (uri, variables) =>
       readable(uri, async () => {
         ctx.caller.require('read', 'reading procedural memories');
-        const mind = await ctx.caller.mind(decoded(single(variables, 'mind')));
+        const name = decoded(single(variables, 'mind'));
+        const problems = inputProblems(name, 'mind');
+        if (problems.length > 0) throw new InputError(problems);
+        const mind = await ctx.caller.mind(name);
         const memories = await proceduralMemories(ctx.store, ctx.caller.principal, mind.id, { limit: MEMORY_LIMIT });
         return { mind: { id: mind.id, name: mind.name }, memories: memories.items };
       }),

@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Caller } from './caller.ts';
 import type { McpServerOptions, ToolContext } from './deps.ts';
+import { inputRefusal } from './refusal.ts';
 import { registerResources } from './resources.ts';
 import { registerCapabilityTools } from './tools/capabilities.ts';
 import { registerIntentionTools } from './tools/intentions.ts';
@@ -26,6 +27,7 @@ const INSTRUCTIONS = [
 export function createMcpServer(options: McpServerOptions): McpServer {
   const { store, registry, capabilities, planning, principal } = options;
   const server = new McpServer({ name: 'praxis', version }, { instructions: INSTRUCTIONS });
+  checkEveryToolInput(server);
   const ctx: ToolContext = { store, registry, capabilities, planning, caller: new Caller(store, principal) };
   registerCapabilityTools(server, ctx);
   registerIntentionTools(server, ctx);
@@ -34,4 +36,22 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   registerRequestTools(server, ctx);
   registerResources(server, ctx);
   return server;
+}
+
+/**
+ * Every tool's arguments meet the input rule before the tool body runs: no control characters,
+ * bounded strings, arrays and nesting (src/core/input-limits.ts). The SDK has checked their
+ * schema already; this is the one place the rule is applied, so no tool can forget it.
+ */
+function checkEveryToolInput(server: McpServer): void {
+  const register = server.registerTool.bind(server) as (name: string, config: { inputSchema?: unknown }, handler: (...args: unknown[]) => unknown) => unknown;
+  (server as unknown as { registerTool: typeof register }).registerTool = (name, config, handler) =>
+    register(name, config, (...args: unknown[]) => {
+      // With an input schema the handler is called with (arguments, extra), else with (extra).
+      if (config.inputSchema !== undefined) {
+        const refused = inputRefusal(args[0]);
+        if (refused) return refused;
+      }
+      return handler(...args);
+    });
 }

@@ -9,6 +9,7 @@ import type { RequestAnswer } from '../capabilities/capability-requests.ts';
 import type { CapabilityService } from '../capabilities/service.ts';
 import { InputError } from '../core/errors.ts';
 import { isId } from '../core/ids.ts';
+import { fourEyesRefusal } from '../core/operator.ts';
 import type { ApprovalStatus, CapabilityRequestStatus, GrantStatus } from '../core/vocabulary.ts';
 import { releaseStep } from '../execution/recovery.ts';
 import type { ApprovalRecord, CapabilityRequestRecord, GrantRecord, StepRecord, Store } from '../store/index.ts';
@@ -104,7 +105,12 @@ export async function decideApproval(
   decision: 'approve' | 'deny',
   note?: string,
 ): Promise<Decided> {
-  await findApproval(store, principal, id);
+  const found = await findApproval(store, principal, id);
+  if (decision === 'approve') {
+    // The four-eyes rules with names compared normalised (src/core/operator.ts), before the service decides.
+    const refused = fourEyesRefusal(found, principal.operator);
+    if (refused) throw new Conflict('id', refused.message, refused.code);
+  }
   const answer =
     decision === 'approve' ? await capabilities.approve(id, principal.operator, note) : await capabilities.deny(id, principal.operator, note);
   if (answer.status === 'refused') throw refusal(answer);

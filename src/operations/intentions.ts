@@ -2,6 +2,7 @@
 // one from an objective or a concrete means and asking the planner at once, and cancelling.
 
 import type { Principal } from '../access/permissions.ts';
+import { mask } from '../capabilities/host/masking.ts';
 import type { CapabilityRegistry } from '../capabilities/registry.ts';
 import type { CapabilityService } from '../capabilities/service.ts';
 import { InputError, type Problem } from '../core/errors.ts';
@@ -117,7 +118,9 @@ export async function planFormedIntention(store: Store, planning: PlanningServic
     case 'no_possible_plan':
       return { intention: planned, planning: { status: 'no_possible_plan', plan_id: null, reason: 'no strategy applies: the intention was abandoned' } };
     case 'model_failed':
-      return { intention: planned, planning: { status: 'model_failed', plan_id: null, reason: `${result.outcome}: ${result.message}` } };
+      // The model server's own words may echo what was sent to it (the API key, a password in a
+      // prompt): masked before any caller, agent or operator, reads them.
+      return { intention: planned, planning: { status: 'model_failed', plan_id: null, reason: mask(`${result.outcome}: ${result.message}`) } };
     case 'refused':
       return { intention: planned, planning: { status: 'refused', plan_id: null, reason: `${result.code}: ${result.message}` } };
   }

@@ -1,13 +1,15 @@
 // Everything a plan submission goes through before it is stored: parse the untrusted input,
 // validate the draft, and fill in what Praxis derives itself (targets from parameters).
 
-import type { PlanDraft, Resources, ValidationIssue } from '../core/plan.ts';
+import { inputProblems } from '../core/input-limits.ts';
+import { MAX_STEPS, type PlanDraft, type Resources, type ValidationIssue } from '../core/plan.ts';
 import type { CapabilityRegistry } from '../capabilities/registry.ts';
+import { bounded } from './findings.ts';
 import { parseProposal } from './proposal.ts';
 import { validate, withDerivedTargets } from './validate.ts';
 
 export interface Assessment {
-  /** Null only when the input is not a plan at all; such input is refused, not stored. */
+  /** Null when the input is not a plan at all, breaks the input rule or has too many steps: refused, not stored. */
   draft: PlanDraft | null;
   valid: boolean;
   errors: ValidationIssue[];
@@ -16,20 +18,42 @@ export interface Assessment {
   estimate: Resources | null;
 }
 
+/** Input refused before it is read as a plan: nothing of it may be stored, not even as a draft. */
+function refused(errors: ValidationIssue[]): Assessment {
+  return { draft: null, valid: false, errors, warnings: [], estimate: null };
+}
+
+/**
+ * The boundary checks that come before parsing: the input rule (src/core/input-limits.ts: no
+ * control characters, bounded strings, arrays, nesting), and the step limit, since a draft of
+ * thousands of steps is not worth keeping even as a draft (and would not fit one insert).
+ */
+function boundaryErrors(input: unknown): ValidationIssue[] {
+  const problems = inputProblems(input);
+  if (problems.length > 0) return problems;
+  const steps = typeof input === 'object' && input !== null ? (input as { steps?: unknown }).steps : undefined;
+  if (Array.isArray(steps) && steps.length > MAX_STEPS) {
+    return [{ code: 'too_many_steps', path: 'steps', message: `the plan has ${steps.length} steps; at most ${MAX_STEPS} are allowed` }];
+  }
+  return [];
+}
+
 export function assessProposal(input: unknown, registry: CapabilityRegistry): Assessment {
+  const boundary = boundaryErrors(input);
+  if (boundary.length > 0) return refused(boundary);
   const parsed = parseProposal(input);
-  if (!parsed.ok) return { draft: null, valid: false, errors: parsed.errors, warnings: [], estimate: null };
+  if (!parsed.ok) return refused(parsed.errors);
   const draft = withDerivedTargets(parsed.draft, registry);
   const result = validate(draft, registry);
   // A field the parser already refused would otherwise be reported again by validation.
   const reported = (path: string) =>
     parsed.errors.some((e) => path === e.path || path.startsWith(`${e.path}.`) || path.startsWith(`${e.path}[`));
-  const errors = [...parsed.errors, ...result.errors.filter((e) => !reported(e.path))];
+  const errors = bounded([...parsed.errors, ...result.errors.filter((e) => !reported(e.path))]);
   return {
     draft,
     valid: errors.length === 0,
     errors,
-    warnings: [...parsed.warnings, ...result.warnings],
+    warnings: bounded([...parsed.warnings, ...result.warnings], 'warnings'),
     estimate: result.estimate,
   };
 }

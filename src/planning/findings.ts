@@ -55,3 +55,19 @@ export function distinct(issues: readonly ValidationIssue[]): ValidationIssue[] 
     return true;
   });
 }
+
+/** Issues a validation reports at most; a draft with more gets one last issue counting the rest. */
+export const MAX_REPORTED_ISSUES = 50;
+
+/**
+ * The first `MAX_REPORTED_ISSUES` issues, and an issue `more_errors` (or `more_warnings`) saying
+ * how many more there were, so a draft with thousands of faults costs one bounded answer.
+ */
+export function bounded(issues: readonly ValidationIssue[], what: 'errors' | 'warnings' = 'errors'): ValidationIssue[] {
+  if (issues.length <= MAX_REPORTED_ISSUES) return [...issues];
+  const rest = issues.length - MAX_REPORTED_ISSUES;
+  return [
+    ...issues.slice(0, MAX_REPORTED_ISSUES),
+    { code: `more_${what}`, path: '', message: `${rest} more ${what === 'errors' ? 'error' : 'warning'}${rest === 1 ? '' : 's'} not listed` },
+  ];
+}

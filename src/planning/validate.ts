@@ -17,7 +17,7 @@ import {
   preconditionAt,
 } from './check-rules.ts';
 import type { CheckPart } from './check-rules.ts';
-import { Findings, distinct, isNonEmptyString, isObj, isPositiveInteger, show } from './findings.ts';
+import { Findings, bounded, distinct, isNonEmptyString, isObj, isPositiveInteger, show } from './findings.ts';
 import type { Obj } from './findings.ts';
 import type { Edge } from './graph.ts';
 import { findCycles, reaches } from './graph.ts';
@@ -39,8 +39,8 @@ export function validate(draft: PlanDraft, registry: CapabilityRegistry): Valida
     // A safety net, not a path: an input the rules did not foresee must still be refused.
     findings.error('validation_failed', '', `the draft could not be validated: ${error instanceof Error ? error.message : show(error)}`);
   }
-  const errors = distinct(findings.errors);
-  return { valid: errors.length === 0, errors, warnings: distinct(findings.warnings), estimate };
+  const errors = bounded(distinct(findings.errors));
+  return { valid: errors.length === 0, errors, warnings: bounded(distinct(findings.warnings), 'warnings'), estimate };
 }
 
 /** One step of the draft as validation sees it. */
@@ -121,6 +121,11 @@ function dependencies(steps: StepView[], byKey: Map<string, StepView>, findings:
     if (deps === undefined || deps === null) continue;
     if (!Array.isArray(deps)) {
       findings.error('invalid_dependency', at, 'depends_on must be a list of step keys');
+      continue;
+    }
+    // A step can depend on every other step at most; a longer list is refused whole, not entry by entry.
+    if (deps.length > MAX_STEPS) {
+      findings.error('too_many_dependencies', at, `depends_on lists ${deps.length} entries; a plan has at most ${MAX_STEPS} steps`);
       continue;
     }
     const seen = new Set<string>();

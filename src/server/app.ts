@@ -11,6 +11,7 @@ import type { AccessRole } from '../core/vocabulary.ts';
 import type { Services } from '../operations/services.ts';
 import { registerAuth } from './auth.ts';
 import { guardApiBoundary } from './boundary.ts';
+import { guardHosts } from './hosts.ts';
 import { registerMcpRoutes } from '../mcp/http.ts';
 import { registerConsole } from './console.ts';
 import { handleError } from './errors.ts';
@@ -35,6 +36,11 @@ export interface ServerOptions extends Services {
   metrics: MetricsRegistry | null;
   /** GET /readyz answers 200 while this is true, 503 otherwise. */
   isReady: () => boolean;
+  /**
+   * Host names served besides loopback addresses, `localhost` and the address a connection
+   * reached (src/server/hosts.ts); any other Host is refused. From `allowedHosts` in the config.
+   */
+  allowedHosts?: readonly string[];
 }
 
 /** Requests with bodies larger than this are refused: plan drafts are the largest inputs. */
@@ -65,6 +71,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
 
+  // Before anything else, authentication included: a rebound name or a foreign page gets nothing.
+  guardHosts(app, { allowedHosts: options.allowedHosts ?? [] });
   registerAuth(app, options.store, options.anonymousRole);
   // A POST without a body means "no fields"; the schema then decides whether that is enough.
   app.addHook('preValidation', async (request) => {

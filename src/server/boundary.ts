@@ -7,10 +7,25 @@
 //   cannot send this content type without a CORS preflight, which this server never approves. So
 //   a page the operator happens to visit cannot approve, grant or cancel anything through a
 //   daemon that trusts the operator's machine (anonymous mode) or the browser's credentials.
+// - Every string, array and nested value in the path, the query and the body meets the input
+//   rule (src/core/input-limits.ts) before the schema is even consulted: a NUL, a control
+//   character, a string or array over its limit or a value nested too deep is a 400 naming the
+//   field, and nothing is stored.
+// - A query number is written in decimal digits. The schema's coercion would read `0x10` as 16,
+//   `1e1` as 10 and ` 5` as 5; here each is a 400 at `query.<field>`.
 
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Problem } from '../core/errors.ts';
+import { INPUT_LIMITS, inputProblems } from '../core/input-limits.ts';
 import { HttpRefusal } from './errors.ts';
 import { strictObject } from './schemas.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Query fields the schema types as numbers (set for every route of the scope). */
+    numericQuery?: readonly { name: string; integer: boolean }[];
+  }
+}
 
 const NO_QUERY = strictObject({});
 const CHANGES_STATE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -21,11 +36,47 @@ function isJson(request: FastifyRequest): boolean {
   return typeof type === 'string' && type.split(';')[0]!.trim().toLowerCase() === 'application/json';
 }
 
+function numericFields(schema: unknown): { name: string; integer: boolean }[] {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties ?? {};
+  return Object.entries(properties).flatMap(([name, property]) =>
+    property.type === 'integer' || property.type === 'number' ? [{ name, integer: property.type === 'integer' }] : [],
+  );
+}
+
+/** The input rule over a request's path parameters, query and body, with their parts' names. */
+export function requestInputProblems(request: Pick<FastifyRequest, 'params' | 'query' | 'body'>): Problem[] {
+  const problems = [...inputProblems(request.params, 'params'), ...inputProblems(request.query, 'query'), ...inputProblems(request.body, 'body')];
+  return problems.length > INPUT_LIMITS.maxProblems + 1 ? problems.slice(0, INPUT_LIMITS.maxProblems + 1) : problems;
+}
+
+const DECIMAL = /^-?\d{1,15}$/;
+const DECIMAL_FRACTION = /^-?\d{1,15}(?:\.\d{1,15})?$/;
+
+function queryNumberProblems(request: FastifyRequest): Problem[] {
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  return (request.routeOptions.config.numericQuery ?? []).flatMap(({ name, integer }) => {
+    const value = query[name];
+    if (value === undefined || (typeof value === 'string' && (integer ? DECIMAL : DECIMAL_FRACTION).test(value))) return [];
+    const message = integer ? 'must be a whole number written in decimal digits' : 'must be a number written in decimal digits';
+    return [{ code: 'invalid_type', path: `query.${name}`, message }];
+  });
+}
+
+/** Refuses a request whose input breaks the input rule, or whose query numbers are not plain decimals. */
+export async function checkRequestInput(request: FastifyRequest): Promise<void> {
+  const problems = [...requestInputProblems(request), ...queryNumberProblems(request)];
+  if (problems.length === 0) return;
+  throw new HttpRefusal(400, 'invalid_input', problems.map((p) => `${p.path}: ${p.message}`).join('; '), problems);
+}
+
 /** Call on the /api/v1 scope before its routes are declared. */
 export function guardApiBoundary(scope: FastifyInstance): void {
   scope.addHook('onRoute', (route) => {
     if (route.schema?.querystring === undefined) route.schema = { ...route.schema, querystring: NO_QUERY };
+    route.config = { ...route.config, numericQuery: numericFields(route.schema.querystring) };
   });
+  // Before the schemas (validation) and long before any handler.
+  scope.addHook('preValidation', checkRequestInput);
 
   // Runs after authentication (a hook of the parent), so an unknown caller still hears 401 first.
   scope.addHook('onRequest', async (request) => {

@@ -65,9 +65,12 @@ export async function makeApiWorld(ts: TestStore, over: Partial<ServerOptions> =
   };
 }
 
-/** A write that policy asks about: raises a pending approval for the world's mind. */
-export async function pendingApproval(world: World, name = 'svc', batchKey = 'batch-1'): Promise<string> {
-  const result = await world.service.invoke({ mindId: world.mind.id, capability: 'test.write', params: { name }, origin: 'operator:test', batchKey });
+/**
+ * A write that policy asks about: raises a pending approval for the world's mind, authored by
+ * `author` (an action with no recorded author cannot be approved on any surface).
+ */
+export async function pendingApproval(world: World, name = 'svc', batchKey = 'batch-1', author = 'tester'): Promise<string> {
+  const result = await world.service.invoke({ mindId: world.mind.id, capability: 'test.write', params: { name }, origin: 'operator:test', batchKey, authoredBy: author });
   if (result.status !== 'pending') throw new Error(`expected a pending approval, got ${result.status}`);
   return result.approvalId;
 }

@@ -166,9 +166,13 @@ function maskShapes(text: string): string {
   });
 }
 
-/** Masks only the credential shapes (no addresses, no keyed values): for text whose structure must survive, such as log lines. */
+/**
+ * Masks only the credentials known by their shape, line by line (no addresses, no keyed values,
+ * no private-key blocks, which span lines): for text whose structure must survive, such as a
+ * JSON log line.
+ */
 export function maskCredentialShapes(text: string): string {
-  return maskShapes(text.replace(PEM_BLOCK, MARKERS.privateKey));
+  return maskShapes(text);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import { InputError } from '../../core/errors.ts';
 import { isId } from '../../core/ids.ts';
+import { fourEyesRefusal } from '../../core/operator.ts';
 import { EXIT } from '../exit-codes.ts';
 import { action, capabilityService, findMind, printJson, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
 import { describeResult, exitFor } from './invoke.ts';
@@ -58,6 +59,14 @@ export function approvalCommands(program: Command): void {
       action(async (id: string, options: DecisionOptions) => {
         requireId(id, 'approval-id');
         return useStore(options, async (store) => {
+          // Four eyes with names compared normalised (src/core/operator.ts), before the service decides.
+          const pending = await store.approvals.get(id);
+          const fourEyes = pending ? fourEyesRefusal(pending, options.as) : null;
+          if (fourEyes) {
+            if (options.json) printJson({ status: 'refused', ...fourEyes });
+            else process.stderr.write(`refused (${fourEyes.code}): ${fourEyes.message}\n`);
+            return EXIT.refused;
+          }
           const answer = await capabilityService(store).approve(id, options.as, options.note);
           if (options.json) printJson(answer);
           else if (answer.status === 'approved') process.stdout.write(`approved ${id}; ${describeResult(answer.result)}`);

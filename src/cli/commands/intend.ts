@@ -4,6 +4,7 @@ import { builtinRegistry } from '../../capabilities/registry.ts';
 import { planIntention, planningFromEnv } from '../../execution/plan-intention.ts';
 import { formIntention } from '../../mind/intentions.ts';
 import { EXIT } from '../exit-codes.ts';
+import { cliOperator } from '../operator.ts';
 import { action, findMind, parseJsonOption, printJson, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
 import { describeIssue } from '../report.ts';
 
@@ -12,6 +13,7 @@ interface IntendOptions extends StoreOptions {
   capability?: string;
   params?: string;
   requireApproval?: boolean;
+  as?: string;
 }
 
 export function intendCommand(program: Command): void {
@@ -22,6 +24,7 @@ export function intendCommand(program: Command): void {
     .option('--capability <name>', 'a concrete means: the capability to use')
     .option('--params <json>', 'parameters of the means, as a JSON object', '{}')
     .option('--require-approval', 'every writing action for this intention asks an operator')
+    .option('--as <operator>', "the intention's author, who cannot approve its actions (default: the OS user name)")
     .action(
       action(async (objective: string | undefined, options: IntendOptions) => {
         const registry = builtinRegistry();
@@ -41,6 +44,7 @@ export function intendCommand(program: Command): void {
             means,
             origin: 'operator',
             requireApproval: options.requireApproval ?? false,
+            authoredBy: cliOperator(options.as),
           });
           if (!formed.ok) throw new InputError(formed.problems);
           const result = await planIntention(store, planningFromEnv(registry), formed.intention.id);

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { InvokeRequest, InvokeResult } from '../../capabilities/invocation.ts';
 import { EXIT } from '../exit-codes.ts';
+import { cliOperator } from '../operator.ts';
 import { action, capabilityService, findMind, parseJsonOption, printJson, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
 import { describeIssue } from '../report.ts';
 
@@ -17,19 +18,20 @@ function oneOffCall(command: Command): Command {
     .argument('<capability>', 'e.g. service.status')
     .requiredOption('--mind <name>', 'the mind acting')
     .option('--params <json>', 'parameters as a JSON object', '{}')
-    .option('--as <operator>', 'the operator making the call (recorded; cannot approve it)')
+    .option('--as <operator>', 'the operator making the call (recorded as its author, who cannot approve it; default: the OS user name)')
     .option('--require-approval', 'ask an operator even where policy allows')
     .option('--why <text>', 'the reason, shown to an approver');
 }
 
 function request(mindId: string, capability: string, options: CallOptions, params: unknown): InvokeRequest {
-  const operator = options.as ?? process.env.USER ?? 'cli';
+  // Always an author: an action nobody authored could not be approved under four eyes.
+  const operator = cliOperator(options.as);
   return {
     mindId,
     capability,
     params,
     origin: `operator:${operator}`,
-    ...(options.as ? { authoredBy: options.as } : {}),
+    authoredBy: operator,
     requireApproval: options.requireApproval ?? false,
     explanation: {
       what: `${capability} with ${JSON.stringify(params)}`,

@@ -5,6 +5,7 @@ import { isId } from '../../core/ids.ts';
 import { builtinRegistry } from '../../capabilities/registry.ts';
 import { submitPlan } from '../../execution/submit-plan.ts';
 import { EXIT } from '../exit-codes.ts';
+import { cliOperator } from '../operator.ts';
 import { action, findMind, printJson, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
 import { readPlanFile } from '../plan-file.ts';
 import { describeIssue } from '../report.ts';
@@ -26,8 +27,10 @@ export function planCommand(program: Command): void {
   withJsonOption(withDbOption(plan.command('submit').argument('<files...>', 'plan files (JSON or YAML)')))
     .description('store operator-authored plans: valid ones as `validated`, invalid ones as `draft` with their errors')
     .requiredOption('--mind <name>', 'the mind the plans belong to')
+    .option('--as <operator>', "the plans' author, who cannot approve their actions (default: the OS user name)")
     .action(
-      action(async (files: string[], options: StoreOptions & { mind: string }) => {
+      action(async (files: string[], options: StoreOptions & { mind: string; as?: string }) => {
+        const author = cliOperator(options.as);
         const registry = builtinRegistry();
         return useStore(options, async (store) => {
           const mind = await findMind(store, options.mind);
@@ -40,7 +43,7 @@ export function planCommand(program: Command): void {
               results.push({ file, stored: false, plan_id: null, intention_id: null, status: null, reason: 'unreadable or malformed', errors: read.errors, warnings: [] });
               continue;
             }
-            const result = await submitPlan(store, registry, { mindId: mind.id, input: read.value, origin: 'operator' });
+            const result = await submitPlan(store, registry, { mindId: mind.id, input: read.value, origin: 'operator', authoredBy: author });
             if (!result.stored || result.plan.status !== 'validated') exit = Math.max(exit, EXIT.refused);
             results.push({
               file,
