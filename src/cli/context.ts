@@ -1,14 +1,14 @@
 // What store-backed commands share: the `--db` option, opening and migrating the store,
 // finding a mind by name or id, and printing typed problems the same way everywhere.
+// The store and the capability implementations are imported when a command first needs them,
+// not when the command line is parsed: `praxis --help` and `praxis validate` never load them.
 
 import type { Command } from 'commander';
 import { InputError, type Problem } from '../core/errors.ts';
 import { isId } from '../core/ids.ts';
 import { inputProblems } from '../core/input-limits.ts';
-import { builtinImplementations } from '../capabilities/builtin-implementations.ts';
-import { builtinRegistry } from '../capabilities/registry.ts';
-import { CapabilityService } from '../capabilities/service.ts';
-import { openStore, resolveStoreConfig, type MindRecord, type Store } from '../store/index.ts';
+import type { CapabilityService } from '../capabilities/service.ts';
+import type { MindRecord, Store } from '../store/index.ts';
 import { EXIT } from './exit-codes.ts';
 
 export interface StoreOptions {
@@ -26,6 +26,7 @@ export function withJsonOption(command: Command): Command {
 
 /** Opens the configured store (migrated to the latest schema), runs `work`, always closes it. */
 export async function useStore<T>(options: StoreOptions, work: (store: Store) => Promise<T>): Promise<T> {
+  const { openStore, resolveStoreConfig } = await import('../store/index.ts');
   const store = await openStore(resolveStoreConfig({ db: options.db }));
   try {
     await store.migrate();
@@ -36,7 +37,12 @@ export async function useStore<T>(options: StoreOptions, work: (store: Store) =>
 }
 
 /** The capability service over the built-ins on this host, as every acting command uses it. */
-export function capabilityService(store: Store): CapabilityService {
+export async function capabilityService(store: Store): Promise<CapabilityService> {
+  const [{ CapabilityService }, { builtinRegistry }, { builtinImplementations }] = await Promise.all([
+    import('../capabilities/service.ts'),
+    import('../capabilities/registry.ts'),
+    import('../capabilities/builtin-implementations.ts'),
+  ]);
   return new CapabilityService(store, builtinRegistry(), builtinImplementations());
 }
 

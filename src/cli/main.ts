@@ -1,5 +1,8 @@
-// The `praxis` command line. Each command lives in its own module under commands/.
+// The `praxis` command line. Each command lives in its own module under commands/; a command
+// module declares its arguments and imports what its action needs only when it runs, so that
+// `praxis --help` or `praxis validate` never loads the store, the server or the model client.
 
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { EXIT } from './exit-codes.ts';
 import { approvalCommands } from './commands/approvals.ts';
@@ -24,8 +27,12 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
+// Two levels up from src/cli/ and from dist/cli/ alike.
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
 const program = new Command('praxis')
   .description('Stored, validated plans executed through typed capabilities under operator policy')
+  .version(version, '-V, --version', 'print the version of praxis')
   .exitOverride()
   .showHelpAfterError('(run with --help for usage)');
 

@@ -12,12 +12,9 @@ import { builtinRegistry } from '../capabilities/registry.ts';
 import { submitPlan } from '../execution/submit-plan.ts';
 import { formIntention } from '../mind/intentions.ts';
 import type { EventRecord, Store } from '../store/index.ts';
+import { AUTO_OPERATOR, DEMO_MIND, DEMO_UNIT } from './demo-names.ts';
 
-export const DEMO_MIND = 'demo';
-export const DEMO_UNIT = 'atlas-worker.service';
-export const DEMO_DB_PATH = '.praxis/demo.db';
-/** The operator recorded on what `--auto` decides. */
-export const AUTO_OPERATOR = 'demo-auto';
+export { AUTO_OPERATOR, DEMO_DB_PATH, DEMO_MIND, DEMO_UNIT } from './demo-names.ts';
 
 /** Deletes the previous run's database (with its WAL files), so each demo starts from nothing. */
 export function removeDemoDatabase(path: string): void {

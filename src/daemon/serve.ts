@@ -5,7 +5,6 @@
 
 import type { FastifyInstance } from 'fastify';
 import type { CapabilityImplementations } from '../capabilities/implementation.ts';
-import { builtinImplementations } from '../capabilities/builtin-implementations.ts';
 import { builtinRegistry } from '../capabilities/registry.ts';
 import { CapabilityService } from '../capabilities/service.ts';
 import { WakeBus } from '../bus/wake-bus.ts';
@@ -14,6 +13,7 @@ import { planningFromEnv } from '../execution/plan-intention.ts';
 import { buildServer } from '../server/app.ts';
 import { openStore, type Store } from '../store/index.ts';
 import type { DaemonConfig } from './config.ts';
+import { deferredBuiltins } from './implementations.ts';
 import { createLogger, executorLog, logTick, type DaemonLogger } from './logger.ts';
 import { createMetrics } from './metrics.ts';
 import { closeServer } from './shutdown.ts';
@@ -21,7 +21,7 @@ import { closeServer } from './shutdown.ts';
 export interface DaemonOptions {
   config: DaemonConfig;
   logger?: DaemonLogger;
-  /** How capabilities act; defaults to the real host (the demo passes the simulated one). */
+  /** How capabilities act; defaults to the real host, loaded at the first call (the demo passes the simulated one). */
   implementations?: CapabilityImplementations;
   /** Runs after migration, before the executor starts (the demo seeds its story here). */
   prepare?(store: Store, capabilities: CapabilityService): Promise<void>;
@@ -53,7 +53,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     logger.info({ event: 'store_ready', store: config.store.kind }, 'store migrated');
 
     const registry = builtinRegistry();
-    const capabilities = new CapabilityService(store, registry, options.implementations ?? builtinImplementations());
+    const capabilities = new CapabilityService(store, registry, options.implementations ?? deferredBuiltins(registry));
     const planning = planningFromEnv(registry);
     await options.prepare?.(store, capabilities);
 

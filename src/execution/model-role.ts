@@ -3,7 +3,7 @@
 // (src/planning/strategies/model.ts). `complete` never throws: every way a call can go wrong
 // comes back as an outcome with a message, for the caller to record.
 
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import type OpenAI from 'openai';
 import { performance } from 'node:perf_hooks';
 import type { LlmCallOutcome } from '../core/vocabulary.ts';
 import type { ChatMessage } from '../planning/strategies/model.ts';
@@ -65,10 +65,13 @@ export function displayUrl(url: string): string {
   }
 }
 
+// Loaded at the first call, not at start-up: a daemon without a model never needs the client.
+let openAiSdk: Promise<typeof import('openai')> | null = null;
+
 export class OpenAiModelRole implements ModelRole {
   readonly model: string;
   readonly baseUrl: string;
-  readonly #client: OpenAI;
+  #client: OpenAI | null = null;
   readonly #config: ModelRoleConfig;
   readonly #measure: () => number;
 
@@ -77,17 +80,19 @@ export class OpenAiModelRole implements ModelRole {
     this.baseUrl = displayUrl(config.baseURL);
     this.#config = config;
     this.#measure = options.measure ?? (() => performance.now());
-    this.#client = new OpenAI({
-      baseURL: config.baseURL,
-      // Never fall back on OPENAI_API_KEY from the environment: the key is configuration.
-      apiKey: config.apiKey ?? 'unused',
-      timeout: config.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS,
-      // A retry would hide a failure and double the wait; the caller decides about retrying.
-      maxRetries: 0,
-    });
   }
 
   async complete(messages: readonly ChatMessage[]): Promise<ModelReply> {
+    const sdk = await (openAiSdk ??= import('openai'));
+    const { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } = sdk;
+    this.#client ??= new sdk.default({
+      baseURL: this.#config.baseURL,
+      // Never fall back on OPENAI_API_KEY from the environment: the key is configuration.
+      apiKey: this.#config.apiKey ?? 'unused',
+      timeout: this.#config.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS,
+      // A retry would hide a failure and double the wait; the caller decides about retrying.
+      maxRetries: 0,
+    });
     const started = this.#measure();
     const elapsed = () => Math.max(0, Math.round(this.#measure() - started));
     const failed = (outcome: LlmCallOutcome, message: string, statusCode: number | null = null): ModelReply => ({

@@ -2,18 +2,21 @@
 // POST gets a fresh server bound to the caller the token names, so no session outlives a
 // request and no caller's identity can leak into another's. Without sessions there is no
 // server-initiated stream to open (GET) or session to end (DELETE): both answer 405.
+// The MCP SDK and the tools are loaded by the first POST, so a daemon nobody speaks MCP to
+// never spends the time or memory on them.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { authenticate, bearerToken } from '../access/tokens.ts';
 import type { Principal } from '../access/permissions.ts';
 import type { Services } from '../operations/services.ts';
 import { errorBody } from '../server/errors.ts';
-import { createMcpServer } from './server.ts';
 
 export const MCP_PATH = '/mcp';
 
 const callers = new WeakMap<FastifyRequest, Principal>();
+
+let mcpModules: Promise<[typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js'), typeof import('./server.ts')]> | null = null;
+const loadMcp = () => (mcpModules ??= Promise.all([import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('./server.ts')]));
 
 export function registerMcpRoutes(app: FastifyInstance, deps: Services): void {
   // The token is checked when the request arrives, before its body is read, so a caller without
@@ -26,6 +29,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Services): void {
 
   app.post(MCP_PATH, { onRequest: authenticated }, async (request, reply) => {
     const principal = callers.get(request)!;
+    const [{ StreamableHTTPServerTransport }, { createMcpServer }] = await loadMcp();
     const server = createMcpServer({ ...deps, principal });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.raw.once('close', () => {

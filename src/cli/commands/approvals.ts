@@ -33,7 +33,7 @@ export function approvalCommands(program: Command): void {
     .action(
       action(async (options: StoreOptions & { mind?: string; all?: boolean }) => {
         await useStore(options, async (store) => {
-          await capabilityService(store).expireApprovals();
+          await (await capabilityService(store)).expireApprovals();
           const mindId = options.mind ? (await findMind(store, options.mind)).id : undefined;
           const approvals = await store.approvals.list({ ...(mindId ? { mindId } : {}), ...(options.all ? {} : { status: 'pending' }), limit: 200 });
           if (options.json) return printJson(approvals);
@@ -67,7 +67,7 @@ export function approvalCommands(program: Command): void {
             else process.stderr.write(`refused (${fourEyes.code}): ${fourEyes.message}\n`);
             return EXIT.refused;
           }
-          const answer = await capabilityService(store).approve(id, options.as, options.note);
+          const answer = await (await capabilityService(store)).approve(id, options.as, options.note);
           if (options.json) printJson(answer);
           else if (answer.status === 'approved') process.stdout.write(`approved ${id}; ${describeResult(answer.result)}`);
           else if (answer.status === 'awaiting_second_approver') process.stdout.write(`approval ${answer.approvals}/${answer.required} recorded; another operator must approve\n`);
@@ -84,7 +84,7 @@ export function approvalCommands(program: Command): void {
       action(async (id: string, options: DecisionOptions) => {
         requireId(id, 'approval-id');
         return useStore(options, async (store) => {
-          const answer = await capabilityService(store).deny(id, options.as, options.note);
+          const answer = await (await capabilityService(store)).deny(id, options.as, options.note);
           if (options.json) printJson(answer);
           else if (answer.status === 'refused') process.stderr.write(`refused (${answer.code}): ${answer.message}\n`);
           else process.stdout.write(`denied ${id}\n`);
@@ -125,7 +125,7 @@ export function approvalCommands(program: Command): void {
           ...(options.operations ? { maxOperations: Number(options.operations) } : {}),
         };
         return useStore(options, async (store) => {
-          const answer = await capabilityService(store).grant(id, options.as, scope);
+          const answer = await (await capabilityService(store)).grant(id, options.as, scope);
           if (options.json) printJson(answer);
           else if (answer.status === 'granted') process.stdout.write(`granted: grant ${answer.grantId}, ${answer.operations} operations until ${answer.expiresAt.toISOString()}\n`);
           else if (answer.status === 'invalid') for (const i of answer.issues) process.stderr.write(`error ${i.code} at ${i.path}: ${i.message}\n`);
@@ -141,7 +141,7 @@ export function approvalCommands(program: Command): void {
       action(async (id: string, options: DecisionOptions) => {
         requireId(id, 'grant-id');
         return useStore(options, async (store) => {
-          const answer = await capabilityService(store).revokeGrant(id, options.as);
+          const answer = await (await capabilityService(store)).revokeGrant(id, options.as);
           if (options.json) printJson(answer);
           else if (answer.status === 'refused') process.stderr.write(`refused (${answer.code}): ${answer.message}\n`);
           else process.stdout.write(`revoked ${id}\n`);

@@ -4,24 +4,10 @@
 // escalation note is written, or 1 with where the story stood if it does not finish in time.
 
 import type { Command } from 'commander';
-import { issueToken } from '../../access/tokens.ts';
-import { SimulatedHost } from '../../capabilities/host/simulated/host.ts';
-import { builtinImplementations } from '../../capabilities/builtin-implementations.ts';
 import { InputError } from '../../core/errors.ts';
-import { loadDaemonConfig, type DaemonFlags } from '../../daemon/config.ts';
-import {
-  AUTO_OPERATOR,
-  DEMO_DB_PATH,
-  DEMO_MIND,
-  DEMO_UNIT,
-  describeProgress,
-  removeDemoDatabase,
-  seedHost,
-  seedStory,
-  watchStory,
-  type DemoStory,
-  type Milestone,
-} from '../../daemon/demo.ts';
+import type { DaemonFlags } from '../../daemon/config.ts';
+import { AUTO_OPERATOR, DEMO_DB_PATH, DEMO_MIND, DEMO_UNIT } from '../../daemon/demo-names.ts';
+import type { DemoStory, Milestone } from '../../daemon/demo.ts';
 import { EXIT } from '../exit-codes.ts';
 import { action } from '../context.ts';
 import { loadDaemon, stopOnSignal } from './serve.ts';
@@ -88,6 +74,14 @@ export function demoCommand(program: Command): void {
       action(async (options: DemoOptions) => {
         const timeout = options.timeout === undefined ? 110 : /^\d{1,5}$/.test(options.timeout) ? Number(options.timeout) : NaN;
         if (!(timeout > 0)) throw new InputError([{ code: 'invalid_timeout', path: '--timeout', message: `"${options.timeout}" is not a number of seconds` }]);
+        const [{ issueToken }, { SimulatedHost }, { builtinImplementations }, { loadDaemonConfig }, { describeProgress, removeDemoDatabase, seedHost, seedStory, watchStory }] =
+          await Promise.all([
+            import('../../access/tokens.ts'),
+            import('../../capabilities/host/simulated/host.ts'),
+            import('../../capabilities/builtin-implementations.ts'),
+            import('../../daemon/config.ts'),
+            import('../../daemon/demo.ts'),
+          ]);
         const flags: DaemonFlags = { host: options.host, port: options.port, db: DEMO_DB_PATH, logLevel: options.logLevel ?? 'warn', tickMs: '1000' };
         // The demo ignores PRAXIS_* store and role settings: it always runs on its own database, with tokens.
         const config = loadDaemonConfig(flags, { PRAXIS_HOST: process.env.PRAXIS_HOST, PRAXIS_PORT: process.env.PRAXIS_PORT });

@@ -1,8 +1,5 @@
 import type { Command } from 'commander';
 import { InputError } from '../../core/errors.ts';
-import { builtinRegistry } from '../../capabilities/registry.ts';
-import { planIntention, planningFromEnv } from '../../execution/plan-intention.ts';
-import { formIntention } from '../../mind/intentions.ts';
 import { EXIT } from '../exit-codes.ts';
 import { cliOperator } from '../operator.ts';
 import { action, findMind, parseJsonOption, printJson, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
@@ -27,6 +24,11 @@ export function intendCommand(program: Command): void {
     .option('--as <operator>', "the intention's author, who cannot approve its actions (default: the OS user name)")
     .action(
       action(async (objective: string | undefined, options: IntendOptions) => {
+        const [{ builtinRegistry }, { planIntention, planningFromEnv }, { formIntention }] = await Promise.all([
+          import('../../capabilities/registry.ts'),
+          import('../../execution/plan-intention.ts'),
+          import('../../mind/intentions.ts'),
+        ]);
         const registry = builtinRegistry();
         let means = null;
         if (options.capability) {

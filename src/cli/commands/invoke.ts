@@ -51,7 +51,7 @@ export function invokeCommands(program: Command): void {
         const params = parseJsonOption(options.params, '--params');
         return useStore(options, async (store) => {
           const mind = await findMind(store, options.mind);
-          const service = capabilityService(store);
+          const service = await capabilityService(store);
           const preview = await service.preview(request(mind.id, capability, options, params));
           if (options.json) printJson(preview);
           else {
@@ -71,7 +71,7 @@ export function invokeCommands(program: Command): void {
         const params = parseJsonOption(options.params, '--params');
         return useStore(options, async (store) => {
           const mind = await findMind(store, options.mind);
-          const service = capabilityService(store);
+          const service = await capabilityService(store);
           const result = await service.invoke(request(mind.id, capability, options, params));
           if (options.json) printJson(result);
           else process.stdout.write(describeResult(result));

@@ -3,9 +3,6 @@
 // always speaks for someone, and never with more than that token's role allows.
 
 import type { Command } from 'commander';
-import { authenticate } from '../../access/tokens.ts';
-import { builtinRegistry } from '../../capabilities/registry.ts';
-import { planningFromEnv } from '../../execution/plan-intention.ts';
 import { action, capabilityService, useStore, withDbOption, type StoreOptions } from '../context.ts';
 import { EXIT } from '../exit-codes.ts';
 
@@ -24,6 +21,11 @@ export function mcpCommand(program: Command): void {
           process.stderr.write('praxis mcp: no token: pass --token <token> or set PRAXIS_TOKEN (create one with: praxis token create)\n');
           return EXIT.usage;
         }
+        const [{ authenticate }, { builtinRegistry }, { planningFromEnv }] = await Promise.all([
+          import('../../access/tokens.ts'),
+          import('../../capabilities/registry.ts'),
+          import('../../execution/plan-intention.ts'),
+        ]);
         return useStore(options, async (store) => {
           const principal = await authenticate(store, token.trim());
           if (!principal) {
@@ -38,7 +40,7 @@ export function mcpCommand(program: Command): void {
             // Loaded only here, so the MCP SDK never slows the start of other commands.
             const { serveMcpOverStdio } = await import('../../mcp/stdio.ts');
             await serveMcpOverStdio(
-              { store, registry, capabilities: capabilityService(store), planning: planningFromEnv(registry), principal },
+              { store, registry, capabilities: await capabilityService(store), planning: planningFromEnv(registry), principal },
               undefined,
               stop.signal,
             );

@@ -2,12 +2,9 @@ import type { Command } from 'commander';
 import { InputError } from '../../core/errors.ts';
 import type { ValidationIssue } from '../../core/plan.ts';
 import { isId } from '../../core/ids.ts';
-import { builtinRegistry } from '../../capabilities/registry.ts';
-import { submitPlan } from '../../execution/submit-plan.ts';
 import { EXIT } from '../exit-codes.ts';
 import { cliOperator } from '../operator.ts';
 import { action, findMind, printJson, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
-import { readPlanFile } from '../plan-file.ts';
 import { describeIssue } from '../report.ts';
 
 interface SubmitLine {
@@ -31,6 +28,11 @@ export function planCommand(program: Command): void {
     .action(
       action(async (files: string[], options: StoreOptions & { mind: string; as?: string }) => {
         const author = cliOperator(options.as);
+        const [{ builtinRegistry }, { submitPlan }, { readPlanFile }] = await Promise.all([
+          import('../../capabilities/registry.ts'),
+          import('../../execution/submit-plan.ts'),
+          import('../plan-file.ts'),
+        ]);
         const registry = builtinRegistry();
         return useStore(options, async (store) => {
           const mind = await findMind(store, options.mind);

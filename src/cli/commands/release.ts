@@ -7,8 +7,6 @@ import type { Command } from 'commander';
 import { InputError } from '../../core/errors.ts';
 import { isId } from '../../core/ids.ts';
 import type { Principal } from '../../access/permissions.ts';
-import { Conflict } from '../../operations/errors.ts';
-import { releasePlanStep } from '../../operations/decisions.ts';
 import { EXIT } from '../exit-codes.ts';
 import { action, printJson, printProblems, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
 
@@ -27,6 +25,7 @@ export function releaseCommand(program: Command): void {
     .action(
       action(async (planId: string, stepRef: string, options: ReleaseOptions) => {
         if (!isId(planId)) throw new InputError([{ code: 'invalid_id', path: 'plan-id', message: `"${planId}" is not a plan id` }]);
+        const [{ Conflict }, { releasePlanStep }] = await Promise.all([import('../../operations/errors.ts'), import('../../operations/decisions.ts')]);
         return useStore(options, async (store) => {
           // Whoever runs the CLI against the store is trusted; --as names them on the record.
           const operator: Principal = { tokenId: null, operator: options.as, role: 'operator', mindId: null };

@@ -3,7 +3,7 @@
 // (exit 3); a clean stop after a signal exits 0.
 
 import type { Command } from 'commander';
-import { loadDaemonConfig, type DaemonFlags } from '../../daemon/config.ts';
+import type { DaemonFlags } from '../../daemon/config.ts';
 import type { Daemon } from '../../daemon/serve.ts';
 import { EXIT } from '../exit-codes.ts';
 import { action, withDbOption } from '../context.ts';
@@ -53,6 +53,7 @@ export function serveCommand(program: Command): void {
     .description('run the daemon: executor loop, HTTP API and web console')
     .action(
       action(async (options: DaemonFlags) => {
+        const { loadDaemonConfig } = await import('../../daemon/config.ts');
         const config = loadDaemonConfig(options);
         const daemon = await (await loadDaemon()).startDaemon({ config });
         await stopOnSignal(daemon);

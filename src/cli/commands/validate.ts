@@ -1,8 +1,5 @@
 import type { Command } from 'commander';
-import { builtinRegistry } from '../../capabilities/registry.ts';
-import { assessProposal } from '../../planning/assess.ts';
 import { EXIT } from '../exit-codes.ts';
-import { readPlanFile } from '../plan-file.ts';
 import { describeEstimate, describeIssue } from '../report.ts';
 
 export function validateCommand(program: Command): void {
@@ -12,6 +9,11 @@ export function validateCommand(program: Command): void {
     .argument('<files...>', 'plan files')
     .option('--json', 'print {"valid", "errors", "warnings"} per file as JSON')
     .action(async (files: string[], options: { json?: boolean }) => {
+      const [{ builtinRegistry }, { assessProposal }, { readPlanFile }] = await Promise.all([
+        import('../../capabilities/registry.ts'),
+        import('../../planning/assess.ts'),
+        import('../plan-file.ts'),
+      ]);
       const registry = builtinRegistry();
       const results = [];
       let exit: number = EXIT.ok;
