@@ -213,7 +213,7 @@ main() {
       if [ ${#files[@]} -eq 0 ]; then
         # In this order: faults last, because it rotates and vacuums the journal the others read.
         local name
-        for name in service-status logs-query captured-fixtures host-readings service-restart faults; do files+=("test/real-host/$name.host.ts"); done
+        for name in service-status logs-query captured-fixtures host-readings service-restart polkit faults; do files+=("test/real-host/$name.host.ts"); done
         local extra
         for extra in "$PROJECT"/test/real-host/*.host.ts; do
           case " ${files[*]} " in *" test/real-host/${extra##*/} "*) ;; *) files+=("test/real-host/${extra##*/}") ;; esac
