@@ -28,14 +28,23 @@ export interface Procedure {
   steps: JsonObject[];
 }
 
+/**
+ * Stored text read back into a recipe: control characters (a NUL kept by a store that allowed
+ * it, from before the input rule) and lone surrogate halves become U+FFFD, so the recipe and its
+ * event can always be written, on either store.
+ */
+function storable(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+}
+
 function objectiveText(objective: string): string {
-  const text = objective.trim().replace(/[.!]+$/, '');
+  const text = storable(objective).trim().replace(/[.!]+$/, '');
   // "Restart atlas-worker" reads as "To restart atlas-worker"; "NGINX ..." keeps its capitals.
   return /^[A-Z][a-z]/.test(text) ? text[0]!.toLowerCase() + text.slice(1) : text;
 }
 
 function text(value: unknown): string {
-  return typeof value === 'string' ? value : '';
+  return typeof value === 'string' ? storable(value) : '';
 }
 
 function phrase(step: ProcedureStep, all: readonly ProcedureStep[]): string {
@@ -64,7 +73,7 @@ function phrase(step: ProcedureStep, all: readonly ProcedureStep[]): string {
 export function describeProcedure(source: ProcedureSource): Procedure | null {
   const done = source.steps.filter((s) => s.status === 'completed');
   if (done.length === 0) return null;
-  const phrases = done.map((s) => phrase(s, source.steps));
+  const phrases = done.map((s) => storable(phrase(s, source.steps)));
   const verified = done.some((s) => s.kind === 'verify' || s.kind === 'monitor');
   let summary = `To ${objectiveText(source.objective)}: ${phrases.join('; then ')}.`;
   summary += verified ? ' The outcome was confirmed by observation.' : ' The outcome was not confirmed by observation.';
@@ -76,7 +85,7 @@ export function describeProcedure(source: ProcedureSource): Procedure | null {
     summary,
     confidence: verified ? VERIFIED_PROCEDURE_CONFIDENCE : UNVERIFIED_PROCEDURE_CONFIDENCE,
     verified,
-    steps: done.map((s, i) => ({ key: s.key, kind: s.kind, capability: s.capability, target: s.target, does: phrases[i]! })),
+    steps: done.map((s, i) => ({ key: storable(s.key), kind: s.kind, capability: storable(s.capability), target: storable(s.target), does: phrases[i]! })),
   };
 }
 
@@ -99,7 +108,7 @@ export async function recordProcedure(store: Store, planId: string): Promise<Rec
       mindId: plan.mindId,
       intentionId: plan.intentionId,
       planId: plan.id,
-      objective: plan.objective,
+      objective: storable(plan.objective),
       strategy: plan.strategy,
       revision: plan.revision,
       ...procedure,
