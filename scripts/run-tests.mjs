@@ -1,6 +1,11 @@
 // Runs every test file under test/ with node's test runner. Node 20 does not expand globs
 // itself, so the files are listed here. Arguments narrow the run to files containing them.
-import { readdirSync, statSync } from 'node:fs';
+//
+// The tests run with a temporary directory of their own (TMPDIR), which must be empty when they
+// end: a test that leaves a file or folder behind fails the run, and the leftovers are named.
+// (It also keeps the tests apart from other runs on the same machine.)
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
@@ -21,7 +26,16 @@ if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
+const scratch = mkdtempSync(join(tmpdir(), 'praxis-test-run-'));
 const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], {
   stdio: 'inherit',
+  env: { ...process.env, TMPDIR: scratch },
 });
+// tsx keeps its compile cache there (tsx-<uid>): the loader's, not a test's.
+const leftovers = readdirSync(scratch).filter((name) => !/^tsx-\d+$/.test(name));
+rmSync(scratch, { recursive: true, force: true });
+if (leftovers.length > 0) {
+  console.error(`\nthe tests left ${leftovers.length} item(s) in their temporary directory: ${leftovers.sort().join(', ')}`);
+  process.exit(result.status || 1);
+}
 process.exit(result.status ?? 1);

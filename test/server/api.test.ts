@@ -453,14 +453,15 @@ for (const kind of STORE_KINDS) {
       });
     });
 
-    it('serves the console with a fallback to index.html for its own routes only', async () => {
-      const { mkdtempSync, writeFileSync, mkdirSync } = await import('node:fs');
+    it('serves the console with a fallback to index.html for its own routes only', async (t) => {
+      const { mkdtempSync, writeFileSync, mkdirSync, rmSync } = await import('node:fs');
       const { join } = await import('node:path');
       const { tmpdir } = await import('node:os');
       const dir = mkdtempSync(join(tmpdir(), 'praxis-console-'));
       writeFileSync(join(dir, 'index.html'), '<!doctype html><title>console</title>');
       mkdirSync(join(dir, 'assets'));
       writeFileSync(join(dir, 'assets', 'app.js'), 'console.log(1)');
+      t.after(() => rmSync(dir, { recursive: true, force: true }));
       await withApi(
         store(),
         async ({ app }) => {
