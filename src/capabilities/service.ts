@@ -6,7 +6,7 @@ import { addSeconds } from '../core/clock.ts';
 import type { JsonObject } from '../core/plan.ts';
 import { newId } from '../core/ids.ts';
 import type { NewEvent, Store } from '../store/index.ts';
-import { decideApproval, denyApproval, expireApprovals, withdrawApproval, type ApprovalAnswer } from './approvals.ts';
+import { decideApproval, denyApproval, expireApprovals, performApprovedAction, withdrawApproval, type ApprovalAnswer } from './approvals.ts';
 import {
   decideRequest,
   requestCapability,
@@ -17,7 +17,7 @@ import {
   type RequestAnswer,
 } from './capability-requests.ts';
 import type { CapabilityImplementations } from './implementation.ts';
-import type { Denied, Failed, InvokeRequest, InvokeResult, Pending, Preview } from './invocation.ts';
+import type { Denied, Executed, Failed, InvokeRequest, InvokeResult, Pending, Preview } from './invocation.ts';
 import { act, allow, performAllowed, type Acted, type Allowed } from './perform.ts';
 import { loadPolicyInputs, type PolicyMemo } from './policy-inputs.ts';
 import { callEvent, mergeRecords, noRecords, writeRecords, type CallRecords } from './call-records.ts';
@@ -171,6 +171,15 @@ export class CapabilityService {
 
   approve(approvalId: string, operator: string, note?: string): Promise<ApprovalAnswer> {
     return decideApproval(this.#ctx, approvalId, operator, note);
+  }
+
+  /**
+   * Performs an approved one-off action (not a plan step's) in this process: what an executor
+   * serving the mind's host does when woken by the approval. Undefined when it is not approved,
+   * or another executor took it up first.
+   */
+  performApproved(approvalId: string): Promise<Executed | Failed | Denied | undefined> {
+    return performApprovedAction(this.#ctx, approvalId);
   }
 
   deny(approvalId: string, operator: string, note?: string): Promise<ApprovalAnswer> {

@@ -43,6 +43,8 @@ export interface ApplyOptions {
    * traceable by its origin.
    */
   records?: CallRecords;
+  /** Other writes that belong with the records (an approved request's move once its action ran), also made whether or not the move wins. */
+  alsoWrite?: (scoped: Store) => Promise<void>;
   /**
    * Settling the plan after a completed or skipped step is left to the caller, which settles each
    * plan once after all of its moved steps (a pass does). Without it the plan is settled at once.
@@ -140,9 +142,10 @@ export async function applyDecision(
   const { step, plan } = scene;
   const records = options.records && !isEmpty(options.records) ? options.records : null;
   if (decision.kind === 'keep') {
-    if (!decision.at && !records) return step;
+    if (!decision.at && !records && !options.alsoWrite) return step;
     return inUnitOfWork(store, async (scoped) => {
       if (records) await writeRecords(scoped, records);
+      await options.alsoWrite?.(scoped);
       if (!decision.at) return step;
       return scoped.steps.transition(step.id, options.from, step.status, { nextRunAt: decision.at }, options.guard ?? {});
     });
@@ -157,6 +160,7 @@ export async function applyDecision(
     const moveEvent = current && move.event ? [moveEventOf(ctx, decision, current, move.event, plan)] : [];
     if (records) await writeRecords(scoped, records, moveEvent);
     else if (moveEvent.length > 0) await scoped.events.appendMany(moveEvent);
+    await options.alsoWrite?.(scoped);
     if (!current) return undefined;
 
     for (const effect of decision.effects ?? []) {

@@ -8,13 +8,29 @@ import { hostname } from 'node:os';
 import { WakeBus } from '../bus/wake-bus.ts';
 import type { CapabilityRegistry } from '../capabilities/registry.ts';
 import type { CapabilityService } from '../capabilities/service.ts';
-import type { Store } from '../store/index.ts';
+import type { MindRecord, Store } from '../store/index.ts';
+import { Pass } from './pass.ts';
+import { pollStep } from './polling.ts';
 import { silentLog, type ExecutorContext, type ExecutorLog } from './context.ts';
 import type { PlanningServices } from './plan-intention.ts';
 import { releaseStep, type Release } from './recovery.ts';
 import { tick, type ExecutorObserver, type TickReport } from './tick.ts';
 
 export const DEFAULT_TICK_INTERVAL_MS = 15_000;
+
+/** The wake-up an approval sends (events.ts wakeReason): `approval_approved:<approval id>`. */
+const APPROVED_WAKE = /^approval_approved:(.+)$/;
+
+/** The step id in a plan step's origin, `plan_step:<id>`; null for any other origin. */
+function stepOfOrigin(origin: string): string | null {
+  const match = /^plan_step:([^:]+)$/.exec(origin);
+  return match ? match[1]! : null;
+}
+
+/** The daemon's executor advances this mind: active, and bound to its host or (for any daemon) to none. */
+function serves(host: string | null, mind: MindRecord): boolean {
+  return mind.status === 'active' && (mind.host === null || mind.host === host);
+}
 
 export interface ExecutorOptions {
   store: Store;
@@ -50,6 +66,9 @@ export class Executor {
   #abort: AbortController | null = null;
   #loop: Promise<void> | null = null;
   #ticks = 0;
+  /** Approved requests this executor was woken for, to perform before its next pass. */
+  readonly #approved = new Set<string>();
+  #stopListening: (() => void) | null = null;
 
   constructor(options: ExecutorOptions) {
     const registry = options.registry ?? options.capabilities.context.registry;
@@ -110,9 +129,35 @@ export class Executor {
     return reports;
   }
 
+  /**
+   * Performs one approved request now, if it is this executor's to perform: its mind is active
+   * and served here, and it is still approved with nobody performing it. A plan step's request
+   * is performed through its step. True when the action was performed (or refused at the last
+   * moment and its request failed).
+   */
+  async performApproval(approvalId: string): Promise<boolean> {
+    const { store } = this.#ctx;
+    const approval = await store.approvals.get(approvalId);
+    if (!approval || approval.status !== 'approved' || approval.executionId) return false;
+    const mind = await store.minds.get(approval.mindId);
+    if (!mind || !serves(this.#ctx.host, mind)) return false;
+    const stepId = stepOfOrigin(approval.origin);
+    if (!stepId) return (await this.#ctx.capabilities.performApproved(approvalId)) !== undefined;
+    const step = await store.steps.get(stepId);
+    if (!step || step.status !== 'awaiting_approval' || step.approvalId !== approval.id) return false;
+    // As the due-step query would have it: a live plan's step (a closed plan's waits are withdrawn instead).
+    const plan = await store.plans.get(step.planId);
+    if (!plan || plan.origin === 'dream' || (plan.status !== 'executing' && plan.status !== 'blocked')) return false;
+    return pollStep(this.#ctx, new Pass(), step);
+  }
+
   /** Starts the loop; a second call while it runs does nothing. */
   start(): void {
     if (this.#loop) return;
+    this.#stopListening = this.#bus.onWake((reason) => {
+      const approved = APPROVED_WAKE.exec(reason);
+      if (approved) this.#approved.add(approved[1]!);
+    });
     const abort = new AbortController();
     this.#abort = abort;
     this.#loop = this.#run(abort.signal);
@@ -128,6 +173,8 @@ export class Executor {
     if (!loop) return;
     this.#abort?.abort();
     await loop;
+    this.#stopListening?.();
+    this.#stopListening = null;
     this.#loop = null;
     this.#abort = null;
     if (this.#ownsBus) await this.#bus.close();
@@ -141,6 +188,16 @@ export class Executor {
   async #run(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
       let busy = false;
+      // An approval names its request: perform it before looking at anything else.
+      for (const id of [...this.#approved]) {
+        this.#approved.delete(id);
+        if (signal.aborted) break;
+        try {
+          await this.performApproval(id);
+        } catch (error) {
+          this.#ctx.log.error('performing an approved action failed', { approval: id, error: error instanceof Error ? error.message : String(error), executor: this.#ctx.name });
+        }
+      }
       try {
         busy = (await this.tick(signal)).busy;
       } catch (error) {

@@ -1,12 +1,20 @@
 // Steps waiting for an operator: the approval of an action or the grant of a capability
-// request. Polling reads the request and decides (pure) whether the wait is over. An approved
-// action has already been executed by the approval itself, exactly the action that was
-// approved; the step only adopts what that execution recorded.
+// request. Polling reads the request and decides (pure) whether the wait is over. An approval
+// only records the decision: the executor that finds the step's request approved performs
+// exactly the approved action itself, since it serves the mind's host. It claims the request and
+// the step together with the action's write-ahead record, acts, and commits the outcome with the
+// step's move.
 
+import { approvalOutcome, authoriseApproved } from '../capabilities/approvals.ts';
+import { writeRecords } from '../capabilities/call-records.ts';
 import type { CapabilityDefinition } from '../capabilities/definition.ts';
+import type { Denied, Executed, Failed } from '../capabilities/invocation.ts';
+import { addSeconds } from '../core/clock.ts';
 import type { JsonObject } from '../core/plan.ts';
-import type { ApprovalRecord, CapabilityRequestRecord, ExecutionRecord, StepRecord } from '../store/index.ts';
-import { applyDecision } from './apply.ts';
+import type { ApprovalRecord, CapabilityRequestRecord, ExecutionRecord, StepRecord, Store } from '../store/index.ts';
+import { applyDecision, type StepScene } from './apply.ts';
+import { leaseSecondsFor } from './lease.ts';
+import { inUnitOfWork } from './unit-of-work.ts';
 import type { Pass } from './pass.ts';
 import { LEASE_MARGIN_SECONDS, type ExecutorContext } from './context.ts';
 import type { Effect, StepDecision } from './decisions.ts';
@@ -27,8 +35,9 @@ export function decideApprovalPoll(
     case 'pending':
       return { kind: 'keep', reason: 'still waiting for an operator' };
     case 'approved': {
-      // The approver's process is performing the action. If it has had longer than the
-      // capability could take, it stopped part-way: the outcome is unknown.
+      // Claimed for execution, yet the step still waits: only a request performed outside this
+      // step's claim (an older daemon) gets here. If it has had longer than the capability could
+      // take, it stopped part-way: the outcome is unknown.
       const limit = (definition?.timeoutSeconds ?? 0) + LEASE_MARGIN_SECONDS;
       const since = approval.decidedAt ?? approval.updatedAt;
       if (now.getTime() - since.getTime() <= limit * 1000) return { kind: 'keep', reason: 'approved; the action is being performed' };
@@ -125,12 +134,106 @@ export function decideRequestPoll(step: StepRecord, request: CapabilityRequestRe
   }
 }
 
+/** What an approved action's run means for the step that waited for it (pure). */
+export function adoptApprovedRun(step: StepRecord, approval: ApprovalRecord, result: Executed | Failed | Denied): StepDecision {
+  switch (result.status) {
+    case 'executed': {
+      const effects: Effect[] = [{ type: 'fulfil_subordinate' }];
+      if (step.expectation) effects.push({ type: 'make_prediction', expectation: step.expectation, executionId: result.executionId });
+      return {
+        kind: 'complete',
+        reason: `approved and executed: ${result.summary}`,
+        result: { summary: result.summary, execution_id: result.executionId, approval_id: approval.id },
+        observation: result.observation,
+        executionId: result.executionId,
+        effects,
+      };
+    }
+    case 'failed':
+      return {
+        kind: 'fail',
+        reason: 'the approved action failed',
+        error: `${result.code}: ${result.error}`,
+        failure: 'step_failed',
+        executionId: result.executionId ?? null,
+        effects: [{ type: 'abandon_subordinate', reason: 'capability_denied' }],
+      };
+    case 'denied':
+      return {
+        kind: 'fail',
+        reason: 'the approved action was refused when it came to run',
+        error: `${result.code}: ${result.reason}`,
+        failure: 'capability_denied',
+        effects: [{ type: 'abandon_subordinate', reason: 'capability_denied' }],
+      };
+  }
+}
+
+/**
+ * Performs the approved action a step waits for. The request's claim, the step's move to
+ * executing and the action's write-ahead row commit together; the outcome, the request's move
+ * to executed or failed and the step's decision commit together after the act. True when the
+ * step moved.
+ */
+export async function performApprovedStep(ctx: ExecutorContext, pass: Pass, scene: StepScene, approval: ApprovalRecord): Promise<boolean> {
+  const { store } = ctx;
+  const { step, plan } = scene;
+  const service = ctx.capabilities.context;
+  const authorised = await authoriseApproved(service, approval);
+  const settleApproval = (result: Executed | Failed | Denied) => async (scoped: Store) => {
+    const outcome = approvalOutcome(result);
+    await scoped.approvals.transition(approval.id, 'approved', outcome.to, { executionId: outcome.executionId });
+  };
+  if (authorised.status === 'refused') {
+    const decision = adoptApprovedRun(step, approval, authorised.result);
+    return (await applyDecision(ctx, scene, decision, { from: 'awaiting_approval', records: authorised.records, alsoWrite: settleApproval(authorised.result), deferSettle: pass.settleLater })) !== undefined;
+  }
+  const lease = addSeconds(ctx.clock.now(), leaseSecondsFor(step, plan.steps, ctx.registry));
+  const claimed = await inUnitOfWork(store, async (scoped) => {
+    if (!(await scoped.approvals.claimForExecution(approval.id, authorised.executionId))) return undefined;
+    const moved = await scoped.steps.transition(step.id, 'awaiting_approval', 'executing', { leaseUntil: lease, nextRunAt: lease, claimedBy: ctx.name });
+    // The request was ours but the step moved on (a replan cancelled it): take nothing, act on nothing.
+    if (!moved) throw new LostStep();
+    await writeRecords(scoped, authorised.records, [
+      {
+        type: 'plan_step_started',
+        mindId: plan.mindId,
+        intentionId: plan.intentionId,
+        planId: plan.id,
+        stepId: step.id,
+        data: { key: step.key, kind: step.kind, attempt: moved.attempts, capability: step.capability, target: approval.target, approval_id: approval.id, lease_until: lease.toISOString(), executor: ctx.name },
+      },
+    ]);
+    return moved;
+  }).catch((error: unknown) => {
+    if (error instanceof LostStep) return undefined;
+    throw error;
+  });
+  if (!claimed) return false;
+  const acted = await ctx.capabilities.act(authorised);
+  const decision = adoptApprovedRun(claimed, approval, acted.result);
+  await applyDecision(ctx, { ...scene, step: claimed }, decision, {
+    from: 'executing',
+    guard: { leaseUntil: claimed.leaseUntil },
+    records: acted.records,
+    alsoWrite: settleApproval(acted.result),
+    deferSettle: pass.settleLater,
+  });
+  return true;
+}
+
+class LostStep extends Error {}
+
 /** Looks at a step in awaiting_approval or awaiting_grant; true when it moved. */
 export async function pollStep(ctx: ExecutorContext, pass: Pass, step: StepRecord): Promise<boolean> {
   const { store } = ctx;
   let decision: StepDecision;
   if (step.status === 'awaiting_approval') {
     const approval = step.approvalId ? await store.approvals.get(step.approvalId) : undefined;
+    if (approval?.status === 'approved' && !approval.executionId) {
+      const scene = await pass.scene(store, step);
+      return scene ? performApprovedStep(ctx, pass, scene, approval) : false;
+    }
     const execution = approval?.executionId ? await store.executions.get(approval.executionId) : undefined;
     decision = decideApprovalPoll(step, approval, execution, ctx.registry.get(step.capability), ctx.clock.now());
   } else {

@@ -78,6 +78,19 @@ export function decideRecovery(step: StepRecord, definition: CapabilityDefinitio
       executionId: finished.id,
     };
   }
+  // A started act comes before a raised request: an approved action that began must never be
+  // resumed as a wait, which would perform it again.
+  const started = actions.find((e) => e.status === 'started');
+  if (started && !repeatable(definition)) {
+    return {
+      kind: 'block',
+      reason: `the action was started (execution ${started.id}) and never finished`,
+      error: OUTCOME_UNKNOWN,
+      intention: 'outcome_unverified',
+      blockPlan: false,
+      executionId: started.id,
+    };
+  }
   const approval = records.approvals.at(-1);
   if (approval) {
     return {
@@ -87,21 +100,10 @@ export function decideRecovery(step: StepRecord, definition: CapabilityDefinitio
       objective: `get an operator's approval for ${definition.name} on ${approval.target} (step ${step.key})`,
     };
   }
-  const started = actions.find((e) => e.status === 'started');
-  if (repeatable(definition) || !started) {
-    const why = repeatable(definition)
-      ? `recovered: no record of the outcome, and ${definition.name} is safe to run again`
-      : `recovered: no write-ahead record of ${definition.name}, so it never began; it may run`;
-    return { kind: 'retry', at: now, reason: why, error: '', effects: [{ type: 'requeued', reason: why }] };
-  }
-  return {
-    kind: 'block',
-    reason: `the action was started (execution ${started.id}) and never finished`,
-    error: OUTCOME_UNKNOWN,
-    intention: 'outcome_unverified',
-    blockPlan: false,
-    executionId: started.id,
-  };
+  const why = repeatable(definition)
+    ? `recovered: no record of the outcome, and ${definition.name} is safe to run again`
+    : `recovered: no write-ahead record of ${definition.name}, so it never began; it may run`;
+  return { kind: 'retry', at: now, reason: why, error: '', effects: [{ type: 'requeued', reason: why }] };
 }
 
 /** How an abandoned request step is resolved from the requests its origin raised (pure); null: raise one now. */
@@ -122,8 +124,13 @@ async function recordsSince(store: Store, step: StepRecord): Promise<OriginRecor
   };
 }
 
-/** Resolves a step whose lease expired, taking it over; true when it moved. */
-export async function recoverStep(ctx: ExecutorContext, pass: Pass, due: StepRecord): Promise<boolean> {
+/**
+ * Resolves a step whose lease expired, or (`gone`) whose claimant is known to have stopped before
+ * its lease ran out, taking it over; true when it moved. Taking over from a gone claimant is
+ * guarded by that claimant and its lease still being on the step, so a claim renewed or
+ * finished meanwhile is never taken.
+ */
+export async function recoverStep(ctx: ExecutorContext, pass: Pass, due: StepRecord, gone = false): Promise<boolean> {
   const { store } = ctx;
   const scene = await pass.scene(store, due);
   if (!scene) return false;
@@ -136,28 +143,29 @@ export async function recoverStep(ctx: ExecutorContext, pass: Pass, due: StepRec
       break;
     case 'request_capability': {
       const found = decideRequestRecovery(due, await store.capabilityRequests.listByOrigin(stepOrigin(due.id)), now);
-      if (!found) return takeOverAndRun(ctx, pass, scene, now);
+      if (!found) return takeOverAndRun(ctx, pass, scene, now, gone);
       decision = found;
       break;
     }
     default:
       decision = await runHandler(ctx, scene, io);
   }
-  const moved = await applyDecision(ctx, scene, decision, { from: 'executing', guard: { leaseExpiredBy: now }, records: io.records, deferSettle: pass.settleLater });
+  const guard = gone ? { claimedBy: due.claimedBy, leaseUntil: due.leaseUntil } : { leaseExpiredBy: now };
+  const moved = await applyDecision(ctx, scene, decision, { from: 'executing', guard, records: io.records, deferSettle: pass.settleLater });
   if (moved) ctx.log.warn('recovered a step whose claim expired', { step: due.id, kind: due.kind, decision: decision.kind, executor: ctx.name });
   return moved !== undefined;
 }
 
 /** Takes the step over under a new lease (one taker wins), then runs it as its claimant would. */
-async function takeOverAndRun(ctx: ExecutorContext, pass: Pass, scene: StepScene, now: Date): Promise<boolean> {
+async function takeOverAndRun(ctx: ExecutorContext, pass: Pass, scene: StepScene, now: Date, gone: boolean): Promise<boolean> {
   const { step } = scene;
   const lease = addSeconds(now, leaseSecondsFor(step, scene.plan.steps, ctx.registry));
   const taken = await ctx.store.steps.transition(
     step.id,
     'executing',
     'executing',
-    { leaseUntil: lease, nextRunAt: lease, statusReason: `taken over by ${ctx.name}: the previous claim expired` },
-    { leaseExpiredBy: now },
+    { leaseUntil: lease, nextRunAt: lease, claimedBy: ctx.name, statusReason: `taken over by ${ctx.name}: the previous claim ${gone ? `was held by ${step.claimedBy}, which is gone` : 'expired'}` },
+    gone ? { claimedBy: step.claimedBy, leaseUntil: step.leaseUntil } : { leaseExpiredBy: now },
   );
   if (!taken) return false;
   ctx.log.warn('taking over a step whose claim expired', { step: taken.id, kind: taken.kind, executor: ctx.name });

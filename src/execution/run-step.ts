@@ -67,7 +67,7 @@ async function claimForWrite(ctx: ExecutorContext, scene: StepScene, found: Appl
   const { plan, step } = scene;
   return inUnitOfWork(ctx.store, async (scoped) => {
     const lease = addSeconds(ctx.clock.now(), leaseSeconds);
-    const claimed = await scoped.steps.transition(step.id, found.from, 'executing', { leaseUntil: lease, nextRunAt: lease, countAttempt: true }, found.guard ?? {});
+    const claimed = await scoped.steps.transition(step.id, found.from, 'executing', { leaseUntil: lease, nextRunAt: lease, countAttempt: true, claimedBy: ctx.name }, found.guard ?? {});
     if (!claimed) {
       await writeRecords(scoped, { ...records, executions: records.executions.filter((e) => e.status !== 'started') });
       return undefined;
@@ -99,11 +99,11 @@ async function claimAndRun(ctx: ExecutorContext, pass: Pass, due: StepRecord): P
   const claimed = await store.transaction(async (tx) => {
     let won: StepRecord | undefined;
     if (due.status === 'ready') {
-      won = await tx.steps.claim(due.id, { leaseSeconds });
+      won = await tx.steps.claim(due.id, { leaseSeconds, claimant: ctx.name });
     } else {
       const now = ctx.clock.now();
       const lease = addSeconds(now, leaseSeconds);
-      won = await tx.steps.transition(due.id, 'waiting', 'executing', { leaseUntil: lease, nextRunAt: lease }, { dueBy: now });
+      won = await tx.steps.transition(due.id, 'waiting', 'executing', { leaseUntil: lease, nextRunAt: lease, claimedBy: ctx.name }, { dueBy: now });
     }
     if (won && due.status === 'ready') {
       await tx.events.append({

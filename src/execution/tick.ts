@@ -9,7 +9,9 @@ import { STALLED_REPLAN_SECONDS, type ExecutorContext } from './context.ts';
 import { replanUnderNewCommitments } from './commitments.ts';
 import { cancelOrphanedWaits, resumeStalledReplans } from './replan.ts';
 import { runDueStep } from './run-step.ts';
+import { claimantGone } from './claimants.ts';
 import { Pass } from './pass.ts';
+import { recoverStep } from './recovery.ts';
 import { settlePlan, settlePlans, startPlans } from './settle.ts';
 
 export interface TickOptions {
@@ -40,12 +42,16 @@ export interface ExecutorObserver {
 
 export interface TickReport {
   expiredApprovals: number;
+  /** Approved one-off actions (not raised by a plan step) this executor performed. */
+  performedApprovals: number;
   expiredPredictions: number;
   startedPlans: number;
   resumedReplans: number;
   settled: number;
   replannedForCommitments: number;
   cancelledOrphans: number;
+  /** Claims taken over before their lease ran out, because their executor is known to be gone. */
+  takenOver: number;
   dueSteps: number;
   movedSteps: number;
   errors: number;
@@ -60,12 +66,14 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
   const { store } = ctx;
   const report: TickReport = {
     expiredApprovals: 0,
+    performedApprovals: 0,
     expiredPredictions: 0,
     startedPlans: 0,
     resumedReplans: 0,
     settled: 0,
     replannedForCommitments: 0,
     cancelledOrphans: 0,
+    takenOver: 0,
     dueSteps: 0,
     movedSteps: 0,
     errors: 0,
@@ -82,6 +90,7 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
   };
 
   report.expiredApprovals = await guarded('expiring approvals', () => ctx.capabilities.expireApprovals(), 0);
+  report.performedApprovals = await guarded('performing approved actions', () => performApprovedActions(ctx, options.batch, options.signal), 0);
   report.expiredPredictions = await guarded('expiring forgotten predictions', () => expireForgottenPredictions(ctx, options.batch), 0);
   if (options.signal?.aborted) return report;
   report.startedPlans = await guarded('starting plans', () => startPlans(ctx, options.batch), 0);
@@ -93,8 +102,9 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
   report.cancelledOrphans = await guarded('cancelling waits of closed plans', () => cancelOrphanedWaits(ctx, options.batch), 0);
   if (options.signal?.aborted) return report;
 
-  const due = await guarded('finding due steps', () => store.executorQueries.dueSteps({ now: ctx.clock.now(), host: ctx.host, limit: options.batch }), []);
   const pass = new Pass();
+  report.takenOver = await guarded('taking over from stopped executors', () => takeOverFromGone(ctx, pass, options.batch), 0);
+  const due = await guarded('finding due steps', () => store.executorQueries.dueSteps({ now: ctx.clock.now(), host: ctx.host, limit: options.batch }), []);
   report.dueSteps = due.length;
   let next = 0;
   const worker = async () => {
@@ -113,7 +123,7 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
   }
 
   report.busy =
-    due.length >= options.batch || report.startedPlans > 0 || report.settled > 0 || report.replannedForCommitments > 0 || report.movedSteps > 0 || report.resumedReplans > 0;
+    due.length >= options.batch || report.performedApprovals > 0 || report.takenOver > 0 || report.startedPlans > 0 || report.settled > 0 || report.replannedForCommitments > 0 || report.movedSteps > 0 || report.resumedReplans > 0;
   return report;
 }
 
@@ -152,6 +162,27 @@ async function verifyOutcomeOf(ctx: ExecutorContext, step: StepRecord): Promise<
     default:
       return null;
   }
+}
+
+/** Recovers, at once, the claims whose executor is known to be gone (claimants.ts); returns how many moved. */
+async function takeOverFromGone(ctx: ExecutorContext, pass: Pass, limit: number): Promise<number> {
+  let moved = 0;
+  for (const step of await ctx.store.executorQueries.heldClaims({ now: ctx.clock.now(), host: ctx.host, limit })) {
+    if (step.claimedBy === ctx.name || !claimantGone(step.claimedBy)) continue;
+    ctx.log.warn('taking over a claim whose executor is gone', { step: step.id, claimant: step.claimedBy, executor: ctx.name });
+    if (await recoverStep(ctx, pass, step, true)) moved += 1;
+  }
+  return moved;
+}
+
+/** Performs the one-off actions operators approved for minds this daemon serves; returns how many it performed. */
+async function performApprovedActions(ctx: ExecutorContext, limit: number, signal: AbortSignal | undefined): Promise<number> {
+  let performed = 0;
+  for (const id of await ctx.store.executorQueries.approvedActionIds({ host: ctx.host, limit })) {
+    if (signal?.aborted) break;
+    if (await ctx.capabilities.performApproved(id)) performed += 1;
+  }
+  return performed;
 }
 
 async function expireForgottenPredictions(ctx: ExecutorContext, limit: number): Promise<number> {

@@ -181,6 +181,8 @@ export interface PlanStepsTable {
   observation: NullableJson;
   error: WithDefault<string>;
   status_reason: WithDefault<string>;
+  /** The executor holding (or that last held) the step's claim (migration 0006). */
+  claimed_by: WithDefault<string>;
   started_at: NullableTime;
   finished_at: NullableTime;
   created_at: Time;

@@ -62,7 +62,7 @@ describe('built-in capabilities through invoke', () => {
     assert.equal(host.unit('payments-api.service')?.restarts ?? 0, 0, 'nothing restarted before approval');
     const approved = await service.approve(pending.status === 'pending' ? pending.approvalId : '', 'alice');
     assert.equal(approved.status, 'approved');
-    const result = approved.status === 'approved' ? approved.result : undefined;
+    const result = approved.status === 'approved' ? await service.performApproved(approved.approvalId) : undefined;
     assert.equal(result?.status, 'executed');
     assert.match(result?.status === 'executed' ? result.summary : '', /restart requested \(health not yet verified\)/);
     assert.equal(host.unit('payments-api.service')?.restarts, 1);
@@ -84,7 +84,7 @@ describe('built-in capabilities through invoke', () => {
     assert.equal(check.status === 'denied' && check.code, 'not_observable');
     const pending = await service.invoke(call('logs.query', { unit: 'payments-api.service', lines: 50 }));
     const approved = await service.approve(pending.status === 'pending' ? pending.approvalId : '', 'alice');
-    const result = approved.status === 'approved' ? approved.result : undefined;
+    const result = approved.status === 'approved' ? await service.performApproved(approved.approvalId) : undefined;
     assert.equal(result?.status, 'executed');
     if (result?.status !== 'executed') return;
     const text = (result.observation.lines as string[]).join('\n');
@@ -112,7 +112,7 @@ describe('built-in capabilities through invoke', () => {
     assert.equal(pending.status, 'pending');
     assert.equal(web.requests.length, 0);
     const approved = await service.approve(pending.status === 'pending' ? pending.approvalId : '', 'alice');
-    const result = approved.status === 'approved' ? approved.result : undefined;
+    const result = approved.status === 'approved' ? await service.performApproved(approved.approvalId) : undefined;
     assert.equal(result?.status, 'executed');
     if (result?.status !== 'executed') return;
     assert.match(String(result.observation.text), /All systems go/);

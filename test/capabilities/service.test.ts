@@ -60,7 +60,9 @@ for (const kind of STORE_KINDS) {
 
       const answer = await service.approve(approvalId, 'alice');
       assert.equal(answer.status, 'approved');
-      assert.equal(answer.status === 'approved' && answer.result.status, 'executed');
+      assert.equal(log.calls.length, 0, 'approving only records the decision');
+      assert.equal((await service.performApproved(approvalId))?.status, 'executed');
+      assert.equal(await service.performApproved(approvalId), undefined, 'performed once');
       assert.deepEqual(log.calls, [{ capability: 'test.write', params: { name: 'beta', level: 3 } }]);
       const done = await store.approvals.get(approvalId);
       assert.equal(done?.status, 'executed');
@@ -68,7 +70,7 @@ for (const kind of STORE_KINDS) {
       const [execution] = await store.executions.listByOrigin(call.origin).then((rows) => rows.filter((r) => r.status === 'succeeded'));
       assert.equal(execution?.approvalId, approvalId);
       assert.equal(done?.executionId, execution?.id);
-      assert.deepEqual(await eventTypes(store, mind.id), ['policy_decision', 'tool_requested', 'approval_requested', 'approval_approved', 'tool_executed']);
+      assert.deepEqual(await eventTypes(store, mind.id), ['policy_decision', 'tool_requested', 'approval_requested', 'approval_approved', 'tool_authorised', 'tool_executed']);
       // Approving twice runs nothing twice.
       assert.equal((await service.approve(approvalId, 'bob')).status, 'refused');
       assert.equal(log.calls.length, 1);
@@ -124,7 +126,8 @@ for (const kind of STORE_KINDS) {
       assert.equal(same.status === 'refused' && same.code, 'already_decided');
       assert.equal(log.calls.length, 0);
       const second = await service.approve(id, 'bob');
-      assert.equal(second.status === 'approved' && second.result.status, 'executed');
+      assert.equal(second.status, 'approved');
+      assert.equal((await service.performApproved(id))?.status, 'executed');
       assert.equal(log.calls.length, 1);
     });
 
@@ -331,7 +334,7 @@ for (const kind of STORE_KINDS) {
           const winners = [approve.status === 'approved', withdraw.status === 'withdrawn'].filter(Boolean).length;
           assert.equal(winners, 1, `round ${round}: ${approve.status} / ${withdraw.status}`);
           const final = (await store.approvals.get(id))!.status;
-          assert.equal(final, approve.status === 'approved' ? 'executed' : 'withdrawn');
+          assert.equal(final, approve.status === 'approved' ? 'approved' : 'withdrawn');
         }
       } finally {
         await second?.close();

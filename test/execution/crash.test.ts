@@ -42,7 +42,7 @@ for (const kind of STORE_KINDS) {
     let n = 0;
 
     /** Kills an executor process at `mode`'s moment and checks what it left committed (`leaves`), then recovers. */
-    async function crash(mode: string, only: StepDraft, leaves: StepStatus, options: { allowWrite?: boolean } = {}) {
+    async function crash(mode: string, only: StepDraft, leaves: StepStatus, options: { allowWrite?: boolean; advanceSeconds?: number } = {}) {
       const file = join(dir, `${kind}-${mode}-${n++}.log`);
       const effect = (capability: string): CapabilityImplementation => async (params) => {
         appendFileSync(file, `${capability} ${String(params.name)}\n`);
@@ -56,7 +56,7 @@ for (const kind of STORE_KINDS) {
       assert.equal(died.signal, 'SIGKILL', `the executor process was killed (${died.output})`);
       const left = (await w.store.plans.get(plan.id))!.steps[0]!;
       assert.equal(left.status, leaves, `the kill left the step ${leaves}`);
-      w.advance(60);
+      w.advance(options.advanceSeconds ?? 60);
       const executor = w.executor();
       await executor.drain();
       assert.deepEqual(w.errors, []);
@@ -72,6 +72,14 @@ for (const kind of STORE_KINDS) {
       assert.equal(started?.status, 'started');
       assert.equal(blocked.executionId, started?.id);
       assert.equal((await w.store.intentions.get(intention.id))?.reason, 'outcome_unverified');
+      assert.deepEqual(sideEffectsIn(file), ['test.write target'], 'the write happened once and was not repeated');
+    });
+
+    it('a claim whose executor process is gone is taken over at once, before its lease runs out', async () => {
+      const { w, stepId, file } = await crash('write-dies-in-action', write(), 'executing', { advanceSeconds: 0 });
+      const blocked = (await w.store.steps.get(stepId))!;
+      assert.equal(blocked.status, 'blocked', 'recovered while the lease still had its whole length to run');
+      assert.equal(blocked.error, OUTCOME_UNKNOWN);
       assert.deepEqual(sideEffectsIn(file), ['test.write target'], 'the write happened once and was not repeated');
     });
 

@@ -1,5 +1,6 @@
 // The executor's pure core: given what was observed, what is decided. No store, no clock.
 
+import { claimantGone, claimantOf } from '../../src/execution/claimants.ts';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
@@ -56,6 +57,7 @@ function stepRecord(over: Partial<StepRecord> = {}): StepRecord {
     observation: null,
     error: '',
     statusReason: '',
+    claimedBy: '',
     startedAt: T0,
     finishedAt: null,
     createdAt: T0,
@@ -299,5 +301,19 @@ describe('monitor and wait', () => {
     const later = decideWait({ ...step, result: { until: at(90).toISOString() } }, at(60));
     assert.deepEqual(later.kind === 'wait' && later.until, at(90), 'the stored end, not a new one');
     assert.equal(decideWait({ ...step, result: { until: at(90).toISOString() } }, at(90)).kind, 'complete');
+  });
+});
+
+describe('claimants known to be gone', () => {
+  it('is gone only when it ran on this host in a process that no longer exists', () => {
+    const none = () => false;
+    const some = () => true;
+    assert.equal(claimantGone('web-1:4242:a1b2c3', 'web-1', none), true);
+    assert.equal(claimantGone('web-1:4242:a1b2c3', 'web-1', some), false, 'the process still exists');
+    assert.equal(claimantGone('web-2:4242:a1b2c3', 'web-1', none), false, 'another host: only its lease tells');
+    assert.equal(claimantGone(`web-1:${process.pid}:a1b2c3`, 'web-1', none), false, 'this very process');
+    assert.equal(claimantGone('doomed-4242', 'web-1', none), false, 'a name of another shape');
+    assert.equal(claimantGone('', 'web-1', none), false);
+    assert.deepEqual(claimantOf('db.example:10:ff'), { host: 'db.example', pid: 10 });
   });
 });

@@ -276,7 +276,7 @@ for (const kind of STORE_KINDS) {
       );
     });
 
-    it('approving records the operator and runs the action; a second decision conflicts', async () => {
+    it('approving records the operator; the mind’s executor then runs the action; a second decision conflicts', async () => {
       await withApi(store(), async ({ call, world }) => {
         const approval = await pendingApproval(world);
         const approved = await call('operator', 'POST', `/api/v1/approvals/${approval}/approve`, { note: 'looks right' });
@@ -285,6 +285,8 @@ for (const kind of STORE_KINDS) {
         assert.equal(approved.body.approval.decisions[0].operator, 'olga');
         assert.equal(approved.body.approval.decisions[0].note, 'looks right');
         assert.match(approved.body.approval.decidedAt, /^\d{4}-\d\d-\d\dT/);
+        assert.equal(world.log.calls.length, 0, 'the API only records the decision');
+        await world.executor().drain();
         assert.deepEqual(world.log.calls.map((c) => c.capability), ['test.write']);
         const again = await call('admin', 'POST', `/api/v1/approvals/${approval}/deny`, {});
         assert.equal(again.status, 409);

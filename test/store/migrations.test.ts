@@ -45,6 +45,8 @@ const STEP_COLUMNS = [
   'require_approval', 'expectation', 'precondition', 'spec', 'status', 'attempts', 'max_attempts', 'lease_until',
   'next_run_at', 'approval_id', 'request_id', 'execution_id', 'prediction_id', 'intention_id', 'result',
   'observation', 'error', 'status_reason', 'started_at', 'finished_at', 'created_at', 'updated_at',
+  // 0006
+  'claimed_by',
 ];
 const INDEXES = [
   'plans_mind_idx', 'plans_intention_idx', 'plan_steps_due_idx', 'plan_steps_plan_idx', 'predictions_open_idx',

@@ -8,7 +8,6 @@ import { isId } from '../../core/ids.ts';
 import { fourEyesRefusal } from '../../core/operator.ts';
 import { EXIT } from '../exit-codes.ts';
 import { action, capabilityService, findMind, printJson, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
-import { describeResult, exitFor } from './invoke.ts';
 
 interface DecisionOptions extends StoreOptions {
   as: string;
@@ -54,7 +53,7 @@ export function approvalCommands(program: Command): void {
     );
 
   decision(program.command('approve').argument('<approval-id>'))
-    .description('approve a request; the exact stored action then runs')
+    .description("approve a request; the exact stored action then runs in an executor serving the mind's host (praxis serve)")
     .action(
       action(async (id: string, options: DecisionOptions) => {
         requireId(id, 'approval-id');
@@ -69,11 +68,11 @@ export function approvalCommands(program: Command): void {
           }
           const answer = await (await capabilityService(store)).approve(id, options.as, options.note);
           if (options.json) printJson(answer);
-          else if (answer.status === 'approved') process.stdout.write(`approved ${id}; ${describeResult(answer.result)}`);
+          else if (answer.status === 'approved') process.stdout.write(`approved ${id}; the action runs in the executor serving the mind's host (praxis serve), not here\n`);
           else if (answer.status === 'awaiting_second_approver') process.stdout.write(`approval ${answer.approvals}/${answer.required} recorded; another operator must approve\n`);
           else if (answer.status === 'refused') process.stderr.write(`refused (${answer.code}): ${answer.message}\n`);
           if (answer.status === 'refused') return EXIT.refused;
-          return answer.status === 'approved' ? exitFor(answer.result) : EXIT.ok;
+          return EXIT.ok;
         });
       }),
     );

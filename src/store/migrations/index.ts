@@ -10,6 +10,7 @@ import { mindAndModelRole } from './0002_mind_and_model_role.ts';
 import { executorIndexes } from './0003_executor.ts';
 import { accessTokens } from './0004_access_tokens.ts';
 import { authorship } from './0005_authorship.ts';
+import { claimant } from './0006_claimant.ts';
 
 export const MIGRATION_TABLE = 'praxis_migrations';
 export const MIGRATION_LOCK_TABLE = 'praxis_migration_lock';
@@ -22,6 +23,7 @@ export function migrationsFor(kind: StoreKind): Record<string, Migration> {
     '0003_executor': executorIndexes(kind),
     '0004_access_tokens': accessTokens(kind),
     '0005_authorship': authorship(kind),
+    '0006_claimant': claimant(kind),
   };
 }
 

@@ -223,6 +223,24 @@ export class ApprovalRepository {
     return row && this.#decode(row);
   }
 
+  /**
+   * Claims an approved request for execution: names the execution that will perform it, only
+   * while it is approved and no execution claimed it yet. Among executors racing to perform it,
+   * exactly one gets the row back; commit it with the execution's write-ahead row.
+   */
+  async claimForExecution(id: string, executionId: string): Promise<ApprovalRecord | undefined> {
+    const { db, codec, clock } = this.#ctx;
+    const row = await db
+      .updateTable('approval_requests')
+      .set({ execution_id: executionId, updated_at: codec.time(clock.now()) })
+      .where('id', '=', id)
+      .where('status', '=', 'approved')
+      .where('execution_id', 'is', null)
+      .returningAll()
+      .executeTakeFirst();
+    return row && this.#decode(row);
+  }
+
   /** pending → expired for every request whose expiry has come; returns those, oldest first. */
   async expireDue(now: Date): Promise<ApprovalRecord[]> {
     const { db, codec, clock } = this.#ctx;

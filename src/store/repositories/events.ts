@@ -39,6 +39,16 @@ export interface EventQuery {
   limit?: number;
 }
 
+/**
+ * What a waking event says to whoever wakes: its type, and for an approval the request's id
+ * (`approval_approved:<id>`), so the executor serving the mind can perform that one action at
+ * once instead of looking at everything due.
+ */
+export function wakeReason(event: NewEvent): string {
+  const approvalId = event.data?.approval_id;
+  return event.type === 'approval_approved' && typeof approvalId === 'string' ? `${event.type}:${approvalId}` : event.type;
+}
+
 /** Rows per insert statement: far below either store's limit on bound parameters (8 per row). */
 const EVENTS_PER_INSERT = 500;
 
@@ -86,12 +96,14 @@ export class EventRepository {
       )
       .returningAll()
       .execute();
-    const waking = events.filter((event) => WAKE_EVENT_TYPES.has(event.type));
-    if (waking.length > 0) {
-      // NOTIFY is transactional: other processes hear it when (and only if) this commits. It is a
-      // wake-up, not data, so one per statement is enough.
-      if (this.#ctx.wakeChannel) await sql`select pg_notify(${this.#ctx.wakeChannel}, ${waking[0]!.type})`.execute(db);
-      for (const event of waking) this.#ctx.wake(event.type);
+    const reasons = [...new Set(events.filter((event) => WAKE_EVENT_TYPES.has(event.type)).map(wakeReason))];
+    if (reasons.length > 0) {
+      // NOTIFY is transactional: other processes hear it when (and only if) this commits. A
+      // wake-up is not data: readers always re-read the store, so one per reason is enough.
+      if (this.#ctx.wakeChannel) {
+        await sql`select pg_notify(${this.#ctx.wakeChannel}, r) from (values ${sql.join(reasons.map((r) => sql`(${r})`))}) as reasons (r)`.execute(db);
+      }
+      for (const reason of reasons) this.#ctx.wake(reason);
     }
     // RETURNING hands rows back in no promised order; seq is the order they were written in.
     return rows.map((row) => this.#decode(row)).sort((a, b) => a.seq - b.seq);

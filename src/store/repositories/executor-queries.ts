@@ -226,6 +226,49 @@ export class ExecutorQueryRepository {
   }
 
   /**
+   * Steps claimed under a lease that has not run out yet, with their claimant, of plans this
+   * daemon may advance: the candidates for taking over from a claimant known to be gone. Few at
+   * any time (only steps in the middle of an act), and served by the due index.
+   */
+  async heldClaims(query: DueStepQuery): Promise<StepRecord[]> {
+    const { db, codec } = this.#ctx;
+    const rows = await db
+      .selectFrom('plan_steps')
+      .innerJoin('minds as m', 'm.id', 'plan_steps.mind_id')
+      .selectAll('plan_steps')
+      .where(oneOf('plan_steps.status', DUE_STEP_STATUSES))
+      .where('plan_steps.status', '=', 'executing')
+      .where('plan_steps.next_run_at', '>', codec.time(query.now))
+      .where('plan_steps.claimed_by', '<>', '')
+      .where(mayAdvance(query.host))
+      .orderBy('plan_steps.next_run_at')
+      .limit(query.limit)
+      .execute();
+    return rows.map((row) => decodeStep(row, codec));
+  }
+
+  /**
+   * Approved actions no executor has taken up yet, that were not raised by a plan step (a step's
+   * approval is performed through its step): one-off calls an operator approved, of minds this
+   * daemon may advance. Oldest first.
+   */
+  async approvedActionIds(query: PlanQuery): Promise<string[]> {
+    const rows = await this.#ctx.db
+      .selectFrom('approval_requests as a')
+      .innerJoin('minds as m', 'm.id', 'a.mind_id')
+      .select('a.id')
+      .where('a.status', '=', 'approved')
+      .where('a.execution_id', 'is', null)
+      // `_` matches any one character here, which no other origin's spelling makes ambiguous.
+      .where('a.origin', 'not like', 'plan_step:%')
+      .where(mayAdvance(query.host))
+      .orderBy('a.created_at')
+      .limit(query.limit)
+      .execute();
+    return rows.map((row) => row.id);
+  }
+
+  /**
    * How many executions, approval requests and capability requests each of `origins` caused.
    * Served by the origin indexes; origins absent from the answer caused nothing.
    */

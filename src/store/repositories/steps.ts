@@ -42,6 +42,8 @@ export interface StepRecord {
   observation: JsonValue | null;
   error: string;
   statusReason: string;
+  /** The executor holding (or that last held) its claim, by name; empty when none ever did. */
+  claimedBy: string;
   startedAt: Date | null;
   finishedAt: Date | null;
   createdAt: Date;
@@ -61,6 +63,8 @@ export interface StepPatch {
   observation?: JsonValue | null;
   error?: string;
   statusReason?: string;
+  /** The executor taking the claim. */
+  claimedBy?: string;
   startedAt?: Date | null;
   /** Defaults to now when the step reaches a final status. */
   finishedAt?: Date | null;
@@ -82,6 +86,8 @@ export interface StepGuard {
   attempts?: number;
   /** The step is due at this instant: next_run_at unset or not later. */
   dueBy?: Date;
+  /** The claim is still held by this executor: for taking over from one known to be gone. */
+  claimedBy?: string;
 }
 
 /** Statuses a step never leaves; reaching one stamps finished_at unless the patch says otherwise. */
@@ -118,6 +124,7 @@ export function decodeStep(row: Selectable<PlanStepsTable>, codec: Codec): StepR
     observation: codec.readJsonOrNull<JsonValue>(row.observation),
     error: row.error,
     statusReason: row.status_reason,
+    claimedBy: row.claimed_by,
     startedAt: codec.readTimeOrNull(row.started_at),
     finishedAt: codec.readTimeOrNull(row.finished_at),
     createdAt: codec.readTime(row.created_at),
@@ -138,6 +145,7 @@ function encodePatch(patch: StepPatch, codec: Codec): Updateable<PlanStepsTable>
   if (patch.observation !== undefined) set.observation = codec.jsonOrNull(patch.observation);
   if (patch.error !== undefined) set.error = patch.error;
   if (patch.statusReason !== undefined) set.status_reason = patch.statusReason;
+  if (patch.claimedBy !== undefined) set.claimed_by = patch.claimedBy;
   if (patch.startedAt !== undefined) set.started_at = codec.timeOrNull(patch.startedAt);
   if (patch.finishedAt !== undefined) set.finished_at = codec.timeOrNull(patch.finishedAt);
   return set;
@@ -214,6 +222,7 @@ export class StepRepository {
       query = query.where('lease_until', '<=', codec.time(guard.leaseExpiredBy));
     }
     if (guard.attempts !== undefined) query = query.where('attempts', '=', guard.attempts);
+    if (guard.claimedBy !== undefined) query = query.where('claimed_by', '=', guard.claimedBy);
     if (guard.dueBy !== undefined) {
       const at = codec.time(guard.dueBy);
       query = query.where((eb) => eb.or([eb('next_run_at', 'is', null), eb('next_run_at', '<=', at)]));
@@ -245,7 +254,7 @@ export class StepRepository {
    * read earlier. next_run_at moves to the end of the lease: the step becomes due again (for
    * recovery) only if its executor has not finished by then.
    */
-  async claim(stepId: string, options: { leaseSeconds: number }): Promise<StepRecord | undefined> {
+  async claim(stepId: string, options: { leaseSeconds: number; claimant?: string }): Promise<StepRecord | undefined> {
     const { leaseSeconds } = options;
     if (!Number.isFinite(leaseSeconds) || leaseSeconds <= 0) {
       throw new TypeError(`leaseSeconds must be a positive number, got ${leaseSeconds}`);
@@ -261,6 +270,7 @@ export class StepRepository {
         attempts: eb('attempts', '+', 1),
         lease_until: leaseUntil,
         next_run_at: leaseUntil,
+        claimed_by: options.claimant ?? '',
         started_at: at,
         updated_at: at,
       }))

@@ -1,0 +1,36 @@
+// Commits are durable on a store the daemon opens: SQLite at synchronous=FULL (WAL's usual
+// NORMAL could lose a committed claim or write-ahead row on power loss) and PostgreSQL with
+// synchronous_commit on, whatever the server's default. Read back from the daemon's own store.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { loadDaemonConfig } from '../../src/daemon/config.ts';
+import { startDaemon } from '../../src/daemon/serve.ts';
+import { STORE_KINDS, openTestStore } from '../support/stores.ts';
+
+for (const kind of STORE_KINDS) {
+  describe(`the daemon's store commits durably (${kind})`, () => {
+    it(kind === 'sqlite' ? 'runs SQLite with synchronous=FULL' : 'runs PostgreSQL with synchronous_commit on', { timeout: 30_000 }, async () => {
+      const place = await openTestStore(kind);
+      const where = place.config.kind === 'sqlite' ? place.config.path : place.config.url;
+      const config = loadDaemonConfig({ db: where, port: '0', logLevel: 'silent', console: 'none' }, {});
+      const daemon = await startDaemon({ config });
+      try {
+        if (kind === 'sqlite') {
+          const { rows } = await sql<{ synchronous: number }>`pragma synchronous`.execute(daemon.store.db);
+          assert.equal(rows[0]?.synchronous, 2, 'synchronous = FULL (2)');
+        } else {
+          // The server here defaults to on as well, so the session setting is read from where the
+          // connection set it: its startup options, as pg_settings reports their source.
+          const { rows } = await sql<{ setting: string; source: string }>`select setting, source from pg_settings where name = 'synchronous_commit'`.execute(daemon.store.db);
+          assert.equal(rows[0]?.setting, 'on');
+          assert.equal(rows[0]?.source, 'client', 'set by the store for its own connections');
+        }
+      } finally {
+        await daemon.stop('test');
+        await place.dispose();
+      }
+    });
+  });
+}
