@@ -17,7 +17,8 @@ export function daemonOptions(command: Command): Command {
     .option('--log-level <level>', 'fatal, error, warn, info (default), debug, trace or silent (env PRAXIS_LOG_LEVEL)')
     .option('--tick-ms <ms>', 'longest executor sleep between passes (default 2000; env PRAXIS_TICK_MS)')
     .option('--executor-host <name>', 'host name for mind affinity (default this machine; env PRAXIS_EXECUTOR_HOST)')
-    .option('--console <dir>', 'the built web console to serve, or "none" (default web/dist when built; env PRAXIS_CONSOLE_DIR)');
+    .option('--console <dir>', 'the built web console to serve, or "none" (default web/dist when built; env PRAXIS_CONSOLE_DIR)')
+    .option('--allowed-hosts <names>', 'host names served besides localhost and its addresses, comma-separated (env PRAXIS_ALLOWED_HOSTS)');
 }
 
 /**
