@@ -70,6 +70,9 @@ export interface DemoStory {
   planId: string;
 }
 
+/** Who the demo's intention and plan are recorded as written by. */
+export const DEMO_AUTHOR = 'demo-story';
+
 /** The mind, its policy and the intention with its first plan (I/O on the store only). */
 export async function seedStory(store: Store): Promise<DemoStory> {
   const mind = await store.minds.create({ name: DEMO_MIND, host: null });
@@ -82,9 +85,12 @@ export async function seedStory(store: Store): Promise<DemoStory> {
     objective: `Restart ${DEMO_UNIT} and confirm it is healthy`,
     means: { capability: 'service.restart', target: DEMO_UNIT, params: { unit: DEMO_UNIT } },
     origin: 'operator',
+    // The story is written by someone other than whoever approves it: an action with no author
+    // could not be approved at all (four eyes), and the demo token speaks for "demo".
+    authoredBy: DEMO_AUTHOR,
   });
   if (!formed.ok) throw new Error(`the demo intention was refused: ${formed.problems.map((p) => p.message).join('; ')}`);
-  const submitted = await submitPlan(store, builtinRegistry(), { mindId: mind.id, intentionId: formed.intention.id, input: restartPlan(), origin: 'operator' });
+  const submitted = await submitPlan(store, builtinRegistry(), { mindId: mind.id, intentionId: formed.intention.id, input: restartPlan(), origin: 'operator', authoredBy: DEMO_AUTHOR });
   if (!submitted.stored || submitted.plan.status !== 'validated') {
     const errors = submitted.assessment.errors.map((e) => `${e.path} ${e.message}`).join('; ');
     throw new Error(`the demo plan was refused: ${submitted.stored ? errors : submitted.reason}`);

@@ -52,14 +52,15 @@ export interface ApplyOptions {
   deferSettle?: (planId: string) => void;
 }
 
-interface Move {
+/** The status change a decision makes, with the columns and the event that go with it. */
+interface Transition {
   to: StepStatus;
   patch: StepPatch;
   event: EventType | null;
 }
 
 /** The move a decision makes (pure). `keep` makes none. */
-export function moveOf(decision: Exclude<StepDecision, { kind: 'keep' }>): Move {
+export function moveOf(decision: Exclude<StepDecision, { kind: 'keep' }>): Transition {
   const done = { leaseUntil: null, nextRunAt: null, statusReason: decision.reason } satisfies StepPatch;
   const withExecution = (id: string | null | undefined): StepPatch => (id ? { executionId: id } : {});
   switch (decision.kind) {
@@ -104,11 +105,13 @@ interface AfterCommit {
   resumeParentOf: string | null;
 }
 
-/**
- * Applies a decision about `scene.step`. Returns the step as it now is, or undefined when the
- * move lost (another executor, an operator or a replan moved the step first): then nothing
- * was written.
- */
+/** A decision about a step and how to apply it: what applyDecision and applyMoves take. */
+export interface Move {
+  scene: StepScene;
+  decision: StepDecision;
+  options: ApplyOptions;
+}
+
 /** The event that says a step moved, with what the move carries (pure). */
 function moveEventOf(ctx: ExecutorContext, decision: Exclude<StepDecision, { kind: 'keep' }>, current: StepRecord, type: EventType, plan: PlanWithSteps): NewEvent {
   return {
@@ -132,92 +135,134 @@ function moveEventOf(ctx: ExecutorContext, decision: Exclude<StepDecision, { kin
   };
 }
 
-export async function applyDecision(
-  ctx: ExecutorContext,
-  scene: StepScene,
-  decision: StepDecision,
-  options: ApplyOptions,
-): Promise<StepRecord | undefined> {
-  const { store } = ctx;
+function newAfter(): AfterCommit {
+  return { settle: false, failure: null, resumeParentOf: null };
+}
+
+/** Writes one move inside an open unit of work: its records, its conditional update and, if it won, its consequences. */
+async function writeMove(ctx: ExecutorContext, scoped: Store, move: Move, after: AfterCommit): Promise<StepRecord | undefined> {
+  const { scene, decision, options } = move;
   const { step, plan } = scene;
   const records = options.records && !isEmpty(options.records) ? options.records : null;
   if (decision.kind === 'keep') {
-    if (!decision.at && !records && !options.alsoWrite) return step;
-    return inUnitOfWork(store, async (scoped) => {
-      if (records) await writeRecords(scoped, records);
-      await options.alsoWrite?.(scoped);
-      if (!decision.at) return step;
-      return scoped.steps.transition(step.id, options.from, step.status, { nextRunAt: decision.at }, options.guard ?? {});
-    });
-  }
-  const move = moveOf(decision);
-  const after: AfterCommit = { settle: false, failure: null, resumeParentOf: null };
-
-  const moved = await inUnitOfWork(store, async (scoped) => {
-    let current = await scoped.steps.transition(step.id, options.from, move.to, { ...move.patch, ...(options.countAttempt ? { countAttempt: true } : {}) }, options.guard ?? {});
-    // The calls' records are written whether or not the move won; the move's own event joins
-    // their events in one statement, after them, so the log reads: decision, act, move.
-    const moveEvent = current && move.event ? [moveEventOf(ctx, decision, current, move.event, plan)] : [];
-    if (records) await writeRecords(scoped, records, moveEvent);
-    else if (moveEvent.length > 0) await scoped.events.appendMany(moveEvent);
+    if (records) await writeRecords(scoped, records);
     await options.alsoWrite?.(scoped);
-    if (!current) return undefined;
+    if (!decision.at) return step;
+    return scoped.steps.transition(step.id, options.from, step.status, { nextRunAt: decision.at }, options.guard ?? {});
+  }
+  const transition = moveOf(decision);
+  let current = await scoped.steps.transition(step.id, options.from, transition.to, { ...transition.patch, ...(options.countAttempt ? { countAttempt: true } : {}) }, options.guard ?? {});
+  // The calls' records are written whether or not the move won; the move's own event joins
+  // their events in one statement, after them, so the log reads: decision, act, move.
+  const moveEvent = current && transition.event ? [moveEventOf(ctx, decision, current, transition.event, plan)] : [];
+  if (records) await writeRecords(scoped, records, moveEvent);
+  else if (moveEvent.length > 0) await scoped.events.appendMany(moveEvent);
+  await options.alsoWrite?.(scoped);
+  if (!current) return undefined;
 
-    for (const effect of decision.effects ?? []) {
-      current = await applyEffect(scoped, scene, current, effect, after);
+  for (const effect of decision.effects ?? []) {
+    current = await applyEffect(scoped, scene, current, effect, after);
+  }
+
+  switch (decision.kind) {
+    case 'complete':
+    case 'skip':
+      after.settle = true;
+      break;
+    case 'fail':
+      after.failure = { kind: decision.failure, why: `${step.key} failed: ${decision.error || decision.reason}` };
+      break;
+    case 'await_approval':
+    case 'await_grant': {
+      if (current.intentionId) break;
+      const reason = decision.kind === 'await_approval' ? 'awaiting_approval' : 'awaiting_grant';
+      const formed = await formSubordinate(scoped, plan.intentionId, { objective: decision.objective, reason, origin: `plan_step:${step.id}` });
+      if (formed) current = (await scoped.steps.transition(step.id, transition.to, transition.to, { intentionId: formed.subordinate.id })) ?? current;
+      break;
     }
-
-    switch (decision.kind) {
-      case 'complete':
-      case 'skip':
-        after.settle = true;
-        break;
-      case 'fail':
-        after.failure = { kind: decision.failure, why: `${step.key} failed: ${decision.error || decision.reason}` };
-        break;
-      case 'await_approval':
-      case 'await_grant': {
-        if (current.intentionId) break;
-        const reason = decision.kind === 'await_approval' ? 'awaiting_approval' : 'awaiting_grant';
-        const formed = await formSubordinate(scoped, plan.intentionId, { objective: decision.objective, reason, origin: `plan_step:${step.id}` });
-        if (formed) current = (await scoped.steps.transition(step.id, move.to, move.to, { intentionId: formed.subordinate.id })) ?? current;
-        break;
+    case 'block':
+      if (decision.intention === 'outcome_unverified') {
+        const blocked = await scoped.intentions.transition(plan.intentionId, ['active', 'blocked'], 'blocked', 'outcome_unverified');
+        if (blocked) {
+          await scoped.events.append({
+            type: 'intention_blocked',
+            mindId: plan.mindId,
+            intentionId: plan.intentionId,
+            data: { reason: 'outcome_unverified', plan_id: plan.id, step_id: step.id },
+          });
+        }
       }
-      case 'block':
-        if (decision.intention === 'outcome_unverified') {
-          const blocked = await scoped.intentions.transition(plan.intentionId, ['active', 'blocked'], 'blocked', 'outcome_unverified');
-          if (blocked) {
-            await scoped.events.append({
-              type: 'intention_blocked',
-              mindId: plan.mindId,
-              intentionId: plan.intentionId,
-              data: { reason: 'outcome_unverified', plan_id: plan.id, step_id: step.id },
-            });
-          }
-        }
-        if (decision.blockPlan) {
-          const blockedPlan = await scoped.plans.transition(plan.id, 'executing', 'blocked', { statusReason: decision.reason });
-          if (blockedPlan) await scoped.events.append({ type: 'plan_blocked', mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id, data: { reason: decision.reason, step_id: step.id } });
-          await suspendIntention(scoped, plan.intentionId, decision.intention);
-        }
-        break;
-      default:
-        break;
-    }
-    return current;
-  });
+      if (decision.blockPlan) {
+        const blockedPlan = await scoped.plans.transition(plan.id, 'executing', 'blocked', { statusReason: decision.reason });
+        if (blockedPlan) await scoped.events.append({ type: 'plan_blocked', mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id, data: { reason: decision.reason, step_id: step.id } });
+        await suspendIntention(scoped, plan.intentionId, decision.intention);
+      }
+      break;
+    default:
+      break;
+  }
+  return current;
+}
 
+/** What must happen once a won move is committed: resuming a parent, reconsidering a failure, settling the plan. */
+async function afterMove(ctx: ExecutorContext, move: Move, after: AfterCommit, moved: StepRecord | undefined): Promise<void> {
+  const { scene, decision, options } = move;
   if (!moved) {
-    ctx.log.debug('step moved by someone else; decision dropped', { step: step.id, decision: decision.kind });
-    return undefined;
+    ctx.log.debug('step moved by someone else; decision dropped', { step: scene.step.id, decision: decision.kind });
+    return;
   }
-  if (after.resumeParentOf) await resumeParent(store, after.resumeParentOf);
-  if (after.failure) await reconsiderPlan(ctx, plan.id, after.failure.kind, after.failure.why);
+  if (after.resumeParentOf) await resumeParent(ctx.store, after.resumeParentOf);
+  if (after.failure) await reconsiderPlan(ctx, scene.plan.id, after.failure.kind, after.failure.why);
   else if (after.settle) {
-    if (options.deferSettle) options.deferSettle(plan.id);
-    else await settlePlan(ctx, plan.id);
+    if (options.deferSettle) options.deferSettle(scene.plan.id);
+    else await settlePlan(ctx, scene.plan.id);
   }
+}
+
+/**
+ * Applies a decision about `scene.step` in one transaction. Returns the step as it now is, or
+ * undefined when the move lost (another executor, an operator or a replan moved the step
+ * first): then nothing but the calls' records was written.
+ */
+export async function applyDecision(ctx: ExecutorContext, scene: StepScene, decision: StepDecision, options: ApplyOptions): Promise<StepRecord | undefined> {
+  const move = { scene, decision, options };
+  if (decision.kind === 'keep' && !decision.at && !(options.records && !isEmpty(options.records)) && !options.alsoWrite) return scene.step;
+  const after = newAfter();
+  const moved = await inUnitOfWork(ctx.store, (scoped) => writeMove(ctx, scoped, move, after));
+  if (decision.kind !== 'keep') await afterMove(ctx, move, after, moved);
   return moved;
+}
+
+/**
+ * Applies several moves in one transaction: one commit for a whole batch of steps. Should the
+ * batch fail (one move's records cannot be written, say), each move is applied on its own, so
+ * one bad step never holds back the others; a move that fails alone is logged and counts as lost.
+ */
+export async function applyMoves(ctx: ExecutorContext, moves: readonly Move[]): Promise<(StepRecord | undefined)[]> {
+  if (moves.length <= 1) return Promise.all(moves.map((m) => applyDecision(ctx, m.scene, m.decision, m.options)));
+  const afters = moves.map(newAfter);
+  let results: (StepRecord | undefined)[];
+  try {
+    results = await inUnitOfWork(ctx.store, async (scoped) => {
+      const out: (StepRecord | undefined)[] = [];
+      for (const [i, move] of moves.entries()) out.push(await writeMove(ctx, scoped, move, afters[i]!));
+      return out;
+    });
+  } catch (error) {
+    ctx.log.warn('a batch of step moves failed; applying them one at a time', { moves: moves.length, error: error instanceof Error ? error.message : String(error) });
+    const alone: (StepRecord | undefined)[] = [];
+    for (const move of moves) {
+      try {
+        alone.push(await applyDecision(ctx, move.scene, move.decision, move.options));
+      } catch (single) {
+        ctx.log.error('a step move failed', { step: move.scene.step.id, error: single instanceof Error ? single.stack ?? single.message : String(single) });
+        alone.push(undefined);
+      }
+    }
+    return alone;
+  }
+  for (const [i, move] of moves.entries()) if (move.decision.kind !== 'keep') await afterMove(ctx, move, afters[i]!, results[i]);
+  return results;
 }
 
 async function applyEffect(scoped: Store, scene: StepScene, current: StepRecord, effect: Effect, after: AfterCommit): Promise<StepRecord> {

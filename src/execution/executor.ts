@@ -17,6 +17,8 @@ import { releaseStep, type Release } from './recovery.ts';
 import { tick, type ExecutorObserver, type TickReport } from './tick.ts';
 
 export const DEFAULT_TICK_INTERVAL_MS = 15_000;
+/** How often, by the store's clock, a pass also sweeps every executing plan for settling to repair (see TickOptions.sweep). */
+export const SETTLE_SWEEP_SECONDS = 30;
 
 /** The wake-up an approval sends (events.ts wakeReason): `approval_approved:<approval id>`. */
 const APPROVED_WAKE = /^approval_approved:(.+)$/;
@@ -66,6 +68,8 @@ export class Executor {
   #abort: AbortController | null = null;
   #loop: Promise<void> | null = null;
   #ticks = 0;
+  /** When this executor last swept every plan for settling; null before its first pass. */
+  #sweptAt: number | null = null;
   /** Approved requests this executor was woken for, to perform before its next pass. */
   readonly #approved = new Set<string>();
   #stopListening: (() => void) | null = null;
@@ -107,7 +111,10 @@ export class Executor {
   async tick(signal?: AbortSignal): Promise<TickReport> {
     const observer = this.#observer;
     const started = performance.now();
-    const report = await tick(this.#ctx, { batch: this.#batch, concurrency: this.#concurrency, ...(signal ? { signal } : {}), ...(observer ? { observer } : {}) });
+    const now = this.#ctx.clock.now().getTime();
+    const sweep = this.#sweptAt === null || now - this.#sweptAt >= SETTLE_SWEEP_SECONDS * 1000 || now < this.#sweptAt;
+    if (sweep) this.#sweptAt = now;
+    const report = await tick(this.#ctx, { batch: this.#batch, concurrency: this.#concurrency, sweep, ...(signal ? { signal } : {}), ...(observer ? { observer } : {}) });
     if (observer?.tick) {
       try {
         observer.tick(report, (performance.now() - started) / 1000);

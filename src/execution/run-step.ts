@@ -11,7 +11,7 @@
 import { addSeconds } from '../core/clock.ts';
 import { writeRecords, type CallRecords } from '../capabilities/call-records.ts';
 import type { StepRecord } from '../store/index.ts';
-import { applyDecision, type ApplyOptions, type StepScene } from './apply.ts';
+import { applyDecision, type ApplyOptions, type Move, type StepScene } from './apply.ts';
 import type { ExecutorContext } from './context.ts';
 import { runCapabilityStep } from './handlers/capability.ts';
 import { runHandler } from './handlers/index.ts';
@@ -21,8 +21,12 @@ import { pollStep } from './polling.ts';
 import { recoverStep } from './recovery.ts';
 import { inUnitOfWork } from './unit-of-work.ts';
 
-/** Handles one due step; true when it moved, false when it did not, null when its plan is gone (nothing to claim). */
-export async function runDueStep(ctx: ExecutorContext, pass: Pass, due: StepRecord): Promise<boolean | null> {
+/**
+ * Handles one due step: true when it moved, false when it did not, null when its plan is gone
+ * (nothing to claim), or the move it decided on, for the pass to commit with the other steps'
+ * moves (a step that acted before moving: see applyMoves).
+ */
+export async function runDueStep(ctx: ExecutorContext, pass: Pass, due: StepRecord): Promise<boolean | null | Move> {
   switch (due.status) {
     case 'ready':
     case 'waiting':
@@ -37,7 +41,7 @@ export async function runDueStep(ctx: ExecutorContext, pass: Pass, due: StepReco
   }
 }
 
-async function actThenMove(ctx: ExecutorContext, pass: Pass, due: StepRecord): Promise<boolean | null> {
+async function actThenMove(ctx: ExecutorContext, pass: Pass, due: StepRecord): Promise<boolean | null | Move> {
   const loaded = await pass.scene(ctx.store, due);
   if (!loaded) return null;
   const io = pass.io();
@@ -48,13 +52,17 @@ async function actThenMove(ctx: ExecutorContext, pass: Pass, due: StepRecord): P
   const scene: StepScene = attempting ? { ...loaded, step: { ...due, attempts: due.attempts + 1 } } : loaded;
   if (due.kind !== 'capability') {
     const decision = await runHandler(ctx, scene, io);
-    return (await applyDecision(ctx, scene, decision, { ...found, records: io.records, deferSettle: pass.settleLater })) !== undefined;
+    return { scene, decision, options: { ...found, records: io.records, deferSettle: pass.settleLater } };
   }
   const run = await runCapabilityStep(ctx, scene, io, (records) => claimForWrite(ctx, scene, found, records));
-  const from: ApplyOptions = run.claimed ? { from: 'executing', guard: { leaseUntil: run.claimed.leaseUntil } } : found;
-  const applied = await applyDecision(ctx, { ...scene, step: run.claimed ?? scene.step }, run.decision, { ...from, records: io.records, deferSettle: pass.settleLater });
+  if (!run.claimed) {
+    if (run.decision.kind === 'keep') return false;
+    return { scene, decision: run.decision, options: { ...found, records: io.records, deferSettle: pass.settleLater } };
+  }
+  // A write's outcome commits at once, on its own: the act behind it has happened.
+  await applyDecision(ctx, { ...scene, step: run.claimed }, run.decision, { from: 'executing', guard: { leaseUntil: run.claimed.leaseUntil }, records: io.records, deferSettle: pass.settleLater });
   // A write that claimed the step has moved it, whatever became of its outcome's move.
-  return run.claimed ? true : applied !== undefined && run.decision.kind !== 'keep';
+  return true;
 }
 
 /**

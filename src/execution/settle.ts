@@ -6,7 +6,8 @@ import type { JsonObject } from '../core/plan.ts';
 import type { StepStatus } from '../core/vocabulary.ts';
 import { fulfilIntention } from '../mind/intentions.ts';
 import { recordProcedure } from '../mind/procedural-memory.ts';
-import { FINAL_STEP_STATUSES, type PlanRecord, type PlanWithSteps, type StepRecord } from '../store/index.ts';
+import type { Resources } from '../core/plan.ts';
+import { FINAL_STEP_STATUSES, type PlanRecord, type PlanWithSteps, type StepRecord, type Store } from '../store/index.ts';
 import { actualUse } from './budget.ts';
 import type { ExecutorContext } from './context.ts';
 import { reconsiderPlan, cancelOpenSteps } from './replan.ts';
@@ -56,114 +57,157 @@ export function isEscalation(plan: Pick<PlanRecord, 'strategy'>, steps: readonly
   return notifies && !acts && plan.strategy !== 'diagnose';
 }
 
-/** Starts validated plans this daemon may advance; returns how many it started. */
+/**
+ * Starts validated plans this daemon may advance, all in one transaction, then settles them
+ * together (promoting their first steps); returns how many it started.
+ */
 export async function startPlans(ctx: ExecutorContext, limit: number): Promise<number> {
   const { store } = ctx;
-  let started = 0;
-  for (const id of await store.executorQueries.startablePlanIds({ host: ctx.host, limit })) {
+  const ids = await store.executorQueries.startablePlanIds({ host: ctx.host, limit });
+  if (ids.length === 0) return 0;
+  const candidates: { plan: PlanWithSteps; closed: string | null }[] = [];
+  for (const id of ids) {
     const plan = await store.plans.get(id);
     if (!plan || plan.status !== 'validated') continue;
     const intention = await store.intentions.get(plan.intentionId);
-    const where = { mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id };
-    if (!intention || intention.status === 'fulfilled' || intention.status === 'abandoned') {
-      await store.transaction(async (tx) => {
-        const ended = await tx.plans.transition(plan.id, 'validated', 'abandoned', { statusReason: `the intention is ${intention?.status ?? 'gone'}` });
-        if (ended) await tx.events.append({ type: 'plan_abandoned', ...where, data: { reason: 'intention_closed' } });
-      });
-      continue;
-    }
-    const moved = await store.transaction(async (tx) => {
-      const executing = await tx.plans.transition(plan.id, 'validated', 'executing', { statusReason: '' });
-      if (executing) {
-        await tx.events.append({
-          type: 'plan_started',
-          ...where,
-          data: { revision: plan.revision, strategy: plan.strategy, steps: plan.steps.length, executor: ctx.name },
-        });
-      }
-      return executing;
-    });
-    if (!moved) continue;
-    started += 1;
-    await settlePlan(ctx, plan.id);
+    const closed = !intention || intention.status === 'fulfilled' || intention.status === 'abandoned' ? (intention?.status ?? 'gone') : null;
+    candidates.push({ plan, closed });
   }
-  return started;
+  const started = await store.transaction(async (tx) => {
+    const moved: string[] = [];
+    for (const { plan, closed } of candidates) {
+      const where = { mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id };
+      if (closed) {
+        const ended = await tx.plans.transition(plan.id, 'validated', 'abandoned', { statusReason: `the intention is ${closed}` });
+        if (ended) await tx.events.append({ type: 'plan_abandoned', ...where, data: { reason: 'intention_closed' } });
+        continue;
+      }
+      const executing = await tx.plans.transition(plan.id, 'validated', 'executing', { statusReason: '' });
+      if (!executing) continue;
+      await tx.events.append({ type: 'plan_started', ...where, data: { revision: plan.revision, strategy: plan.strategy, steps: plan.steps.length, executor: ctx.name } });
+      moved.push(plan.id);
+    }
+    return moved;
+  });
+  await settlePlansTogether(ctx, started);
+  return started.length;
 }
 
 /** Settles every executing plan that has something to settle; returns how many steps or plans moved. */
 export async function settlePlans(ctx: ExecutorContext, limit: number): Promise<number> {
-  let moved = 0;
-  for (const id of await ctx.store.executorQueries.planIdsToSettle({ host: ctx.host, limit })) {
-    moved += await settlePlan(ctx, id);
-  }
-  return moved;
+  return settlePlansTogether(ctx, await ctx.store.executorQueries.planIdsToSettle({ host: ctx.host, limit }));
 }
 
 /**
  * Promotes and cancels pending steps of one executing plan and closes it when it is done.
  * Returns how many things moved.
  */
-export async function settlePlan(ctx: ExecutorContext, planId: string): Promise<number> {
-  const { store } = ctx;
-  const plan = await store.plans.get(planId);
-  if (!plan || plan.status !== 'executing') return 0;
-  const intention = await store.intentions.get(plan.intentionId);
-  if (intention?.status === 'abandoned') return abandonPlan(ctx, plan, `the intention was abandoned (${intention.reason || 'no reason given'})`);
+export function settlePlan(ctx: ExecutorContext, planId: string): Promise<number> {
+  return settlePlansTogether(ctx, [planId]);
+}
 
-  const plan_ = settlement(plan.steps);
+/** One executing plan read for settling, and what settling it decides. */
+interface ToSettle {
+  plan: PlanWithSteps;
+  decided: Settlement;
+  /** The plan's use so far, read when it is about to complete. */
+  actual: Resources | null;
+}
+
+/**
+ * Settles several executing plans: every promotion (in one statement), cancellation and
+ * completion they call for commits in one transaction. A failed plan is reconsidered after the
+ * commit, each on its own. Should the shared transaction fail, each plan is settled alone, so
+ * one plan that cannot be settled never holds back the others. Returns how many things moved.
+ */
+export async function settlePlansTogether(ctx: ExecutorContext, planIds: readonly string[]): Promise<number> {
+  const { store } = ctx;
+  const plans: ToSettle[] = [];
   let moved = 0;
-  if (plan_.cancel.length > 0 || plan_.promote.length > 0) {
-    // One commit for every step the settlement moves; the promotions in one statement.
-    moved = await store.transaction(async (tx) => {
-      let n = 0;
-      for (const { step, reason } of plan_.cancel) {
-        if (await tx.steps.transition(step.id, 'pending', 'cancelled', { statusReason: reason })) n += 1;
+  for (const planId of new Set(planIds)) {
+    const plan = await store.plans.get(planId);
+    if (!plan || plan.status !== 'executing') continue;
+    const intention = await store.intentions.get(plan.intentionId);
+    if (intention?.status === 'abandoned') {
+      moved += await abandonPlan(ctx, plan, `the intention was abandoned (${intention.reason || 'no reason given'})`);
+      continue;
+    }
+    const decided = settlement(plan.steps);
+    const actual = decided.outcome === 'completed' ? await actualUse(ctx, plan, plan.steps) : null;
+    if (decided.promote.length > 0 || decided.cancel.length > 0 || decided.outcome) plans.push({ plan, decided, actual });
+  }
+  if (plans.length === 0) return moved;
+  let outcomes: number[];
+  try {
+    outcomes = await inUnitOfWork(store, (scoped) => settleIn(ctx, scoped, plans));
+  } catch (error) {
+    if (plans.length === 1) throw error;
+    ctx.log.warn('settling plans together failed; settling them one at a time', { plans: plans.length, error: error instanceof Error ? error.message : String(error) });
+    outcomes = [];
+    for (const one of plans) {
+      try {
+        outcomes.push(...(await inUnitOfWork(store, (scoped) => settleIn(ctx, scoped, [one]))));
+      } catch (single) {
+        ctx.log.error(`settling plan ${one.plan.id} failed`, { error: single instanceof Error ? single.stack ?? single.message : String(single), executor: ctx.name });
+        outcomes.push(0);
       }
-      return n + (await tx.steps.promote(plan_.promote.map((s) => s.id))).length;
-    });
+    }
   }
-  if (plan_.outcome === 'failed' && plan_.failedStep) {
-    await reconsiderPlan(ctx, plan.id, 'step_failed', `${plan_.failedStep.key} failed: ${plan_.failedStep.error || plan_.failedStep.statusReason}`);
-    return moved + 1;
+  const again: string[] = [];
+  for (const [i, { plan, decided }] of plans.entries()) {
+    moved += outcomes[i]!;
+    if (decided.outcome === 'failed' && decided.failedStep) {
+      await reconsiderPlan(ctx, plan.id, 'step_failed', `${decided.failedStep.key} failed: ${decided.failedStep.error || decided.failedStep.statusReason}`);
+      moved += 1;
+    } else if (!decided.outcome && outcomes[i]! > 0 && decided.cancel.length > 0) {
+      // Cancelling may have left nothing open (every remaining step was cancelled): look again.
+      again.push(plan.id);
+    }
   }
-  if (plan_.outcome === 'completed') return moved + (await completePlan(ctx, plan));
-  // Promoting may have left nothing open (every remaining step was cancelled): look again.
-  if (moved > 0 && plan_.cancel.length > 0) return moved + (await settlePlan(ctx, plan.id));
+  return again.length > 0 ? moved + (await settlePlansTogether(ctx, again)) : moved;
+}
+
+/** The settlements' writes inside one unit of work; how many things moved for each plan. */
+async function settleIn(ctx: ExecutorContext, scoped: Store, plans: readonly ToSettle[]): Promise<number[]> {
+  const moved = plans.map(() => 0);
+  const promoted = new Set(await scoped.steps.promote(plans.flatMap((p) => p.decided.promote.map((s) => s.id))));
+  for (const [i, { plan, decided, actual }] of plans.entries()) {
+    moved[i]! += decided.promote.filter((s) => promoted.has(s.id)).length;
+    for (const { step, reason } of decided.cancel) {
+      if (await scoped.steps.transition(step.id, 'pending', 'cancelled', { statusReason: reason })) moved[i]! += 1;
+    }
+    if (decided.outcome === 'completed' && actual && (await completeIn(ctx, scoped, plan, actual))) moved[i]! += 1;
+  }
   return moved;
 }
 
-async function completePlan(ctx: ExecutorContext, plan: PlanWithSteps): Promise<number> {
-  const { store } = ctx;
-  const steps = plan.steps;
-  const escalation = isEscalation(plan, steps);
-  const actual = await actualUse(ctx, plan, steps);
-  const done = await inUnitOfWork(store, async (scoped) => {
-    const completed = await scoped.plans.transition(plan.id, 'executing', 'completed', { statusReason: '', actual });
-    if (!completed) return false;
-    const where = { mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id };
-    await scoped.events.append({
-      type: 'plan_completed',
-      ...where,
-      data: { revision: plan.revision, strategy: plan.strategy, escalation, actual: actual as unknown as JsonObject, executor: ctx.name },
-    });
-    if (escalation) {
-      // The operator was told; the intention waits for them rather than counting as brought about.
-      const blocked = await scoped.intentions.transition(plan.intentionId, ['active', 'blocked'], 'blocked', 'expectation_failed');
-      if (blocked) {
-        await scoped.events.append({
-          type: 'intention_blocked',
-          mindId: plan.mindId,
-          intentionId: plan.intentionId,
-          data: { reason: 'expectation_failed', escalated: true, plan_id: plan.id },
-        });
-      }
-    } else {
-      await fulfilIntention(scoped, plan.intentionId, 'completed');
-    }
-    await recordProcedure(scoped, plan.id);
-    return true;
+/** Closes a plan whose steps are all done, with its intention and its procedure; false when it was closed already. */
+async function completeIn(ctx: ExecutorContext, scoped: Store, plan: PlanWithSteps, actual: Resources): Promise<boolean> {
+  const escalation = isEscalation(plan, plan.steps);
+  const completed = await scoped.plans.transition(plan.id, 'executing', 'completed', { statusReason: '', actual });
+  if (!completed) return false;
+  const where = { mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id };
+  await scoped.events.append({
+    type: 'plan_completed',
+    ...where,
+    data: { revision: plan.revision, strategy: plan.strategy, escalation, actual: actual as unknown as JsonObject, executor: ctx.name },
   });
-  return done ? 1 : 0;
+  if (escalation) {
+    // The operator was told; the intention waits for them rather than counting as brought about.
+    const blocked = await scoped.intentions.transition(plan.intentionId, ['active', 'blocked'], 'blocked', 'expectation_failed');
+    if (blocked) {
+      await scoped.events.append({
+        type: 'intention_blocked',
+        mindId: plan.mindId,
+        intentionId: plan.intentionId,
+        data: { reason: 'expectation_failed', escalated: true, plan_id: plan.id },
+      });
+    }
+  } else {
+    await fulfilIntention(scoped, plan.intentionId, 'completed');
+  }
+  await recordProcedure(scoped, plan.id);
+  return true;
 }
 
 /** The intention went away under the plan: its open steps are cancelled and the plan abandoned. */

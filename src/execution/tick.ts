@@ -8,11 +8,12 @@ import type { StepRecord } from '../store/index.ts';
 import { STALLED_REPLAN_SECONDS, type ExecutorContext } from './context.ts';
 import { replanUnderNewCommitments } from './commitments.ts';
 import { cancelOrphanedWaits, resumeStalledReplans } from './replan.ts';
+import { applyMoves, type Move } from './apply.ts';
 import { runDueStep } from './run-step.ts';
 import { claimantGone } from './claimants.ts';
 import { Pass } from './pass.ts';
 import { recoverStep } from './recovery.ts';
-import { settlePlan, settlePlans, startPlans } from './settle.ts';
+import { settlePlans, settlePlansTogether, startPlans } from './settle.ts';
 
 export interface TickOptions {
   /** Most plans and steps looked at per phase. */
@@ -23,6 +24,13 @@ export interface TickOptions {
   signal?: AbortSignal;
   /** Told about lost claims and verification outcomes, e.g. for metrics. */
   observer?: ExecutorObserver;
+  /**
+   * Also sweep every executing plan with something to settle. A pass settles the plans whose
+   * steps it moved, in the same pass; the sweep repairs what a crash between a step's commit and
+   * its plan's settling left behind, so it runs on an executor's first pass and then now and
+   * then (Executor: SETTLE_SWEEP_SECONDS), not on every pass.
+   */
+  sweep?: boolean;
 }
 
 /** How a verify step's run ended: its prediction's fate, or still looking. */
@@ -95,7 +103,7 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
   if (options.signal?.aborted) return report;
   report.startedPlans = await guarded('starting plans', () => startPlans(ctx, options.batch), 0);
   report.resumedReplans = await guarded('resuming stalled replans', () => resumeStalledReplans(ctx, STALLED_REPLAN_SECONDS, options.batch), 0);
-  report.settled = await guarded('settling plans', () => settlePlans(ctx, options.batch), 0);
+  if (options.sweep ?? true) report.settled = await guarded('settling plans', () => settlePlans(ctx, options.batch), 0);
   // Before any due step runs: a step bound by a commitment taken since its plan was made must
   // not start under the old plan.
   report.replannedForCommitments = await guarded('replanning under new commitments', () => replanUnderNewCommitments(ctx, options.batch), 0);
@@ -106,21 +114,30 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
   report.takenOver = await guarded('taking over from stopped executors', () => takeOverFromGone(ctx, pass, options.batch), 0);
   const due = await guarded('finding due steps', () => store.executorQueries.dueSteps({ now: ctx.clock.now(), host: ctx.host, limit: options.batch }), []);
   report.dueSteps = due.length;
+  // Steps that acted before moving hand their moves back; they commit together, in one
+  // transaction per pass, once every worker is done.
+  const moves: { due: StepRecord; move: Move }[] = [];
+  const finished: { due: StepRecord; moved: boolean }[] = [];
   let next = 0;
   const worker = async () => {
     while (next < due.length && !options.signal?.aborted) {
       const step = due[next++]!;
       // null: the step failed (already counted as an error) or had nothing to claim; neither is a lost claim.
-      const moved = await guarded<boolean | null>(`step ${step.id} (${step.kind}, ${step.status})`, () => runDueStep(ctx, pass, step), null);
-      if (moved) report.movedSteps += 1;
-      if (options.observer && moved !== null) await observeStep(ctx, options.observer, step, moved);
+      const outcome = await guarded<boolean | null | Move>(`step ${step.id} (${step.kind}, ${step.status})`, () => runDueStep(ctx, pass, step), null);
+      if (outcome === null) continue;
+      if (typeof outcome === 'boolean') finished.push({ due: step, moved: outcome });
+      else moves.push({ due: step, move: outcome });
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, due.length)) }, worker));
-  // Each plan whose steps finished is settled once, after all of them (promoting what became ready).
-  for (const planId of pass.takePlansToSettle()) {
-    report.settled += await guarded(`settling plan ${planId}`, () => settlePlan(ctx, planId), 0);
+  const applied = await guarded('moving the steps of the pass', () => applyMoves(ctx, moves.map((m) => m.move)), [] as (StepRecord | undefined)[]);
+  moves.forEach((m, i) => finished.push({ due: m.due, moved: applied[i] !== undefined }));
+  for (const { due: step, moved } of finished) {
+    if (moved) report.movedSteps += 1;
+    if (options.observer) await observeStep(ctx, options.observer, step, moved);
   }
+  // Each plan whose steps finished is settled once, after all of them (promoting what became ready).
+  report.settled += await guarded('settling the plans whose steps finished', () => settlePlansTogether(ctx, pass.takePlansToSettle()), 0);
 
   report.busy =
     due.length >= options.batch || report.performedApprovals > 0 || report.takenOver > 0 || report.startedPlans > 0 || report.settled > 0 || report.replannedForCommitments > 0 || report.movedSteps > 0 || report.resumedReplans > 0;

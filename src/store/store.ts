@@ -78,10 +78,11 @@ export interface Store extends Repositories {
 export interface StoreOptions {
   clock?: Clock;
   /**
-   * Told the SQL text of every statement the store runs, `begin` and `commit` included, after it
-   * ran: how the benchmark counts statements and commits per step. Must not throw.
+   * Told the SQL text of every statement the store runs, `begin` and `commit` included, and how
+   * long it took, after it ran: how the benchmark counts statements and commits per step. Must
+   * not throw.
    */
-  observeQuery?: (sql: string) => void;
+  observeQuery?: (sql: string, durationMs: number) => void;
 }
 
 export function repositoriesFor(ctx: RepositoryContext): Repositories {
@@ -143,9 +144,9 @@ export async function openStore(config: StoreConfig, options: StoreOptions = {})
 
 type QueryLog = (event: LogEvent) => void;
 
-function queryLog(observe: (sql: string) => void): QueryLog {
+function queryLog(observe: (sql: string, durationMs: number) => void): QueryLog {
   return (event) => {
-    if (event.level === 'query') observe(event.query.sql);
+    if (event.level === 'query') observe(event.query.sql, event.queryDurationMillis);
   };
 }
 

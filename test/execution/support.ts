@@ -126,6 +126,8 @@ export async function makeWorld(ts: TestStore, options: WorldOptions = {}): Prom
         requireApproval: planOptions.intention?.requireApproval ?? false,
         means: planOptions.intention?.means ?? null,
         beliefId: planOptions.intention?.beliefId ?? null,
+        // An author, as every surface records one: an authorless action cannot be approved there.
+        authoredBy: planOptions.intention?.authoredBy ?? 'plan-author',
       });
       const plan = await store.plans.create({
         mindId,
@@ -136,6 +138,7 @@ export async function makeWorld(ts: TestStore, options: WorldOptions = {}): Prom
         validation,
         status: 'validated',
         requireApproval: planOptions.requireApproval ?? false,
+        authoredBy: planOptions.intention?.authoredBy ?? 'plan-author',
       });
       return { plan, intention };
     },
