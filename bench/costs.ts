@@ -5,13 +5,15 @@
 // A commit is a `commit` statement or a write outside any transaction (SQLite and PostgreSQL
 // both commit those on their own): each is a durable write to the log. The executor runs with
 // one worker, so the statements arrive in order and a depth counter tells which are inside a
-// transaction. On PostgreSQL the server's committed-transaction count (pg_stat_database
-// .xact_commit) is read too; it also counts every read outside a transaction.
+// transaction. (PostgreSQL's own count, pg_stat_database.xact_commit, was tried and left out:
+// backends report it lazily, up to seconds later, and it counts every read as a transaction.)
+// The per-pass housekeeping update that expires approvals counts as a commit in the plan's
+// figure although it writes nothing when nothing expires; it cancels out of the per-step one.
 
-import pg from 'pg';
 import { CapabilityService } from '../src/capabilities/service.ts';
 import { newId } from '../src/core/ids.ts';
 import type { PlanDraft, StepDraft } from '../src/core/plan.ts';
+import { benchStep } from './throughput.ts';
 import { Executor } from '../src/execution/index.ts';
 import { validate } from '../src/planning/validate.ts';
 import type { StoreKind } from '../src/store/index.ts';
@@ -21,8 +23,6 @@ import { benchStore } from './stores.ts';
 export interface Counts {
   statements: number;
   commits: number;
-  /** PostgreSQL only: committed transactions of the database as the server counts them, reads included. */
-  xactCommits?: number;
 }
 
 class QueryCounter {
@@ -46,40 +46,11 @@ class QueryCounter {
   }
 }
 
-async function xactCommits(url: string): Promise<number> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    // Backends report their counts when idle, at most about once a second.
-    await new Promise((resolve) => setTimeout(resolve, 1200));
-    const { rows } = await client.query<{ n: string }>('select xact_commit as n from pg_stat_database where datname = current_database()');
-    return Number(rows[0]!.n);
-  } finally {
-    await client.end();
-  }
-}
-
-function step(key: string, capability: string, dependsOn: string[] = []): StepDraft {
-  return {
-    key,
-    title: `cost ${key}`,
-    kind: 'capability',
-    depends_on: dependsOn,
-    capability,
-    target: '',
-    params: { name: key.toLowerCase() },
-    expectation: null,
-    precondition: null,
-    max_attempts: 1,
-    require_approval: false,
-    spec: {},
-  };
-}
-
 /**
  * What running one plan costs, from the executor's first look at it to the plan closing: a plan
- * of one step, and a plan of `wide` independent steps, so the cost of a step alone is their
- * difference divided by the extra steps.
+ * of one step, a plan of `wide` independent steps (run side by side, sharing their pass's
+ * commit) and a chain of `wide` steps (one per pass). The cost of a step is the difference to the
+ * plan of one step divided by the extra steps.
  */
 export async function costPerStep(kind: StoreKind, capability: 'bench.read' | 'bench.write', wide = 5) {
   const counter = new QueryCounter();
@@ -90,7 +61,6 @@ export async function costPerStep(kind: StoreKind, capability: 'bench.read' | 'b
     await store.policyRules.set({ mindId: mind.id, capability, targetPattern: '*', decision: 'allow', approvers: 1 });
     const service = new CapabilityService(store, benchRegistry, benchImplementations);
     const executor = new Executor({ store, capabilities: service, concurrency: 1, batch: 100 });
-    const url = bench.config.kind === 'postgres' ? bench.config.url : null;
 
     const run = async (steps: StepDraft[]): Promise<Counts> => {
       const draft: PlanDraft = { objective: 'cost', strategy: 'operator', assumptions: [], completion_criteria: '', abort_conditions: [], risk: '', estimate: {}, budget: {}, alternatives: [], steps };
@@ -99,26 +69,25 @@ export async function costPerStep(kind: StoreKind, capability: 'bench.read' | 'b
       const intention = await store.intentions.create({ mindId: mind.id, objective: 'cost', origin: 'operator' });
       const plan = await store.plans.create({ mindId: mind.id, intentionId: intention.id, origin: 'operator', draft, validation, status: 'validated' });
       // Only the plan under test is live, so every statement counted is spent on it.
-      const xactBefore = url ? await xactCommits(url) : 0;
       const started = counter.snapshot();
       await executor.drain();
       const after = counter.snapshot();
-      const xactAfter = url ? await xactCommits(url) : 0;
       const closed = await store.plans.get(plan.id);
       if (closed?.status !== 'completed') throw new Error(`cost plan ended ${closed?.status}: ${closed?.statusReason}`);
-      return {
-        statements: after.statements - started.statements,
-        commits: after.commits - started.commits,
-        ...(url ? { xactCommits: xactAfter - xactBefore - 1 } : {}),
-      };
+      return { statements: after.statements - started.statements, commits: after.commits - started.commits };
     };
-    const one = await run([step('A', capability)]);
-    const many = await run(Array.from({ length: wide }, (_, i) => step(`S${i}`, capability)));
-    const extra = wide - 1;
-    const per = (key: keyof Counts) => (many[key] === undefined ? undefined : Math.round((((many[key] as number) - (one[key] as number)) / extra) * 100) / 100);
+    const one = await run([benchStep('A', capability)]);
+    const many = await run(Array.from({ length: wide }, (_, i) => benchStep(`S${i}`, capability)));
+    // A chain runs one step per pass, so nothing is shared between steps: each pays for its own
+    // move and for settling its plan after it (promoting the next step).
+    const chain = await run(Array.from({ length: wide }, (_, i) => benchStep(`L${i}`, capability, i === 0 ? [] : [`L${i - 1}`])));
+    const per = (of: Counts, key: keyof Counts) => Math.round(((of[key] - one[key]) / (wide - 1)) * 100) / 100;
     return {
       plan_of_one_step: one,
-      per_step: { statements: per('statements')!, commits: per('commits')!, ...(url ? { xactCommits: per('xactCommits')! } : {}) },
+      side_by_side: many,
+      chain,
+      per_step: { statements: per(many, 'statements'), commits: per(many, 'commits') },
+      per_step_in_a_chain: { statements: per(chain, 'statements'), commits: per(chain, 'commits') },
     };
   } finally {
     await bench.dispose();

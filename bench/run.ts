@@ -1,109 +1,38 @@
-// `npm run bench`: the executor's three figures on both stores, printed and written to
-// bench/results.json.
+// `npm run bench`: the executor's figures on both stores, printed and written to
+// bench/results.json. Timing lives here, never in the tests.
 //
-// - steps_per_second: plans of trivial read-only steps (A, then B and C side by side, then D)
-//   run through the executor loop from start to the last plan closing.
-// - tick_cost_ratio_100k: the median cost of a tick with nothing due, with 100,000 closed plans
-//   (each with a finished step and an execution) in the store, divided by the same with none.
-//   Due work is found through partial indexes, so this should stay near 1.
-// - approval_to_execute_ms_p50: with the loop running (and sleeping on the wake bus, 15 s
-//   interval), the median time from an operator's approval to the step having executed and
-//   been completed by the executor.
+// - steps_per_second {sqlite, postgres}: the median of BENCH_RUNS runs (default 3) of
+//   BENCH_STEPS trivial read-only steps (default 20,000; throughput.ts), with
+//   ratio_to_commit_limit: the same figure over the store's own one-row commit stream measured
+//   in the same run at the same durability (commit-rate.ts).
+// - statements_per_step and commits_per_step for a read-only and a non-idempotent step, counted
+//   from the store's query log (costs.ts).
+// - approval_to_executing_ms_p50 in process on SQLite, cross_process_wake_ms_p50 and
+//   takeover_after_kill_ms_p50 on PostgreSQL (latency.ts).
+// - tick_cost_ratio_100k {sqlite, postgres}: the median cost of a pass with nothing due, with
+//   BENCH_HISTORY closed plans (default 100,000) in the store, over the same with none.
 //
-// Timing lives here, never in the tests. Environment: PRAXIS_TEST_PG_URL as for the tests;
-// BENCH_PLANS, BENCH_HISTORY and BENCH_SAMPLES scale the runs down for a quick look.
+// Environment: PRAXIS_TEST_PG_URL as for the tests; BENCH_STEPS, BENCH_RUNS, BENCH_HISTORY and
+// BENCH_SAMPLES scale the runs down for a quick look (results.json records what was used).
 
 import { writeFileSync } from 'node:fs';
 import { sql } from 'kysely';
-import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { CapabilityService } from '../src/capabilities/service.ts';
 import { newId } from '../src/core/ids.ts';
-import type { PlanDraft, StepDraft } from '../src/core/plan.ts';
 import { Executor } from '../src/execution/index.ts';
-import { validate } from '../src/planning/validate.ts';
-import type { MindRecord, Store, StoreKind } from '../src/store/index.ts';
+import type { StoreKind } from '../src/store/index.ts';
 import { benchImplementations, benchRegistry } from './capabilities.ts';
+import { costPerStep } from './costs.ts';
 import { fillHistory } from './history.ts';
+import { approvalToExecuting, crossProcessWake, median, takeoverAfterKill } from './latency.ts';
 import { benchStore } from './stores.ts';
+import { throughput, type Throughput } from './throughput.ts';
 
-const PLANS = Number(process.env.BENCH_PLANS ?? 150);
+const STEPS = Number(process.env.BENCH_STEPS ?? 20_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const HISTORY = Number(process.env.BENCH_HISTORY ?? 100_000);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 25);
 const TICKS = 60;
-
-function stepDraft(key: string, capability: string, dependsOn: string[]): StepDraft {
-  return {
-    key,
-    title: `bench ${key}`,
-    kind: 'capability',
-    depends_on: dependsOn,
-    capability,
-    target: '',
-    params: { name: key.toLowerCase() },
-    expectation: null,
-    precondition: null,
-    max_attempts: 1,
-    require_approval: false,
-    spec: {},
-  };
-}
-
-function draftOf(steps: StepDraft[]): PlanDraft {
-  return { objective: 'benchmark', strategy: 'operator', assumptions: [], completion_criteria: '', abort_conditions: [], risk: '', estimate: {}, budget: {}, alternatives: [], steps };
-}
-
-async function storePlan(store: Store, mind: MindRecord, draft: PlanDraft): Promise<string> {
-  const validation = validate(draft, benchRegistry);
-  if (!validation.valid) throw new Error(`benchmark plan is invalid: ${JSON.stringify(validation.errors)}`);
-  const intention = await store.intentions.create({ mindId: mind.id, objective: draft.objective, origin: 'operator' });
-  const plan = await store.plans.create({ mindId: mind.id, intentionId: intention.id, origin: 'operator', draft, validation, status: 'validated' });
-  return plan.id;
-}
-
-async function setUp(store: Store) {
-  const mind = await store.minds.create({ name: `bench-${newId()}` });
-  await store.policyRules.set({ mindId: mind.id, capability: 'bench.read', targetPattern: '*', decision: 'allow', approvers: 1 });
-  const service = new CapabilityService(store, benchRegistry, benchImplementations);
-  return { mind, service };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-async function stepsPerSecond(kind: StoreKind): Promise<{ value: number; steps: number; seconds: number }> {
-  const bench = await benchStore(kind);
-  try {
-    const { store } = bench;
-    const { mind, service } = await setUp(store);
-    const draft = draftOf([
-      stepDraft('A', 'bench.read', []),
-      stepDraft('B', 'bench.read', ['A']),
-      stepDraft('C', 'bench.read', ['A']),
-      stepDraft('D', 'bench.read', ['B', 'C']),
-    ]);
-    for (let i = 0; i < PLANS; i += 1) await storePlan(store, mind, draft);
-    const executor = new Executor({ store, capabilities: service, intervalMs: 1000, concurrency: kind === 'postgres' ? 8 : 4, batch: 200 });
-    const started = performance.now();
-    executor.start();
-    for (;;) {
-      const open = await store.plans.listByMind(mind.id, { status: ['validated', 'executing'], limit: 1 });
-      if (open.length === 0) break;
-      await sleep(25);
-    }
-    const seconds = (performance.now() - started) / 1000;
-    await executor.stop();
-    const done = await store.plans.listByMind(mind.id, { status: 'completed', limit: PLANS + 1 });
-    if (done.length !== PLANS) throw new Error(`only ${done.length} of ${PLANS} plans completed`);
-    const steps = PLANS * draft.steps.length;
-    return { value: Math.round(steps / seconds), steps, seconds: Math.round(seconds * 1000) / 1000 };
-  } finally {
-    await bench.dispose();
-  }
-}
 
 async function tickCost(executor: Executor): Promise<number> {
   for (let i = 0; i < 5; i += 1) await executor.tick();
@@ -116,12 +45,12 @@ async function tickCost(executor: Executor): Promise<number> {
   return median(times);
 }
 
-async function tickCostRatio(kind: StoreKind): Promise<{ value: number; emptyMs: number; fullMs: number; history: number }> {
+async function tickCostRatio(kind: StoreKind) {
   const bench = await benchStore(kind);
   try {
     const { store } = bench;
-    const { mind, service } = await setUp(store);
-    const executor = new Executor({ store, capabilities: service, concurrency: 4, batch: 100 });
+    const mind = await store.minds.create({ name: `bench-${newId()}` });
+    const executor = new Executor({ store, capabilities: new CapabilityService(store, benchRegistry, benchImplementations), concurrency: 4, batch: 100 });
     const emptyMs = await tickCost(executor);
     await fillHistory(store, mind, HISTORY);
     // What autovacuum (PostgreSQL) or an operator's ANALYZE (SQLite) would have done by now.
@@ -133,73 +62,65 @@ async function tickCostRatio(kind: StoreKind): Promise<{ value: number; emptyMs:
   }
 }
 
-async function approvalToExecute(kind: StoreKind): Promise<{ value: number; samples: number; p90: number }> {
-  const bench = await benchStore(kind);
-  try {
-    const { store } = bench;
-    const { mind, service } = await setUp(store);
-    const executor = new Executor({ store, capabilities: service, concurrency: 4 });
-    executor.start();
-    const latencies: number[] = [];
-    try {
-      for (let i = 0; i < SAMPLES; i += 1) {
-        const planId = await storePlan(store, mind, draftOf([stepDraft('W', 'bench.write', [])]));
-        await store.events.append({ type: 'plan_validated', mindId: mind.id, planId });
-        let step = (await store.plans.get(planId))!.steps[0]!;
-        while (step.status !== 'awaiting_approval') {
-          await sleep(1);
-          step = (await store.steps.get(step.id))!;
-        }
-        const started = performance.now();
-        const answer = await service.approve(step.approvalId!, 'bench-operator');
-        if (answer.status !== 'approved') throw new Error(`approval answered ${answer.status}`);
-        while (step.status !== 'completed') {
-          await new Promise((resolve) => setImmediate(resolve));
-          step = (await store.steps.get(step.id))!;
-          if (step.status === 'failed') throw new Error(`the approved step failed: ${step.error}`);
-        }
-        latencies.push(performance.now() - started);
-      }
-    } finally {
-      await executor.stop();
-    }
-    const sorted = [...latencies].sort((a, b) => a - b);
-    return { value: Math.round(median(latencies) * 100) / 100, samples: latencies.length, p90: Math.round(sorted[Math.floor(sorted.length * 0.9)]! * 100) / 100 };
-  } finally {
-    await bench.dispose();
-  }
-}
-
 const kinds: StoreKind[] = ['sqlite', 'postgres'];
 const results = {
   steps_per_second: {} as Record<StoreKind, number>,
+  ratio_to_commit_limit: {} as Record<StoreKind, number>,
+  statements_per_step: {} as Record<StoreKind, { read_only: number; non_idempotent: number }>,
+  commits_per_step: {} as Record<StoreKind, { read_only: number; non_idempotent: number }>,
+  approval_to_executing_ms_p50: 0,
+  cross_process_wake_ms_p50: 0,
+  takeover_after_kill_ms_p50: 0,
   tick_cost_ratio_100k: {} as Record<StoreKind, number>,
-  approval_to_execute_ms_p50: {} as Record<StoreKind, number>,
   details: {} as Record<string, unknown>,
   measured_at: new Date().toISOString(),
   node: process.version,
-  plans: PLANS,
+  steps: STEPS,
+  runs: RUNS,
   history: HISTORY,
   samples: SAMPLES,
 };
 
 for (const kind of kinds) {
-  process.stdout.write(`${kind}: steps per second... `);
-  const throughput = await stepsPerSecond(kind);
-  results.steps_per_second[kind] = throughput.value;
-  process.stdout.write(`${throughput.value} (${throughput.steps} steps in ${throughput.seconds} s)\n`);
+  const runs: Throughput[] = [];
+  for (let run = 1; run <= RUNS; run += 1) {
+    process.stdout.write(`${kind}: steps per second, run ${run} of ${RUNS}... `);
+    const measured = await throughput(kind, STEPS);
+    runs.push(measured);
+    process.stdout.write(`${measured.steps_per_second} (${measured.steps} steps in ${measured.seconds} s; the store commits ${measured.commits_per_second}/s: ratio ${measured.ratio_to_commit_limit})\n`);
+  }
+  results.steps_per_second[kind] = median(runs.map((r) => r.steps_per_second));
+  results.ratio_to_commit_limit[kind] = median(runs.map((r) => r.ratio_to_commit_limit));
+
+  process.stdout.write(`${kind}: statements and commits per step... `);
+  const read = await costPerStep(kind, 'bench.read');
+  const write = await costPerStep(kind, 'bench.write');
+  results.statements_per_step[kind] = { read_only: read.per_step.statements, non_idempotent: write.per_step.statements };
+  results.commits_per_step[kind] = { read_only: read.per_step.commits, non_idempotent: write.per_step.commits };
+  process.stdout.write(`read-only ${read.per_step.statements} statements, ${read.per_step.commits} commits; non-idempotent ${write.per_step.statements} statements, ${write.per_step.commits} commits\n`);
 
   process.stdout.write(`${kind}: tick cost with ${HISTORY} closed plans... `);
   const ratio = await tickCostRatio(kind);
   results.tick_cost_ratio_100k[kind] = ratio.value;
   process.stdout.write(`ratio ${ratio.value} (median tick ${ratio.emptyMs} ms empty, ${ratio.fullMs} ms with history)\n`);
-
-  process.stdout.write(`${kind}: approval to execution... `);
-  const latency = await approvalToExecute(kind);
-  results.approval_to_execute_ms_p50[kind] = latency.value;
-  process.stdout.write(`p50 ${latency.value} ms, p90 ${latency.p90} ms over ${latency.samples} approvals\n`);
-  results.details[kind] = { throughput, tick: ratio, approval: latency };
+  results.details[kind] = { throughput: runs, costs: { read_only: read, non_idempotent: write }, tick: ratio };
 }
+
+process.stdout.write('sqlite: approval to executing, in process... ');
+const inProcess = await approvalToExecuting('sqlite', SAMPLES);
+results.approval_to_executing_ms_p50 = inProcess.p50;
+process.stdout.write(`p50 ${inProcess.p50} ms, p90 ${inProcess.p90} ms over ${inProcess.samples} approvals\n`);
+
+process.stdout.write('postgres: approval here, step started by an executor in another process... ');
+const crossProcess = await crossProcessWake(SAMPLES);
+results.cross_process_wake_ms_p50 = crossProcess.p50;
+process.stdout.write(`p50 ${crossProcess.p50} ms, p90 ${crossProcess.p90} ms over ${crossProcess.samples} approvals\n`);
+
+process.stdout.write('postgres: takeover of a write claimed by a killed executor... ');
+const takeover = await takeoverAfterKill(Math.max(3, Math.min(5, SAMPLES)));
+results.takeover_after_kill_ms_p50 = takeover.p50;
+process.stdout.write(`p50 ${takeover.p50} ms over ${takeover.samples} kills (the claim's lease was ${takeover.lease_seconds} s)\n`);
+results.details.latency = { in_process: inProcess, cross_process: crossProcess, takeover };
 
 const file = new URL('./results.json', import.meta.url);
 writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
@@ -208,7 +129,14 @@ console.table(
   kinds.map((kind) => ({
     store: kind,
     steps_per_second: results.steps_per_second[kind],
+    ratio_to_commit_limit: results.ratio_to_commit_limit[kind],
+    'statements/step (read, write)': `${results.statements_per_step[kind].read_only}, ${results.statements_per_step[kind].non_idempotent}`,
+    'commits/step (read, write)': `${results.commits_per_step[kind].read_only}, ${results.commits_per_step[kind].non_idempotent}`,
     tick_cost_ratio_100k: results.tick_cost_ratio_100k[kind],
-    approval_to_execute_ms_p50: results.approval_to_execute_ms_p50[kind],
   })),
 );
+console.table([
+  { figure: 'approval_to_executing_ms_p50 (sqlite, in process)', value: results.approval_to_executing_ms_p50 },
+  { figure: 'cross_process_wake_ms_p50 (postgres)', value: results.cross_process_wake_ms_p50 },
+  { figure: 'takeover_after_kill_ms_p50 (postgres)', value: results.takeover_after_kill_ms_p50 },
+]);

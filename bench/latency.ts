@@ -1,0 +1,174 @@
+// Latencies an operator feels, each the median of several samples:
+// - approval_to_executing_ms_p50 (in process): the executor loop runs, sleeping on the wake bus
+//   with a 15 s interval; from an operator's approval returning to the approved step having
+//   been claimed (plan_step_started) by the executor.
+// - cross_process_wake_ms_p50 (PostgreSQL): the same, with the approval made in this process and
+//   the step started by an executor in another process, woken by NOTIFY.
+// - takeover_after_kill_ms_p50 (PostgreSQL): an executor process claims a non-idempotent write
+//   and is killed (SIGKILL) mid-act; from the kill to another executor having resolved the step
+//   (blocked: the outcome is unknown), long before the claim's 35 s lease would run out.
+
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { CapabilityService } from '../src/capabilities/service.ts';
+import { newId } from '../src/core/ids.ts';
+import { Executor } from '../src/execution/index.ts';
+import { validate } from '../src/planning/validate.ts';
+import type { MindRecord, StepRecord, Store, StoreKind } from '../src/store/index.ts';
+import { benchImplementations, benchRegistry } from './capabilities.ts';
+import { benchStore } from './stores.ts';
+import { benchDraft, benchStep } from './throughput.ts';
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+const round = (ms: number) => Math.round(ms * 100) / 100;
+
+async function writePlan(store: Store, mind: MindRecord): Promise<string> {
+  const draft = benchDraft([benchStep('W', 'bench.write')]);
+  const validation = validate(draft, benchRegistry);
+  const intention = await store.intentions.create({ mindId: mind.id, objective: 'benchmark', origin: 'operator' });
+  const plan = await store.plans.create({ mindId: mind.id, intentionId: intention.id, origin: 'operator', draft, validation, status: 'validated' });
+  // plan_validated wakes the executors, here and (over NOTIFY) elsewhere.
+  await store.events.append({ type: 'plan_validated', mindId: mind.id, planId: plan.id });
+  return plan.steps[0]!.id;
+}
+
+/** Polls the step (without sleeping between reads) until `done` holds; fails after `timeoutMs`. */
+async function until(store: Store, stepId: string, done: (step: StepRecord) => boolean, timeoutMs = 60_000): Promise<StepRecord> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const step = (await store.steps.get(stepId))!;
+    if (done(step)) return step;
+    if (step.status === 'failed') throw new Error(`step failed: ${step.error}`);
+    if (performance.now() > deadline) throw new Error(`timed out; the step is ${step.status}`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+const claimed = (s: StepRecord) => s.status !== 'awaiting_approval';
+
+async function setUpAskingMind(store: Store, host: string | null): Promise<MindRecord> {
+  const mind = await store.minds.create({ name: `bench-${newId()}`, host });
+  await store.policyRules.set({ mindId: mind.id, capability: 'bench.write', targetPattern: '*', decision: 'ask', approvers: 1 });
+  return mind;
+}
+
+export async function approvalToExecuting(kind: StoreKind, samples: number): Promise<{ p50: number; p90: number; samples: number }> {
+  const bench = await benchStore(kind);
+  try {
+    const { store } = bench;
+    const mind = await setUpAskingMind(store, null);
+    const service = new CapabilityService(store, benchRegistry, benchImplementations);
+    const executor = new Executor({ store, capabilities: service, concurrency: 4 });
+    executor.start();
+    const latencies: number[] = [];
+    try {
+      for (let i = 0; i < samples; i += 1) {
+        const stepId = await writePlan(store, mind);
+        const waiting = await until(store, stepId, (s) => s.status === 'awaiting_approval');
+        const started = performance.now();
+        const answer = await service.approve(waiting.approvalId!, 'bench-operator');
+        if (answer.status !== 'approved') throw new Error(`approval answered ${answer.status}`);
+        await until(store, stepId, claimed);
+        latencies.push(performance.now() - started);
+        await until(store, stepId, (s) => s.status === 'completed');
+      }
+    } finally {
+      await executor.stop();
+    }
+    const sorted = [...latencies].sort((a, b) => a - b);
+    return { p50: round(median(latencies)), p90: round(sorted[Math.floor(sorted.length * 0.9)]!), samples: latencies.length };
+  } finally {
+    await bench.dispose();
+  }
+}
+
+interface Remote {
+  child: ChildProcessWithoutNullStreams;
+  name: string;
+}
+
+async function startRemote(configJson: string, host: string, mode: 'serve' | 'stall'): Promise<Remote> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/processes/executor.ts', configJson, host, mode], { stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stderr.on('data', (chunk) => process.stderr.write(chunk));
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const first = await lines.next();
+  if (first.done || !String(first.value).startsWith('ready ')) throw new Error('the remote executor did not start');
+  return { child, name: String(first.value).slice('ready '.length) };
+}
+
+async function stopRemote(remote: Remote): Promise<void> {
+  if (remote.child.exitCode !== null || remote.child.signalCode !== null) return;
+  const exited = new Promise((resolve) => remote.child.once('exit', resolve));
+  remote.child.stdin.write('stop\n');
+  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
+  if (remote.child.exitCode === null) remote.child.kill('SIGKILL');
+}
+
+export async function crossProcessWake(samples: number): Promise<{ p50: number; p90: number; samples: number }> {
+  const bench = await benchStore('postgres');
+  try {
+    const { store } = bench;
+    const mind = await setUpAskingMind(store, 'bench-remote');
+    const service = new CapabilityService(store, benchRegistry, benchImplementations);
+    const remote = await startRemote(JSON.stringify(bench.config), 'bench-remote', 'serve');
+    const latencies: number[] = [];
+    try {
+      for (let i = 0; i < samples; i += 1) {
+        const stepId = await writePlan(store, mind);
+        const waiting = await until(store, stepId, (s) => s.status === 'awaiting_approval');
+        const started = performance.now();
+        if ((await service.approve(waiting.approvalId!, 'bench-operator')).status !== 'approved') throw new Error('not approved');
+        await until(store, stepId, claimed);
+        latencies.push(performance.now() - started);
+        await until(store, stepId, (s) => s.status === 'completed');
+      }
+    } finally {
+      await stopRemote(remote);
+    }
+    const sorted = [...latencies].sort((a, b) => a - b);
+    return { p50: round(median(latencies)), p90: round(sorted[Math.floor(sorted.length * 0.9)]!), samples: latencies.length };
+  } finally {
+    await bench.dispose();
+  }
+}
+
+export async function takeoverAfterKill(samples: number): Promise<{ p50: number; samples: number; lease_seconds: number }> {
+  const bench = await benchStore('postgres');
+  try {
+    const { store } = bench;
+    const mind = await store.minds.create({ name: `bench-${newId()}`, host: 'bench-remote' });
+    await store.policyRules.set({ mindId: mind.id, capability: 'bench.write', targetPattern: '*', decision: 'allow', approvers: 1 });
+    const service = new CapabilityService(store, benchRegistry, benchImplementations);
+    const latencies: number[] = [];
+    let lease = 0;
+    for (let i = 0; i < samples; i += 1) {
+      const remote = await startRemote(JSON.stringify(bench.config), 'bench-remote', 'stall');
+      let survivor: Executor | undefined;
+      try {
+        const stepId = await writePlan(store, mind);
+        const held = await until(store, stepId, (s) => s.status === 'executing' && s.claimedBy === remote.name);
+        lease = Math.round((held.leaseUntil!.getTime() - Date.now()) / 1000);
+        // The survivor runs the daemon's default loop, a pass every 2 s unless woken, and is
+        // already running (and leaving the live claim alone) when the claimant is killed.
+        survivor = new Executor({ store, capabilities: service, host: 'bench-remote', intervalMs: 2000 });
+        survivor.start();
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        const killed = performance.now();
+        remote.child.kill('SIGKILL');
+        await until(store, stepId, (s) => s.status === 'blocked', 30_000);
+        latencies.push(performance.now() - killed);
+      } finally {
+        await survivor?.stop();
+        await stopRemote(remote);
+      }
+    }
+    return { p50: round(median(latencies)), samples: latencies.length, lease_seconds: lease };
+  } finally {
+    await bench.dispose();
+  }
+}

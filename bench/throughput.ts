@@ -1,0 +1,110 @@
+// Steps per second: plans of trivial read-only steps (A, then B and C side by side, then D) run
+// by the executor loop from the first start to the last plan closing. Completion is read from
+// the store's events (plan_completed, followed by seq after every pass), not from a timer.
+
+import { CapabilityService } from '../src/capabilities/service.ts';
+import { newId } from '../src/core/ids.ts';
+import type { PlanDraft, StepDraft } from '../src/core/plan.ts';
+import { Executor } from '../src/execution/index.ts';
+import { validate } from '../src/planning/validate.ts';
+import type { StoreKind } from '../src/store/index.ts';
+import { benchImplementations, benchRegistry } from './capabilities.ts';
+import { commitRate } from './commit-rate.ts';
+import { benchStore } from './stores.ts';
+
+export function benchStep(key: string, capability: string, dependsOn: string[] = []): StepDraft {
+  return {
+    key,
+    title: `bench ${key}`,
+    kind: 'capability',
+    depends_on: dependsOn,
+    capability,
+    target: '',
+    params: { name: key.toLowerCase() },
+    expectation: null,
+    precondition: null,
+    max_attempts: 1,
+    require_approval: false,
+    spec: {},
+  };
+}
+
+export function benchDraft(steps: StepDraft[]): PlanDraft {
+  return { objective: 'benchmark', strategy: 'operator', assumptions: [], completion_criteria: '', abort_conditions: [], risk: '', estimate: {}, budget: {}, alternatives: [], steps };
+}
+
+const DIAMOND = benchDraft([benchStep('A', 'bench.read'), benchStep('B', 'bench.read', ['A']), benchStep('C', 'bench.read', ['A']), benchStep('D', 'bench.read', ['B', 'C'])]);
+
+export interface Throughput {
+  steps_per_second: number;
+  steps: number;
+  seconds: number;
+  /** The store's one-row commit stream in the same run, at the same durability. */
+  commits_per_second: number;
+  ratio_to_commit_limit: number;
+}
+
+export async function throughput(kind: StoreKind, steps: number): Promise<Throughput> {
+  const bench = await benchStore(kind);
+  try {
+    const { store } = bench;
+    const mind = await store.minds.create({ name: `bench-${newId()}` });
+    await store.policyRules.set({ mindId: mind.id, capability: 'bench.read', targetPattern: '*', decision: 'allow', approvers: 1 });
+    const validation = validate(DIAMOND, benchRegistry);
+    if (!validation.valid) throw new Error(`benchmark plan is invalid: ${JSON.stringify(validation.errors)}`);
+    const plans = Math.ceil(steps / DIAMOND.steps.length);
+    for (let done = 0; done < plans; done += 200) {
+      await store.transaction(async (tx) => {
+        for (let i = done; i < Math.min(plans, done + 200); i += 1) {
+          const intention = await tx.intentions.create({ mindId: mind.id, objective: 'benchmark', origin: 'operator' });
+          await tx.plans.create({ mindId: mind.id, intentionId: intention.id, origin: 'operator', draft: DIAMOND, validation, status: 'validated' });
+        }
+      });
+    }
+    const startSeq = await store.events.latestSeq();
+    let seen = startSeq;
+    let completed = 0;
+    let finish: () => void = () => {};
+    const finished = new Promise<void>((resolve) => (finish = resolve));
+    let reading = false;
+    const readCompletions = async () => {
+      if (reading) return;
+      reading = true;
+      try {
+        for (;;) {
+          const events = await store.events.list({ mindId: mind.id, afterSeq: seen, limit: 5000 });
+          if (events.length === 0) break;
+          seen = events.at(-1)!.seq;
+          completed += events.filter((e) => e.type === 'plan_completed').length;
+        }
+        if (completed >= plans) finish();
+      } finally {
+        reading = false;
+      }
+    };
+    const executor = new Executor({
+      store,
+      capabilities: new CapabilityService(store, benchRegistry, benchImplementations),
+      intervalMs: 1000,
+      concurrency: kind === 'postgres' ? 8 : 4,
+      batch: 500,
+      observer: { tick: () => void readCompletions() },
+    });
+    const started = performance.now();
+    executor.start();
+    await finished;
+    const seconds = (performance.now() - started) / 1000;
+    await executor.stop();
+    const commits = await commitRate(bench.config);
+    const perSecond = Math.round((plans * DIAMOND.steps.length) / seconds);
+    return {
+      steps_per_second: perSecond,
+      steps: plans * DIAMOND.steps.length,
+      seconds: Math.round(seconds * 1000) / 1000,
+      commits_per_second: commits,
+      ratio_to_commit_limit: Math.round((perSecond / commits) * 1000) / 1000,
+    };
+  } finally {
+    await bench.dispose();
+  }
+}
