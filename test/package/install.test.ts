@@ -51,14 +51,14 @@ describe('the installable package', () => {
   let bin = '';
   let install: Ran;
   before(async () => {
-    for (const built of ['dist/cli/main.js', 'web/dist/index.html']) assert.ok(existsSync(join(ROOT, built)), `${built} is built (npm run build, npm run build:console)`);
+    for (const built of ['dist/bin/main.js', 'dist/index.js', 'web/dist/index.html']) assert.ok(existsSync(join(ROOT, built)), `${built} is built (npm run build, npm run build:console)`);
     dir = mkdtempSync(join(tmpdir(), 'praxis-package-'));
     prefix = join(dir, 'prefix');
     const packed = await npm(['pack', '--ignore-scripts', '--json', '--pack-destination', dir], ROOT);
     assert.equal(packed.code, 0, packed.stderr);
     const [{ filename, files }] = JSON.parse(packed.stdout) as [{ filename: string; files: { path: string }[] }];
     const paths = files.map((f) => f.path);
-    assert.ok(paths.includes('dist/cli/main.js') && paths.includes('dist/index.d.ts') && paths.includes('web/dist/index.html'), 'the tarball ships the build and the console');
+    assert.ok(paths.includes('dist/bin/main.js') && paths.includes('dist/bin/systemctl') && paths.includes('dist/index.d.ts') && paths.includes('web/dist/index.html'), 'the tarball ships the build and the console');
     assert.ok(!paths.some((p) => p.startsWith('src/') || p.startsWith('test/') || p.endsWith('.tsbuildinfo')), 'no sources, tests or build state');
 
     install = await npm(['install', '--global', '--prefix', prefix, '--prefer-offline', '--ignore-scripts', join(dir, filename)], dir);
