@@ -27,11 +27,17 @@ export function median(values: readonly number[]): number {
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
+function spread(latencies: readonly number[]): { p50: number; p90: number; samples: number } {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return { p50: round(median(latencies)), p90: round(sorted[Math.floor(sorted.length * 0.9)]!), samples: latencies.length };
+}
+
 async function writePlan(store: Store, mind: MindRecord): Promise<string> {
   const draft = benchDraft([benchStep('W', 'bench.write')]);
   const validation = validate(draft, benchRegistry);
   const intention = await store.intentions.create({ mindId: mind.id, objective: 'benchmark', origin: 'operator' });
-  const plan = await store.plans.create({ mindId: mind.id, intentionId: intention.id, origin: 'operator', draft, validation, status: 'validated' });
+  // An author, so another operator can approve its write (four eyes).
+  const plan = await store.plans.create({ mindId: mind.id, intentionId: intention.id, origin: 'operator', draft, validation, status: 'validated', authoredBy: 'bench-author' });
   // plan_validated wakes the executors, here and (over NOTIFY) elsewhere.
   await store.events.append({ type: 'plan_validated', mindId: mind.id, planId: plan.id });
   return plan.steps[0]!.id;
@@ -51,6 +57,22 @@ async function until(store: Store, stepId: string, done: (step: StepRecord) => b
 
 const claimed = (s: StepRecord) => s.status !== 'awaiting_approval';
 
+/** From each approval returning to its step claimed by whichever executor serves the mind, in ms. */
+async function sampleApprovals(store: Store, mind: MindRecord, service: CapabilityService, samples: number): Promise<number[]> {
+  const latencies: number[] = [];
+  for (let i = 0; i < samples; i += 1) {
+    const stepId = await writePlan(store, mind);
+    const waiting = await until(store, stepId, (s) => s.status === 'awaiting_approval');
+    const started = performance.now();
+    const answer = await service.approve(waiting.approvalId!, 'bench-operator');
+    if (answer.status !== 'approved') throw new Error(`approval answered ${answer.status}`);
+    await until(store, stepId, claimed);
+    latencies.push(performance.now() - started);
+    await until(store, stepId, (s) => s.status === 'completed');
+  }
+  return latencies;
+}
+
 async function setUpAskingMind(store: Store, host: string | null): Promise<MindRecord> {
   const mind = await store.minds.create({ name: `bench-${newId()}`, host });
   await store.policyRules.set({ mindId: mind.id, capability: 'bench.write', targetPattern: '*', decision: 'ask', approvers: 1 });
@@ -65,23 +87,13 @@ export async function approvalToExecuting(kind: StoreKind, samples: number): Pro
     const service = new CapabilityService(store, benchRegistry, benchImplementations);
     const executor = new Executor({ store, capabilities: service, concurrency: 4 });
     executor.start();
-    const latencies: number[] = [];
+    let latencies: number[];
     try {
-      for (let i = 0; i < samples; i += 1) {
-        const stepId = await writePlan(store, mind);
-        const waiting = await until(store, stepId, (s) => s.status === 'awaiting_approval');
-        const started = performance.now();
-        const answer = await service.approve(waiting.approvalId!, 'bench-operator');
-        if (answer.status !== 'approved') throw new Error(`approval answered ${answer.status}`);
-        await until(store, stepId, claimed);
-        latencies.push(performance.now() - started);
-        await until(store, stepId, (s) => s.status === 'completed');
-      }
+      latencies = await sampleApprovals(store, mind, service, samples);
     } finally {
       await executor.stop();
     }
-    const sorted = [...latencies].sort((a, b) => a - b);
-    return { p50: round(median(latencies)), p90: round(sorted[Math.floor(sorted.length * 0.9)]!), samples: latencies.length };
+    return spread(latencies);
   } finally {
     await bench.dispose();
   }
@@ -116,22 +128,13 @@ export async function crossProcessWake(samples: number): Promise<{ p50: number; 
     const mind = await setUpAskingMind(store, 'bench-remote');
     const service = new CapabilityService(store, benchRegistry, benchImplementations);
     const remote = await startRemote(JSON.stringify(bench.config), 'bench-remote', 'serve');
-    const latencies: number[] = [];
+    let latencies: number[];
     try {
-      for (let i = 0; i < samples; i += 1) {
-        const stepId = await writePlan(store, mind);
-        const waiting = await until(store, stepId, (s) => s.status === 'awaiting_approval');
-        const started = performance.now();
-        if ((await service.approve(waiting.approvalId!, 'bench-operator')).status !== 'approved') throw new Error('not approved');
-        await until(store, stepId, claimed);
-        latencies.push(performance.now() - started);
-        await until(store, stepId, (s) => s.status === 'completed');
-      }
+      latencies = await sampleApprovals(store, mind, service, samples);
     } finally {
       await stopRemote(remote);
     }
-    const sorted = [...latencies].sort((a, b) => a - b);
-    return { p50: round(median(latencies)), p90: round(sorted[Math.floor(sorted.length * 0.9)]!), samples: latencies.length };
+    return spread(latencies);
   } finally {
     await bench.dispose();
   }

@@ -9,7 +9,7 @@
 // operators but never consulted to decide.
 
 import type { JsonObject } from '../core/plan.ts';
-import { isOperatorName } from '../core/operator.ts';
+import { fourEyesRefusal, isOperatorName } from '../core/operator.ts';
 import type { EventType } from '../core/vocabulary.ts';
 import type { ApprovalDecision, ApprovalRecord, NewEvent } from '../store/index.ts';
 import { callEvent, noRecords, writeRecords, type CallRecords } from './call-records.ts';
@@ -79,12 +79,9 @@ export async function decideApproval(ctx: ServiceContext, approvalId: string, op
     }
     return refused('tampered', 'the stored action no longer matches the digest it was raised with; it cannot be approved');
   }
-  if (approval.authoredBy && approval.authoredBy === operator) {
-    return refused('self_approval', `${operator} authored this action and cannot approve it`);
-  }
-  if (approval.decisions.some((d) => d.operator === operator)) {
-    return refused('already_decided', `${operator} has already approved this request; another operator must decide`);
-  }
+  // Four eyes with names compared normalised, whichever surface (or library caller) asks.
+  const fourEyes = fourEyesRefusal(approval, operator);
+  if (fourEyes) return refused(fourEyes.code, fourEyes.message);
 
   const decisions: ApprovalDecision[] = [...approval.decisions, { operator, decision: 'approve', at: now.toISOString(), ...(note ? { note } : {}) }];
   const approvals = decisions.filter((d) => d.decision === 'approve').length;

@@ -6,7 +6,7 @@
 import { isEmpty, writeRecords, type CallRecords } from '../capabilities/call-records.ts';
 import type { JsonObject, JsonValue } from '../core/plan.ts';
 import type { EventType, StepStatus } from '../core/vocabulary.ts';
-import { abandonIntention, formSubordinate, fulfilIntention, resumeParent, suspendIntention } from '../mind/intentions.ts';
+import { abandonIntention, blockIntention, formSubordinate, fulfilIntention, resumeParent, suspendIntention } from '../mind/intentions.ts';
 import { makePrediction, resolvePrediction } from '../mind/predictions.ts';
 import type { FailureKind } from '../mind/reconsideration.ts';
 import type { IntentionRecord, NewEvent, PlanWithSteps, StepGuard, StepPatch, StepRecord, Store } from '../store/index.ts';
@@ -181,17 +181,7 @@ async function writeMove(ctx: ExecutorContext, scoped: Store, move: Move, after:
       break;
     }
     case 'block':
-      if (decision.intention === 'outcome_unverified') {
-        const blocked = await scoped.intentions.transition(plan.intentionId, ['active', 'blocked'], 'blocked', 'outcome_unverified');
-        if (blocked) {
-          await scoped.events.append({
-            type: 'intention_blocked',
-            mindId: plan.mindId,
-            intentionId: plan.intentionId,
-            data: { reason: 'outcome_unverified', plan_id: plan.id, step_id: step.id },
-          });
-        }
-      }
+      if (decision.intention === 'outcome_unverified') await blockIntention(scoped, plan.intentionId, 'outcome_unverified', { plan_id: plan.id, step_id: step.id });
       if (decision.blockPlan) {
         const blockedPlan = await scoped.plans.transition(plan.id, 'executing', 'blocked', { statusReason: decision.reason });
         if (blockedPlan) await scoped.events.append({ type: 'plan_blocked', mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id, data: { reason: decision.reason, step_id: step.id } });

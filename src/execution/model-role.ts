@@ -3,6 +3,7 @@
 // (src/planning/strategies/model.ts). `complete` never throws: every way a call can go wrong
 // comes back as an outcome with a message, for the caller to record.
 
+import { maskCredentials } from '../capabilities/host/masking.ts';
 import type OpenAI from 'openai';
 import { performance } from 'node:perf_hooks';
 import type { LlmCallOutcome } from '../core/vocabulary.ts';
@@ -98,7 +99,8 @@ export class OpenAiModelRole implements ModelRole {
     const failed = (outcome: LlmCallOutcome, message: string, statusCode: number | null = null): ModelReply => ({
       outcome,
       content: null,
-      message,
+      // A server may echo the key it was sent, whatever its shape: never let it through.
+      message: maskCredentials(message, [this.#config.apiKey]),
       statusCode,
       finishReason: '',
       promptTokens: 0,

@@ -9,6 +9,7 @@
 // wait and then see the first one's plan; on SQLite `BEGIN IMMEDIATE` serialises writers. So an
 // intention never gets two plans for one revision, and a revision supersedes exactly one plan.
 
+import { maskCredentials } from '../capabilities/host/masking.ts';
 import type { CapabilityRegistry } from '../capabilities/registry.ts';
 import type { Alternative, Budget, JsonObject, PlanDraft, ValidationIssue, ValidationResult } from '../core/plan.ts';
 import { CLOSED_PLAN_STATUSES, type LlmCallOutcome, type PlanOrigin, type PlanStatus } from '../core/vocabulary.ts';
@@ -201,7 +202,9 @@ async function askModel(ctx: Context, planner: Planner, request: PlanRequest, se
   }
 
   let outcome: LlmCallOutcome = reply.outcome;
-  let message = reply.message;
+  // The model server's words may echo the request, key included: credentials are masked before they are
+  // stored or returned (its address stays: it is the operator's own server).
+  let message = maskCredentials(reply.message);
   const answer = reply.outcome === 'answered' ? planner.fromModelAnswer(request, reply.content ?? '', reply.promptTokens + reply.completionTokens) : null;
   if (answer && answer.kind !== 'proposal') {
     outcome = answer.kind;
@@ -222,7 +225,8 @@ async function askModel(ctx: Context, planner: Planner, request: PlanRequest, se
     latencyMs: reply.latencyMs,
     error: message,
     request: { messages: messages as unknown as JsonObject[] },
-    response: content === null ? null : content.slice(0, MAX_RECORDED_RESPONSE_CHARS),
+    // Stored as text both stores take: control characters other than whitespace become U+FFFD.
+    response: content === null ? null : storableText(content.slice(0, MAX_RECORDED_RESPONSE_CHARS)),
   });
 
   if (!answer || answer.kind !== 'proposal') {
@@ -364,4 +368,10 @@ async function noPossiblePlan(ctx: Context, reason: string): Promise<PlanIntenti
     }
     return { status: 'no_possible_plan', intention: abandoned, fresh, considered: ctx.considered };
   });
+}
+
+/** `text` with every control character but tab, newline and carriage return replaced by U+FFFD. */
+function storableText(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '\ufffd');
 }

@@ -4,7 +4,7 @@
 
 import type { JsonObject } from '../core/plan.ts';
 import type { StepStatus } from '../core/vocabulary.ts';
-import { fulfilIntention } from '../mind/intentions.ts';
+import { blockIntention, fulfilIntention } from '../mind/intentions.ts';
 import { recordProcedure } from '../mind/procedural-memory.ts';
 import type { Resources } from '../core/plan.ts';
 import { FINAL_STEP_STATUSES, type PlanRecord, type PlanWithSteps, type StepRecord, type Store } from '../store/index.ts';
@@ -194,15 +194,7 @@ async function completeIn(ctx: ExecutorContext, scoped: Store, plan: PlanWithSte
   });
   if (escalation) {
     // The operator was told; the intention waits for them rather than counting as brought about.
-    const blocked = await scoped.intentions.transition(plan.intentionId, ['active', 'blocked'], 'blocked', 'expectation_failed');
-    if (blocked) {
-      await scoped.events.append({
-        type: 'intention_blocked',
-        mindId: plan.mindId,
-        intentionId: plan.intentionId,
-        data: { reason: 'expectation_failed', escalated: true, plan_id: plan.id },
-      });
-    }
+    await blockIntention(scoped, plan.intentionId, 'expectation_failed', { escalated: true, plan_id: plan.id });
   } else {
     await fulfilIntention(scoped, plan.intentionId, 'completed');
   }

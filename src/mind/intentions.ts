@@ -163,9 +163,9 @@ async function move(
   return moved;
 }
 
-/** active → blocked. */
-export function blockIntention(store: Store, id: string, reason: IntentionReason): Promise<IntentionRecord | undefined> {
-  return store.transaction((tx) => move(tx, id, ['active'], 'blocked', reason, 'intention_blocked'));
+/** active (or blocked already, for another reason) → blocked, with `data` on its event (the plan and step that blocked it). */
+export function blockIntention(store: Store, id: string, reason: IntentionReason, data: JsonObject = {}): Promise<IntentionRecord | undefined> {
+  return store.transaction((tx) => move(tx, id, ['active', 'blocked'], 'blocked', reason, 'intention_blocked', data));
 }
 
 /** active or blocked → suspended (a budget ran out, inherited work was quiesced). */

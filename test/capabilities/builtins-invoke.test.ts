@@ -40,6 +40,8 @@ describe('built-in capabilities through invoke', () => {
       capability,
       params,
       origin: `plan_step:${crypto.randomUUID()}`,
+      // Four eyes: an action with no recorded author cannot be approved.
+      authoredBy: 'tester',
       ...over,
     });
     return { store, service, mind, call };

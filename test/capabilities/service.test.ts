@@ -23,6 +23,8 @@ for (const kind of STORE_KINDS) {
         origin: `plan_step:${crypto.randomUUID()}`,
         correlationId: crypto.randomUUID(),
         explanation: { what: `${capability}`, why: 'the test needs it', expected_outcome: 'done', side_effects: 'none', alternatives: ['do nothing'] },
+        // Four eyes: an action with no recorded author cannot be approved.
+        authoredBy: 'tester',
         ...over,
       });
       return { store, clock, log, service, mind, request };

@@ -115,7 +115,7 @@ for (const kind of STORE_KINDS) {
       const w = await world();
       await w.store.policyRules.remove(w.mind.id, 'test.write', '*');
       const { stepId, origin, intention } = await abandonedClaim(w, step('W', { kind: 'capability', capability: 'test.write', params: { name: 'w' } }));
-      const pending = await w.service.invoke({ mindId: w.mind.id, capability: 'test.write', params: { name: 'w' }, origin, correlationId: intention.id });
+      const pending = await w.service.invoke({ mindId: w.mind.id, capability: 'test.write', params: { name: 'w' }, origin, correlationId: intention.id, authoredBy: 'tester' });
       assert.equal(pending.status, 'pending');
       w.advance(33);
       const executor = w.executor();

@@ -116,14 +116,18 @@ for (const kind of STORE_KINDS) {
       const ops = await mind(store);
       const i = await store.intentions.create({ mindId: ops.id, objective: 'o', origin: 'operator' });
       assert.equal(await resumeIntention(store, i.id), undefined, 'an active intention is not resumed');
-      assert.equal((await blockIntention(store, i.id, 'outcome_unverified'))?.status, 'blocked');
-      assert.equal(await blockIntention(store, i.id, 'awaiting_approval'), undefined);
+      assert.equal((await blockIntention(store, i.id, 'awaiting_approval'))?.status, 'blocked');
+      // Blocked already, for another reason: the newer reason is what holds it now (an operator's
+      // release resumes an intention held by an unknown outcome).
+      assert.equal((await blockIntention(store, i.id, 'outcome_unverified'))?.reason, 'outcome_unverified');
       assert.equal((await suspendIntention(store, i.id, 'budget_exhausted'))?.reason, 'budget_exhausted');
+      assert.equal(await blockIntention(store, i.id, 'awaiting_approval'), undefined, 'a suspended intention is not blocked');
       assert.equal((await resumeIntention(store, i.id))?.status, 'active');
       assert.equal((await abandonIntention(store, i.id, 'replan_limit'))?.reason, 'replan_limit');
       assert.equal(await resumeIntention(store, i.id), undefined, 'abandoned is final');
+      assert.equal(await blockIntention(store, i.id, 'outcome_unverified'), undefined, 'nor an abandoned one');
       assert.equal(await fulfilIntention(store, i.id), undefined);
-      assert.deepEqual(await eventTypes(store, i.id), ['intention_blocked', 'intention_suspended', 'intention_resumed', 'intention_abandoned']);
+      assert.deepEqual(await eventTypes(store, i.id), ['intention_blocked', 'intention_blocked', 'intention_suspended', 'intention_resumed', 'intention_abandoned']);
     });
 
     it('abandons the open subordinates with their parent', async () => {

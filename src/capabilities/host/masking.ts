@@ -255,11 +255,24 @@ export function mask(text: string): string {
  * recognisable shape) hidden first. Secrets shorter than four characters are not looked for.
  */
 export function maskKnown(text: string, secrets: readonly (string | null | undefined)[]): string {
+  return mask(hideLiterals(text, secrets));
+}
+
+/**
+ * Only credentials: the given secrets and the shapes of known credentials, leaving addresses
+ * and names as they are. For text an operator needs to act on, such as the error of their own
+ * model server (its address stays readable; its key never shows).
+ */
+export function maskCredentials(text: string, secrets: readonly (string | null | undefined)[] = []): string {
+  return maskCredentialShapes(hideLiterals(text, secrets));
+}
+
+function hideLiterals(text: string, secrets: readonly (string | null | undefined)[]): string {
   let out = text;
   for (const secret of secrets) {
     if (typeof secret === 'string' && secret.length >= 4) out = out.split(secret).join(MARKERS.secret);
   }
-  return mask(out);
+  return out;
 }
 
 /**
