@@ -11,6 +11,7 @@ import type { CapabilityService } from '../capabilities/service.ts';
 import type { MindRecord, Store } from '../store/index.ts';
 import { Pass } from './pass.ts';
 import { pollStep } from './polling.ts';
+import { settlePlansTogether } from './settle.ts';
 import { silentLog, type ExecutorContext, type ExecutorLog } from './context.ts';
 import type { PlanningServices } from './plan-intention.ts';
 import { releaseStep, type Release } from './recovery.ts';
@@ -155,7 +156,11 @@ export class Executor {
     // As the due-step query would have it: a live plan's step (a closed plan's waits are withdrawn instead).
     const plan = await store.plans.get(step.planId);
     if (!plan || plan.origin === 'dream' || (plan.status !== 'executing' && plan.status !== 'blocked')) return false;
-    return pollStep(this.#ctx, new Pass(), step);
+    const pass = new Pass();
+    const moved = await pollStep(this.#ctx, pass, step);
+    // The step's plan is settled now (its next steps promoted), as a pass would after its steps.
+    await settlePlansTogether(this.#ctx, pass.takePlansToSettle());
+    return moved;
   }
 
   /** Starts the loop; a second call while it runs does nothing. */

@@ -60,7 +60,7 @@ describe('approved actions run on the mind’s host (postgres, two daemons)', ()
   });
 
   it('a plan step approved through the other host’s daemon restarts the unit on the mind’s host', { timeout: 60_000 }, async () => {
-    const submitted = await submitPlan(place.store, builtinRegistry(), { mindId: mind.id, input: exampleRestart(), origin: 'operator' });
+    const submitted = await submitPlan(place.store, builtinRegistry(), { mindId: mind.id, input: exampleRestart(), origin: 'operator', authoredBy: 'alice' });
     assert.ok(submitted.stored && submitted.plan.status === 'validated');
     const planId = submitted.plan.id;
     // Nothing wakes the executors for a plan stored behind their backs: alpha finds it on a pass.
@@ -69,6 +69,8 @@ describe('approved actions run on the mind’s host (postgres, two daemons)', ()
     const answer = await daemons.beta!.capabilities.approve(waiting.approvalId!, 'bob');
     assert.equal(answer.status, 'approved');
     const done = await until('the restart to complete', async () => (await place.store.plans.get(planId))?.steps.find((s) => s.key === 'P1' && s.status === 'completed'));
+    // Performed at once on alpha's wake-up, and its plan settled with it: the verify step is next.
+    await until('the verify step to be promoted', async () => (await place.store.plans.get(planId))?.steps.find((s) => s.key === 'V1' && s.status !== 'pending'));
     assert.equal(hosts.alpha.unit(UNIT)?.restarts, 1, 'restarted on alpha');
     assert.equal(hosts.beta.unit(UNIT)?.restarts ?? 0, 0, 'never on beta');
     const approval = (await place.store.approvals.get(waiting.approvalId!))!;
