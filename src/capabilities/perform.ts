@@ -123,11 +123,6 @@ export async function performAllowed(store: Store, implementations: CapabilityIm
   return acted.result;
 }
 
-/** Performs an authorised action and records it (see performAllowed). */
-export function perform(store: Store, implementations: CapabilityImplementations, request: InvokeRequest, action: Authorised): Promise<Executed | Failed> {
-  return performAllowed(store, implementations, allow(request, action));
-}
-
 function outcomeRecord(outcome: CapabilityOutcome): JsonObject {
   return { observation: outcome.observation, summary: outcome.summary, low_trust: outcome.lowTrust ?? false };
 }

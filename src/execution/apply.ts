@@ -1,7 +1,9 @@
 // The one place a StepDecision becomes a change in the store. The step's conditional move comes
 // first; only if it wins are its consequences written, in the same transaction, so a lost race
-// leaves no trace and a won one leaves all of it. What must happen after the commit (settling
-// the plan, reconsidering a failure, resuming a parent) runs once the transaction is over.
+// leaves nothing but the records of the calls it made (every call stays traceable by origin)
+// and a won one leaves all of it. A pass's moves share one transaction (applyMoves). What must
+// happen after the commit (settling the plan, reconsidering a failure, resuming a parent) runs
+// once the transaction is over.
 
 import { isEmpty, writeRecords, type CallRecords } from '../capabilities/call-records.ts';
 import type { JsonObject, JsonValue } from '../core/plan.ts';
@@ -21,14 +23,6 @@ export interface StepScene {
   step: StepRecord;
   plan: PlanWithSteps;
   intention: IntentionRecord | null;
-}
-
-/** The step with its plan and intention, read now (a pass reads them once: Pass.scene). */
-export async function loadScene(store: Store, step: StepRecord): Promise<StepScene | undefined> {
-  const plan = await store.plans.get(step.planId);
-  if (!plan) return undefined;
-  const intention = (await store.intentions.get(plan.intentionId)) ?? null;
-  return { step, plan, intention };
 }
 
 export interface ApplyOptions {

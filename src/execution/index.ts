@@ -3,7 +3,7 @@
 export { Executor, DEFAULT_TICK_INTERVAL_MS, type ExecutorOptions } from './executor.ts';
 export { tick, FORGOTTEN_PREDICTION_SECONDS, type TickOptions, type TickReport } from './tick.ts';
 export { releaseStep, decideRecovery, decideRequestRecovery, OUTCOME_UNKNOWN, type OriginRecords, type Release } from './recovery.ts';
-export { applyDecision, loadScene, moveOf, type ApplyOptions, type StepScene } from './apply.ts';
+export { applyDecision, applyMoves, moveOf, type ApplyOptions, type StepScene } from './apply.ts';
 export { backoffSeconds, type DecisionKind, type Effect, type StepDecision } from './decisions.ts';
 export { settlement, isEscalation, startPlans, settlePlan, settlePlans, type Settlement } from './settle.ts';
 export { reconsiderPlan, cancelOpenSteps, resumeStalledReplans } from './replan.ts';
