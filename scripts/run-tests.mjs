@@ -31,8 +31,9 @@ const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test
   stdio: 'inherit',
   env: { ...process.env, TMPDIR: scratch },
 });
-// tsx keeps its compile cache there (tsx-<uid>): the loader's, not a test's.
-const leftovers = readdirSync(scratch).filter((name) => !/^tsx-\d+$/.test(name));
+// tsx keeps its caches there (tsx-<uid>; on Node 22 also Node's node-compile-cache, which tsx
+// turns on): the loader's, not a test's.
+const leftovers = readdirSync(scratch).filter((name) => !/^tsx-\d+$/.test(name) && name !== 'node-compile-cache');
 rmSync(scratch, { recursive: true, force: true });
 if (leftovers.length > 0) {
   console.error(`\nthe tests left ${leftovers.length} item(s) in their temporary directory: ${leftovers.sort().join(', ')}`);
