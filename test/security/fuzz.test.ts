@@ -12,7 +12,7 @@ import { assessProposal } from '../../src/planning/assess.ts';
 import { validate } from '../../src/planning/validate.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 import { makeApiWorld, pendingApproval, type ApiWorld } from '../server/support.ts';
-import { makeWorld } from '../execution/support.ts';
+import { draftOf, makeWorld, step } from '../execution/support.ts';
 import { call, connect, serveMcp, tokenFor } from '../mcp/support.ts';
 
 const SEED = Number(process.env.PRAXIS_FUZZ_SEED ?? 20_261_203);
@@ -149,18 +149,9 @@ describe(`fuzz: API bodies (${kind})`, () => {
     try {
       const mind = api.world.mind.name;
       const approval = await pendingApproval(api.world);
-      const { plan, intention } = await api.world.plan({
-        objective: 'fuzzed',
-        strategy: 'operator',
-        assumptions: [],
-        completion_criteria: '',
-        abort_conditions: [],
-        risk: '',
-        estimate: {},
-        budget: { invocations: 20 } as never,
-        alternatives: [],
-        steps: [{ key: 'S1', title: 't', kind: 'capability', depends_on: [], capability: 'test.read', target: '', params: { name: 'x' }, expectation: null, precondition: null, max_attempts: 1, require_approval: false, spec: {} }],
-      });
+      const { plan, intention } = await api.world.plan(
+        draftOf([step('S1', { kind: 'capability', title: 't', capability: 'test.read', params: { name: 'x' }, max_attempts: 1 })], { objective: 'fuzzed' }),
+      );
       const routes: [method: 'POST' | 'PUT' | 'DELETE' | 'GET', path: string][] = [
         ['POST', `/api/v1/minds/${mind}/intentions`],
         ['POST', `/api/v1/minds/${mind}/preview`],
