@@ -1,8 +1,10 @@
 // Procedural memory: when a plan completes, what it did is kept as a short recipe the mind can
 // reuse: "To <objective>: run <capability> on <target>; then verify: <statement>. The outcome
 // was confirmed by observation." A recipe whose outcome a verify or monitor step confirmed is
-// held with more confidence than one nobody checked, and one that only worked after earlier
-// plans failed says at which revision it did.
+// held with more confidence than one nobody checked. A plan that came after earlier revisions
+// says what became of each of them (failed, superseded, ...) as the store has it, and an
+// escalation (a plan that only diagnoses and tells an operator) never claims it worked: it
+// informed someone, it did not bring the objective about.
 
 import type { JsonObject } from '../core/plan.ts';
 import type { PlanWithSteps, ProceduralMemoryRecord, StepRecord, Store } from '../store/index.ts';
@@ -13,12 +15,38 @@ export const UNVERIFIED_PROCEDURE_CONFIDENCE = 0.6;
 
 export type ProcedureStep = Pick<StepRecord, 'key' | 'kind' | 'title' | 'capability' | 'target' | 'status' | 'spec' | 'expectation'>;
 
+/** What became of an earlier revision of the same intention. */
+export interface EarlierRevision {
+  revision: number;
+  strategy: string;
+  /** `failed` when the plan or one of its steps failed; otherwise the plan's status (superseded, abandoned, ...). */
+  outcome: string;
+}
+
 export interface ProcedureSource {
   objective: string;
   strategy: string;
   revision: number;
   /** In plan order. */
   steps: readonly ProcedureStep[];
+  /** The intention's revisions before this one, oldest first; empty or absent for a first plan. */
+  earlier?: readonly EarlierRevision[];
+}
+
+/**
+ * A plan that only diagnoses and tells the operator: completing it informs, it does not bring
+ * about the objective. The escalation strategy, or a plan whose only action is a note.
+ */
+export function isEscalation(plan: { strategy: string; steps: readonly Pick<StepRecord, 'kind' | 'spec'>[] }): boolean {
+  if (plan.strategy === 'diagnose_then_escalate') return true;
+  const notifies = plan.steps.some((s) => s.kind === 'internal' && s.spec.action === 'notify_operator');
+  const acts = plan.steps.some((s) => s.kind === 'capability' || s.kind === 'request_capability');
+  return notifies && !acts && plan.strategy !== 'diagnose';
+}
+
+function revisionsText(earlier: readonly EarlierRevision[]): string {
+  const said = earlier.map((r) => `revision ${r.revision}${r.strategy ? ` (${storable(r.strategy)})` : ''} ${r.outcome === 'failed' ? 'failed' : `was ${storable(r.outcome)}`}`);
+  return said.length <= 1 ? (said[0] ?? '') : `${said.slice(0, -1).join(', ')} and ${said.at(-1)!}`;
 }
 
 export interface Procedure {
@@ -77,9 +105,11 @@ export function describeProcedure(source: ProcedureSource): Procedure | null {
   const verified = done.some((s) => s.kind === 'verify' || s.kind === 'monitor');
   let summary = `To ${objectiveText(source.objective)}: ${phrases.join('; then ')}.`;
   summary += verified ? ' The outcome was confirmed by observation.' : ' The outcome was not confirmed by observation.';
-  if (source.revision > 1) {
-    const failed = source.revision - 1;
-    summary += ` It worked at revision ${source.revision}, after ${failed} earlier plan${failed === 1 ? '' : 's'} failed.`;
+  const earlier = revisionsText(source.earlier ?? []);
+  if (isEscalation(source)) {
+    summary += ` It did not bring the objective about: it escalated to an operator at revision ${source.revision}${earlier ? `, after ${earlier}` : ''}.`;
+  } else if (source.revision > 1) {
+    summary += ` It worked at revision ${source.revision}${earlier ? `, after ${earlier}` : ''}.`;
   }
   return {
     summary,
@@ -101,7 +131,14 @@ export async function recordProcedure(store: Store, planId: string): Promise<Rec
   const plan: PlanWithSteps | undefined = await store.plans.get(planId);
   if (!plan) return { recorded: false, reason: 'unknown_plan' };
   if (plan.status !== 'completed') return { recorded: false, reason: 'plan_not_completed' };
-  const procedure = describeProcedure({ objective: plan.objective, strategy: plan.strategy, revision: plan.revision, steps: plan.steps });
+  const earlier: EarlierRevision[] = [];
+  for (const prior of await store.plans.listByIntention(plan.intentionId)) {
+    if (prior.revision >= plan.revision) continue;
+    const steps = (await store.plans.get(prior.id))?.steps ?? [];
+    const failed = prior.status === 'failed' || steps.some((s) => s.status === 'failed');
+    earlier.push({ revision: prior.revision, strategy: prior.strategy, outcome: failed ? 'failed' : prior.status });
+  }
+  const procedure = describeProcedure({ objective: plan.objective, strategy: plan.strategy, revision: plan.revision, steps: plan.steps, earlier });
   if (!procedure) return { recorded: false, reason: 'nothing_completed' };
   return store.transaction(async (tx) => {
     const { memory, created } = await tx.proceduralMemories.record({

@@ -87,10 +87,22 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(await store.proceduralMemories.listByMind(mind.id), [first.memory]);
     });
 
-    it('notes the revision when earlier plans failed', async () => {
+    it('says an escalation informed an operator, not that it worked, and what became of the revision before it', async () => {
       const { store } = current();
       const escalation = draftOf(planner.plan(request(restartAtlas, { failedStrategies: ['direct'], history: [failedRestart] })));
-      const { plan } = await completedPlan(store, escalation, 2, ['R1', 'L1']);
+      const { mind, intention, plan } = await completedPlan(store, escalation, 2, ['R1', 'L1']);
+      // Revision 1: the direct restart, whose verify step failed; replanning superseded it.
+      const first = await store.plans.create({
+        mindId: mind.id,
+        intentionId: intention.id,
+        origin: 'template',
+        revision: 1,
+        draft: draftOf(planner.plan(request(restartAtlas))),
+        validation: { valid: true, errors: [], warnings: [], estimate: { invocations: 0, approvals: 0, wall_seconds: 0, network_ops: 0, money: 0, tokens: 0 } },
+        status: 'validated',
+      });
+      await store.steps.transition(first.steps.find((s) => s.key === 'V1')!.id, 'pending', 'failed');
+      await store.plans.transition(first.id, 'validated', 'superseded', { supersededBy: plan.id });
       const result = await recordProcedure(store, plan.id);
       assert.equal(result.recorded, true);
       if (!result.recorded) return;
@@ -98,10 +110,26 @@ for (const kind of STORE_KINDS) {
         result.memory.summary,
         'To restart atlas-worker.service: run service.status on atlas-worker.service; then run host.memory.status on host; ' +
           'then run host.disk.usage on /; then summarise the findings; then notify the operator. ' +
-          'The outcome was not confirmed by observation. It worked at revision 2, after 1 earlier plan failed.',
+          'The outcome was not confirmed by observation. It did not bring the objective about: it escalated to an operator at revision 2, after revision 1 (direct) failed.',
       );
+      assert.doesNotMatch(result.memory.summary, /worked/);
       assert.equal(result.memory.confidence, 0.6);
       assert.equal(result.memory.revision, 2);
+    });
+
+    it('names what became of each earlier revision instead of calling them all failed', () => {
+      const steps = draftOf(planner.plan(request(restartAtlas))).steps.map((s) => ({ ...s, status: 'completed' as const }));
+      const procedure = describeProcedure({
+        objective: 'Restart atlas-worker.service',
+        strategy: 'direct',
+        revision: 3,
+        steps,
+        earlier: [
+          { revision: 1, strategy: 'direct', outcome: 'superseded' },
+          { revision: 2, strategy: 'model', outcome: 'failed' },
+        ],
+      });
+      assert.match(procedure!.summary, / It worked at revision 3, after revision 1 \(direct\) was superseded and revision 2 \(model\) failed\.$/);
     });
 
     it('records nothing for a plan that has not completed', async () => {
