@@ -89,12 +89,25 @@ describe('host capabilities on captured systemd 252 output', () => {
     assert.deepEqual([error.code, error.retrySafe], ['unit_not_found', true]);
   });
 
-  it('restart: masked (status 1) is command_failed, unknown (status 5) unit_not_found, neither retry-safe', async () => {
+  it('restart: masked (status 1) is unit_masked, unknown (status 5) unit_not_found, neither retry-safe', async () => {
     const masked = await failure('restart-masked');
-    assert.deepEqual([masked.code, masked.retrySafe], ['command_failed', false]);
+    assert.deepEqual([masked.code, masked.retrySafe], ['unit_masked', false]);
     assert.match(masked.message, /Unit praxis-masked\.service is masked\./);
     const unknown = await failure('restart-not-found');
     assert.deepEqual([unknown.code, unknown.retrySafe], ['unit_not_found', false]);
+  });
+
+  it('restart: only systemd\'s "is masked" sentence makes unit_masked, not a unit whose name says masked', async () => {
+    const answer = captured('restart-masked');
+    // systemd 252's refusal of a unit with RefuseManualStart=yes, for a unit named like a masked one.
+    const refused = 'Failed to restart praxis-masked.service: Operation refused, unit praxis-masked.service may be requested by dependency only (it is configured to refuse manual start/stop).\n';
+    const host = hostImplementations({ runner: fakeRunner(() => ({ exitCode: 1, stdout: '', stderr: refused, truncated: false })) });
+    await assert.rejects(host['service.restart']!({ unit: answer.command.unit! }, context()), (error: unknown) => {
+      assert.ok(error instanceof CapabilityError);
+      assert.deepEqual([error.code, error.retrySafe], ['command_failed', false]);
+      assert.match(error.message, /Operation refused/);
+      return true;
+    });
   });
 
   it('journal: newest-first output comes back in time order, masked, multi-line entries whole', async () => {

@@ -66,9 +66,9 @@ describe('service.restart on real systemd', () => {
     await settle(unit, ['active'], 20_000);
   });
 
-  it('a masked unit is refused by systemd: command_failed with its words, never retry-safe', async () => {
+  it('a masked unit is refused by systemd: unit_masked with its words, never retry-safe', async () => {
     await assert.rejects(capability('service.restart')({ unit: 'praxis-masked.service' }, context()), (error: unknown) => {
-      failsWith('command_failed', false)(error);
+      failsWith('unit_masked', false)(error);
       assert.match((error as Error).message, /exited with status 1: Failed to restart praxis-masked\.service: Unit praxis-masked\.service is masked\./);
       return true;
     });

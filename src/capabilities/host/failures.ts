@@ -21,6 +21,12 @@ export function commandFailure(what: string, result: CommandResult, readOnly: bo
   const detail = errorDetail(result.stderr);
   const status = result.exitCode === null ? 'was stopped' : `exited with status ${result.exitCode}`;
   const message = `${what} ${status}${detail === '' ? '' : `: ${detail}`}`;
+  // A masked unit is an operator's standing "never start this" (systemctl mask), not a fault of
+  // the unit or of systemd: it gets its own code so a plan and its reader can tell "someone
+  // forbade it" from "it broke". systemd 252 words it "Unit <name> is masked." (exit status 1).
+  if (/\bUnit \S+ is masked\./.test(result.stderr)) {
+    return new CapabilityError('unit_masked', message, readOnly);
+  }
   if (/not found|not loaded|no such unit|does not exist/i.test(result.stderr)) {
     return new CapabilityError('unit_not_found', message, readOnly);
   }
