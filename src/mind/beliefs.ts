@@ -8,6 +8,7 @@
 // weight of 0 changes nothing. Every entry is kept on the belief with the move it made.
 
 import type { Problem } from '../core/errors.ts';
+import { isId } from '../core/ids.ts';
 import type { BeliefEvidence, BeliefRecord, Repositories, Store } from '../store/index.ts';
 
 export const BELIEF_LEARNING_RATE = 0.5;
@@ -108,4 +109,18 @@ export async function addEvidence(
     return revised;
   }
   throw new Error(`belief ${beliefId} kept changing under ${MAX_REVISION_ATTEMPTS} revisions; giving up`);
+}
+
+/**
+ * The beliefs among `ids` that `mindId` holds, by id: what a plan's assumptions are checked
+ * against when it is submitted or previewed. An id that is not one, or names another mind's
+ * belief, is simply not held.
+ */
+export async function heldBeliefs(store: Pick<Store, 'beliefs'>, mindId: string, ids: readonly string[]): Promise<Map<string, BeliefRecord>> {
+  const held = new Map<string, BeliefRecord>();
+  for (const id of ids.filter(isId)) {
+    const belief = await store.beliefs.get(id);
+    if (belief && belief.mindId === mindId) held.set(id, belief);
+  }
+  return held;
 }

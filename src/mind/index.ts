@@ -26,6 +26,7 @@ export {
   BELIEF_LEARNING_RATE,
   addEvidence,
   formBelief,
+  heldBeliefs,
   revisedConfidence,
   type BeliefInput,
   type EvidenceDirection,

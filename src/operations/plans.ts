@@ -11,6 +11,7 @@ import { originsOf, usage } from '../execution/budget.ts';
 import { silentLog } from '../execution/context.ts';
 import { cancelOpenSteps } from '../execution/replan.ts';
 import { submitPlan } from '../execution/submit-plan.ts';
+import { budgetLimits } from '../planning/resources.ts';
 import type {
   ApprovalRecord,
   CapabilityRequestRecord,
@@ -140,7 +141,10 @@ export async function planDetail(store: Store, registry: CapabilityRegistry, pri
     supersededBy: p.supersededBy,
     createdAt: p.createdAt,
   }));
-  return { plan, steps: views, usage: { used, budget: plan.budget, estimate: plan.estimate }, revisions };
+  // The caps the executor enforces, defaults included: a plan that stated no budget is still held
+  // to 20 invocations, and shows that rather than an empty budget.
+  const budget = budgetLimits(plan.budget);
+  return { plan: { ...plan, budget }, steps: views, usage: { used, budget, estimate: plan.estimate }, revisions };
 }
 
 export interface Submitted {

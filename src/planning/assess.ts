@@ -4,6 +4,7 @@
 import { inputProblems } from '../core/input-limits.ts';
 import { MAX_STEPS, type PlanDraft, type Resources, type ValidationIssue } from '../core/plan.ts';
 import type { CapabilityRegistry } from '../capabilities/registry.ts';
+import { checkAssumptions, type HeldBelief } from './assumptions.ts';
 import { bounded } from './findings.ts';
 import { parseProposal } from './proposal.ts';
 import { validate, withDerivedTargets } from './validate.ts';
@@ -38,7 +39,16 @@ function boundaryErrors(input: unknown): ValidationIssue[] {
   return [];
 }
 
-export function assessProposal(input: unknown, registry: CapabilityRegistry): Assessment {
+export interface AssessmentContext {
+  /**
+   * The mind's beliefs that the draft's assumptions name (see assumedBeliefIds), read when the
+   * plan is submitted: each assumption must name a belief held at least as firmly as it says.
+   * Without it the assumptions are checked for shape only.
+   */
+  beliefs?: ReadonlyMap<string, HeldBelief>;
+}
+
+export function assessProposal(input: unknown, registry: CapabilityRegistry, context: AssessmentContext = {}): Assessment {
   const boundary = boundaryErrors(input);
   if (boundary.length > 0) return refused(boundary);
   const parsed = parseProposal(input);
@@ -48,7 +58,8 @@ export function assessProposal(input: unknown, registry: CapabilityRegistry): As
   // A field the parser already refused would otherwise be reported again by validation.
   const reported = (path: string) =>
     parsed.errors.some((e) => path === e.path || path.startsWith(`${e.path}.`) || path.startsWith(`${e.path}[`));
-  const errors = bounded([...parsed.errors, ...result.errors.filter((e) => !reported(e.path))]);
+  const held = context.beliefs ? checkAssumptions(draft, context.beliefs).filter((e) => !reported(e.path)) : [];
+  const errors = bounded([...parsed.errors, ...result.errors.filter((e) => !reported(e.path)), ...held]);
   return {
     draft,
     valid: errors.length === 0,
