@@ -107,6 +107,16 @@ export const INTENTION_REASONS = [
 ] as const;
 export type IntentionReason = (typeof INTENTION_REASONS)[number];
 
+/**
+ * A want is what an intention is formed for. `open`: recorded (a dream left it), nothing has
+ * come of it yet; `suppressed`: an intention formed for it could not be planned, so it is not
+ * raised again. Wants come from a dream or stand behind an intention. See docs/mind.md.
+ */
+export const WANT_STATUSES = ['open', 'suppressed'] as const;
+export type WantStatus = (typeof WANT_STATUSES)[number];
+export const WANT_ORIGINS = ['dream', 'intention'] as const;
+export type WantOrigin = (typeof WANT_ORIGINS)[number];
+
 export const PREDICTION_STATUSES = ['open', 'confirmed', 'refuted', 'expired'] as const;
 export type PredictionStatus = (typeof PREDICTION_STATUSES)[number];
 
@@ -192,6 +202,10 @@ export const EVENT_TYPES = [
   'reconsideration',
   'procedural_memory_recorded',
   'operator_note',
+  'mind_forked',
+  'mind_imported',
+  'want_recorded',
+  'want_suppressed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 export const EventTypes = closedSet(EVENT_TYPES);

@@ -59,6 +59,18 @@ export type {
 } from './repositories/procedural-memories.ts';
 export type { LlmCallRecord, NewLlmCall, LlmCallRepository } from './repositories/llm-calls.ts';
 export type { GaugeRepository, StepCount } from './repositories/gauges.ts';
+export type { NewWant, WantRecord, WantRepository } from './repositories/wants.ts';
+export {
+  CARRIED_COLUMNS,
+  CARRIED_TABLES,
+  MIND_COLUMNS,
+  type CarriedTable,
+  type ColumnSpec,
+  type MindBundleRepository,
+  type MindRows,
+  type PortableRow,
+  type PortableValue,
+} from './repositories/mind-bundles.ts';
 export type { AccessTokenInput, AccessTokenRecord, AccessTokenRepository } from './repositories/access-tokens.ts';
 export {
   LIVE_PLAN_STATUSES,

@@ -21,6 +21,8 @@ import type {
   PredictionStatus,
   StepKind,
   StepStatus,
+  WantOrigin,
+  WantStatus,
 } from '../core/vocabulary.ts';
 
 /**
@@ -332,6 +334,20 @@ export interface AccessTokensTable {
   revoked_at: Time | null;
 }
 
+/** What a mind's intentions are formed for (migration 0008, docs/mind.md). */
+export interface WantsTable {
+  id: string;
+  mind_id: string;
+  statement: string;
+  origin: WantOrigin;
+  status: WithDefault<WantStatus>;
+  reason: WithDefault<string>;
+  intention_id: Nullable<string>;
+  plan_id: Nullable<string>;
+  created_at: Time;
+  updated_at: Time;
+}
+
 export interface Database {
   minds: MindsTable;
   policy_rules: PolicyRulesTable;
@@ -349,6 +365,7 @@ export interface Database {
   procedural_memories: ProceduralMemoriesTable;
   llm_calls: LlmCallsTable;
   access_tokens: AccessTokensTable;
+  wants: WantsTable;
 }
 
 export type TableName = keyof Database;
@@ -369,4 +386,5 @@ export const TABLE_NAMES: readonly TableName[] = [
   'procedural_memories',
   'llm_calls',
   'access_tokens',
+  'wants',
 ];

@@ -31,6 +31,8 @@ import { PolicyRuleRepository } from './repositories/policy-rules.ts';
 import { PredictionRepository } from './repositories/predictions.ts';
 import { ProceduralMemoryRepository } from './repositories/procedural-memories.ts';
 import { StepRepository } from './repositories/steps.ts';
+import { MindBundleRepository } from './repositories/mind-bundles.ts';
+import { WantRepository } from './repositories/wants.ts';
 import type { Database } from './schema.ts';
 import { PraxisSqliteDialect, withStatementCache } from './sqlite-dialect.ts';
 
@@ -55,6 +57,9 @@ export interface Repositories {
   readonly accessTokens: AccessTokenRepository;
   /** Counts for the daemon's gauges (steps of live plans, pending approvals, open requests). */
   readonly gauges: GaugeRepository;
+  readonly wants: WantRepository;
+  /** A whole mind's rows as portable values, for forks, exports and imports. */
+  readonly mindBundles: MindBundleRepository;
 }
 
 export interface Store extends Repositories {
@@ -105,6 +110,8 @@ export function repositoriesFor(ctx: RepositoryContext): Repositories {
     llmCalls: new LlmCallRepository(ctx),
     accessTokens: new AccessTokenRepository(ctx),
     gauges: new GaugeRepository(ctx),
+    wants: new WantRepository(ctx),
+    mindBundles: new MindBundleRepository(ctx),
   };
 }
 

@@ -11,6 +11,7 @@ import { executorIndexes } from './0003_executor.ts';
 import { accessTokens } from './0004_access_tokens.ts';
 import { authorship } from './0005_authorship.ts';
 import { claimant } from './0006_claimant.ts';
+import { wants } from './0008_wants.ts';
 
 export const MIGRATION_TABLE = 'praxis_migrations';
 export const MIGRATION_LOCK_TABLE = 'praxis_migration_lock';
@@ -24,6 +25,7 @@ export function migrationsFor(kind: StoreKind): Record<string, Migration> {
     '0004_access_tokens': accessTokens(kind),
     '0005_authorship': authorship(kind),
     '0006_claimant': claimant(kind),
+    '0008_wants': wants(kind),
   };
 }
 

@@ -1,0 +1,36 @@
+// The events table's type check, brought up to the event vocabulary in src/core. 0001 builds the
+// check from the vocabulary of the code that runs it, so a database created later already has
+// every type; one created before a type was added refuses it until its check is rebuilt. A
+// migration that adds event types calls this. PostgreSQL replaces the constraint by name; SQLite
+// cannot alter a constraint, so the table is rebuilt from its own stored definition with the new
+// check (same columns, rows, sequence and indexes).
+
+import { sql, type Kysely } from 'kysely';
+import { EVENT_TYPES } from '../../core/vocabulary.ts';
+import type { StoreKind } from '../codec.ts';
+import { oneOf } from '../vocabulary-sql.ts';
+
+const SQLITE_CHECK = /constraint "events_type_check" check \("type" in \([^)]*\)\)/;
+
+/** `types` is the vocabulary to check against: the current one, unless a test needs an older one. */
+export async function refreshEventTypeCheck(db: Kysely<any>, kind: StoreKind, types: readonly string[] = EVENT_TYPES): Promise<void> {
+  const check = oneOf('type', types);
+  if (kind === 'postgres') {
+    await sql`alter table events drop constraint events_type_check`.execute(db);
+    await sql`alter table events add constraint events_type_check check (${check})`.execute(db);
+    return;
+  }
+  const table = await sql<{ sql: string }>`select sql from sqlite_master where type = 'table' and name = 'events'`.execute(db);
+  const definition = table.rows[0]?.sql ?? '';
+  if (!SQLITE_CHECK.test(definition)) throw new Error('the events table has no type check of the expected form to rebuild');
+  const indexes = await sql<{ sql: string }>`select sql from sqlite_master where type = 'index' and tbl_name = 'events' and sql is not null`.execute(db);
+  const compiled = check.compile(db).sql;
+  const rebuilt = definition
+    .replace(/^create table "?events"?/i, 'create table "events_rebuilt"')
+    .replace(SQLITE_CHECK, `constraint "events_type_check" check (${compiled})`);
+  await sql.raw(rebuilt).execute(db);
+  await sql`insert into events_rebuilt select * from events`.execute(db);
+  await sql`drop table events`.execute(db);
+  await sql`alter table events_rebuilt rename to events`.execute(db);
+  for (const index of indexes.rows) await sql.raw(index.sql).execute(db);
+}
