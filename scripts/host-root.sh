@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The real-host suite's container: a minimal Debian root (mmdebstrap, Debian's own packages),
 # cached under .cache/host-root/, booted with real systemd as PID 1 of its own PID, mount, UTS,
-# IPC and cgroup namespaces. Nothing here ever starts systemd over this machine's own root:
+# IPC, network and cgroup namespaces. Nothing here ever starts systemd over this machine's own root:
 # systemd is only ever exec'd through `chroot <overlay of the cached root>` inside a new mount
 # namespace, after checking that the overlay is mounted where we expect it.
 #
@@ -61,6 +61,15 @@ build_root() {
   log "root built in $((SECONDS - started)) s"
 }
 
+# praxis.service runs the built command (bin/praxis.js, dist/bin/): build it when src/ changed.
+ensure_built() {
+  local main="$PROJECT/dist/bin/main.js"
+  if [ ! -f "$main" ] || [ -n "$(find "$PROJECT/src" -newer "$main" -print -quit)" ]; then
+    log "building dist/ (src/ is newer than $main)"
+    node "$PROJECT/scripts/build.mjs" >/dev/null || die "npm run build failed"
+  fi
+}
+
 # ---------------------------------------------------------------------------------------------
 # Inside the new namespaces (this script re-executed as PID 1 of the new PID namespace): lay out
 # the container's mounts, then become systemd.
@@ -101,6 +110,9 @@ stage_init() {
   mount --bind "$PROJECT" "$merged/praxis"
   mount -o remount,bind,ro "$merged/praxis"
   hostname praxis-host
+  # Its own network namespace with only a loopback: a daemon inside listens on its default port
+  # without meeting anything of this machine's (other daemons, other test runs).
+  ip link set lo up
   exec /usr/bin/env -i container=praxis-host-test TERM=dumb \
     /usr/sbin/chroot "$merged" /lib/systemd/systemd --log-target=console --log-level=info --show-status=no \
     >"$run/console.log" 2>&1 </dev/null
@@ -147,7 +159,7 @@ teardown() {
 # Runs a command inside the container: every namespace of its PID 1, its root, and a clean
 # environment.
 inside() {
-  nsenter --target "$INIT_PID" --mount --uts --ipc --pid --cgroup --root --wd -- \
+  nsenter --target "$INIT_PID" --mount --uts --ipc --net --pid --cgroup --root --wd -- \
     /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root LANG=C TERM=dumb \
     PRAXIS_REAL_HOST=1 "$@"
 }
@@ -171,7 +183,7 @@ boot() {
   local started=$SECONDS
   (
     echo "$BASHPID" >"$CGROUP/cgroup.procs"
-    exec unshare --pid --mount --uts --ipc --cgroup --fork --kill-child -- "$0" __init "$RUN"
+    exec unshare --pid --mount --uts --ipc --net --cgroup --fork --kill-child -- "$0" __init "$RUN"
   ) &
   UNSHARE_PID=$!
   for _ in $(seq 1 100); do
@@ -208,12 +220,13 @@ main() {
     __init) stage_init "$@" ;;
     build) build_root ;;
     test)
+      ensure_built
       boot
       local files=("$@")
       if [ ${#files[@]} -eq 0 ]; then
         # In this order: faults last, because it rotates and vacuums the journal the others read.
         local name
-        for name in service-status logs-query captured-fixtures host-readings service-restart polkit faults; do files+=("test/real-host/$name.host.ts"); done
+        for name in service-status logs-query captured-fixtures host-readings service-restart praxis-service faults; do files+=("test/real-host/$name.host.ts"); done
         local extra
         for extra in "$PROJECT"/test/real-host/*.host.ts; do
           case " ${files[*]} " in *" test/real-host/${extra##*/} "*) ;; *) files+=("test/real-host/${extra##*/}") ;; esac
