@@ -117,6 +117,14 @@ export type WantStatus = (typeof WANT_STATUSES)[number];
 export const WANT_ORIGINS = ['dream', 'intention'] as const;
 export type WantOrigin = (typeof WANT_ORIGINS)[number];
 
+/**
+ * An outgoing webhook delivery (docs/notifications.md). `pending`: due at its next attempt;
+ * `sending`: claimed by one daemon, under a lease; `delivered`: the target answered 2xx;
+ * `failed`: given up (a refusal that retrying cannot change, or the attempts ran out).
+ */
+export const DELIVERY_STATUSES = ['pending', 'sending', 'delivered', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
 export const PREDICTION_STATUSES = ['open', 'confirmed', 'refuted', 'expired'] as const;
 export type PredictionStatus = (typeof PREDICTION_STATUSES)[number];
 

@@ -80,3 +80,5 @@ export {
   type OriginCounts,
   type PlanQuery,
 } from './repositories/executor-queries.ts';
+export type { EventCursor, EventCursorRepository } from './repositories/event-cursors.ts';
+export type { AttemptOutcome, DeliveryListOptions, DeliveryRecord, NewDelivery, WebhookDeliveryRepository } from './repositories/webhook-deliveries.ts';

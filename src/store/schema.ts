@@ -8,6 +8,7 @@ import type {
   ApprovalStatus,
   CapabilityRequestStatus,
   CommitmentStatus,
+  DeliveryStatus,
   EventType,
   ExecutionStatus,
   GrantStatus,
@@ -348,6 +349,36 @@ export interface WantsTable {
   updated_at: Time;
 }
 
+/** A consumer's place in the event log, held by one daemon at a time (migration 0009). */
+export interface EventCursorsTable {
+  consumer: string;
+  seq: WithDefault<number | string>;
+  holder: WithDefault<string>;
+  lease_until: NullableTime;
+  updated_at: Time;
+}
+
+/** Outgoing webhook deliveries (migration 0009, docs/notifications.md). */
+export interface WebhookDeliveriesTable {
+  id: string;
+  target: string;
+  event_id: string;
+  event_seq: number | string;
+  topic: string;
+  mind_id: Nullable<string>;
+  body: string;
+  status: WithDefault<DeliveryStatus>;
+  attempts: WithDefault<number>;
+  next_attempt_at: Time;
+  lease_until: NullableTime;
+  sent_by: WithDefault<string>;
+  response_status: Nullable<number>;
+  last_error: WithDefault<string>;
+  created_at: Time;
+  updated_at: Time;
+  delivered_at: NullableTime;
+}
+
 export interface Database {
   minds: MindsTable;
   policy_rules: PolicyRulesTable;
@@ -366,6 +397,8 @@ export interface Database {
   llm_calls: LlmCallsTable;
   access_tokens: AccessTokensTable;
   wants: WantsTable;
+  event_cursors: EventCursorsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 export type TableName = keyof Database;
@@ -387,4 +420,6 @@ export const TABLE_NAMES: readonly TableName[] = [
   'llm_calls',
   'access_tokens',
   'wants',
+  'event_cursors',
+  'webhook_deliveries',
 ];

@@ -18,6 +18,7 @@ import { CommitmentRepository } from './repositories/commitments.ts';
 import type { RepositoryContext } from './repositories/context.ts';
 import { WakeSignals } from './wake-signals.ts';
 import { wakeChannel } from './wake-listener.ts';
+import { EventCursorRepository } from './repositories/event-cursors.ts';
 import { EventRepository } from './repositories/events.ts';
 import { ExecutionRepository } from './repositories/executions.ts';
 import { ExecutorQueryRepository } from './repositories/executor-queries.ts';
@@ -33,6 +34,7 @@ import { ProceduralMemoryRepository } from './repositories/procedural-memories.t
 import { StepRepository } from './repositories/steps.ts';
 import { MindBundleRepository } from './repositories/mind-bundles.ts';
 import { WantRepository } from './repositories/wants.ts';
+import { WebhookDeliveryRepository } from './repositories/webhook-deliveries.ts';
 import type { Database } from './schema.ts';
 import { PraxisSqliteDialect, withStatementCache } from './sqlite-dialect.ts';
 
@@ -60,6 +62,9 @@ export interface Repositories {
   readonly wants: WantRepository;
   /** A whole mind's rows as portable values, for forks, exports and imports. */
   readonly mindBundles: MindBundleRepository;
+  /** Where each consumer of the event log (webhooks, traces) stands. */
+  readonly eventCursors: EventCursorRepository;
+  readonly webhookDeliveries: WebhookDeliveryRepository;
 }
 
 export interface Store extends Repositories {
@@ -112,6 +117,8 @@ export function repositoriesFor(ctx: RepositoryContext): Repositories {
     gauges: new GaugeRepository(ctx),
     wants: new WantRepository(ctx),
     mindBundles: new MindBundleRepository(ctx),
+    eventCursors: new EventCursorRepository(ctx),
+    webhookDeliveries: new WebhookDeliveryRepository(ctx),
   };
 }
 

@@ -12,6 +12,7 @@ import { accessTokens } from './0004_access_tokens.ts';
 import { authorship } from './0005_authorship.ts';
 import { claimant } from './0006_claimant.ts';
 import { wants } from './0008_wants.ts';
+import { eventConsumers } from './0009_event_consumers.ts';
 
 export const MIGRATION_TABLE = 'praxis_migrations';
 export const MIGRATION_LOCK_TABLE = 'praxis_migration_lock';
@@ -26,6 +27,7 @@ export function migrationsFor(kind: StoreKind): Record<string, Migration> {
     '0005_authorship': authorship(kind),
     '0006_claimant': claimant(kind),
     '0008_wants': wants(kind),
+    '0009_event_consumers': eventConsumers(kind),
   };
 }
 
