@@ -6,6 +6,7 @@ export * from './errors.ts';
 export type * from './services.ts';
 export * from './pages.ts';
 export * from './minds.ts';
+export * from './mind-copies.ts';
 export * from './plans.ts';
 export * from './intentions.ts';
 export * from './decisions.ts';

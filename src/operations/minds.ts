@@ -54,12 +54,17 @@ export interface NewMindInput {
   sandbox?: boolean | undefined;
 }
 
-export async function createMind(store: Store, input: NewMindInput): Promise<MindRecord> {
-  if (!MIND_NAME.test(input.name)) {
-    throw invalid('invalid_name', 'name', 'a mind name is 1 to 63 letters, digits, dots, dashes or underscores, starting with a letter or digit');
+/** Refuses a name no mind may have; `path` names the input that held it. */
+export function checkMindName(name: string, path = 'name'): void {
+  if (!MIND_NAME.test(name)) {
+    throw invalid('invalid_name', path, 'a mind name is 1 to 63 letters, digits, dots, dashes or underscores, starting with a letter or digit');
   }
   // A name that parses as an id would make `{mind}` in paths ambiguous.
-  if (isId(input.name)) throw invalid('invalid_name', 'name', 'a mind name cannot look like an id');
+  if (isId(name)) throw invalid('invalid_name', path, 'a mind name cannot look like an id');
+}
+
+export async function createMind(store: Store, input: NewMindInput): Promise<MindRecord> {
+  checkMindName(input.name);
   if (input.host !== undefined && input.host !== null && input.host.trim() === '') {
     throw invalid('invalid_host', 'host', 'the host is a host name, or left out for any host');
   }
