@@ -5,6 +5,7 @@
 import type { CapabilityDefinition } from '../capabilities/definition.ts';
 import type { CapabilityRegistry } from '../capabilities/registry.ts';
 import { Comparisons } from '../core/vocabulary.ts';
+import { didYouMean } from './did-you-mean.ts';
 import type { Findings } from './findings.ts';
 import { isNonEmptyString, isObj, show } from './findings.ts';
 
@@ -46,7 +47,8 @@ export function capabilityAt(
   }
   const definition = registry.get(name);
   if (!definition) {
-    findings.error('unknown_capability', path, `${show(name)} is not a registered capability`);
+    const known = registry.list().map((d) => d.name);
+    findings.error('unknown_capability', path, `${show(name)} is not a registered capability${didYouMean(name, known)}`);
     return undefined;
   }
   if (definition.locked) findings.error('locked_capability', path, `${name} is locked: it is registered but may not be used`);

@@ -13,10 +13,13 @@
 //   field, and nothing is stored.
 // - A query number is written in decimal digits. The schema's coercion would read `0x10` as 16,
 //   `1e1` as 10 and ` 5` as 5; here each is a 400 at `query.<field>`.
+// - A route that takes a plan (`config.acceptsYaml`) also takes `application/yaml`, the format of
+//   most plan files. A page on another origin cannot send that type without a preflight either.
 
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Problem } from '../core/errors.ts';
 import { INPUT_LIMITS, inputProblems } from '../core/input-limits.ts';
+import { parsePlanText } from '../planning/plan-text.ts';
 import { HttpRefusal } from './errors.ts';
 import { strictObject } from './schemas.ts';
 
@@ -24,16 +27,27 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Query fields the schema types as numbers (set for every route of the scope). */
     numericQuery?: readonly { name: string; integer: boolean }[];
+    /** The body may be sent as `application/yaml` (plan drafts). */
+    acceptsYaml?: boolean;
   }
 }
 
 const NO_QUERY = strictObject({});
 const CHANGES_STATE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** True when the request's media type is JSON (parameters such as charset are allowed). */
-function isJson(request: FastifyRequest): boolean {
+/** Media types read as YAML on a route that accepts it; `application/yaml` is the registered one. */
+export const YAML_MEDIA_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml'] as const;
+
+function mediaType(request: FastifyRequest): string {
   const type = request.headers['content-type'];
-  return typeof type === 'string' && type.split(';')[0]!.trim().toLowerCase() === 'application/json';
+  return typeof type === 'string' ? type.split(';')[0]!.trim().toLowerCase() : '';
+}
+
+/** True when the request's media type is JSON (parameters such as charset are allowed), or YAML where the route takes it. */
+function isAccepted(request: FastifyRequest): boolean {
+  const type = mediaType(request);
+  if (type === 'application/json') return true;
+  return request.routeOptions.config.acceptsYaml === true && (YAML_MEDIA_TYPES as readonly string[]).includes(type);
 }
 
 function numericFields(schema: unknown): { name: string; integer: boolean }[] {
@@ -80,8 +94,9 @@ export function guardApiBoundary(scope: FastifyInstance): void {
 
   // Runs after authentication (a hook of the parent), so an unknown caller still hears 401 first.
   scope.addHook('onRequest', async (request) => {
-    if (!CHANGES_STATE.has(request.method) || isJson(request)) return;
-    const message = 'a request that changes anything must be sent with Content-Type: application/json (send {} when there are no fields)';
+    if (!CHANGES_STATE.has(request.method) || isAccepted(request)) return;
+    const yaml = request.routeOptions.config.acceptsYaml === true ? ' or application/yaml' : '';
+    const message = `a request that changes anything must be sent with Content-Type: application/json${yaml} (send {} when there are no fields)`;
     throw new HttpRefusal(415, 'unsupported_media_type', message, [{ code: 'unsupported_media_type', path: 'headers.content-type', message }]);
   });
 
@@ -92,5 +107,12 @@ export function guardApiBoundary(scope: FastifyInstance): void {
   scope.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (body === '') done(null, undefined);
     else parseJson(request, body as string, done);
+  });
+  // Only routes with `acceptsYaml` get this far with a YAML type (the hook above refuses others).
+  // The plan text parser reads plain data only: no tags, aliases, merge keys or duplicate keys.
+  scope.addContentTypeParser([...YAML_MEDIA_TYPES], { parseAs: 'string' }, (_request, body, done) => {
+    const parsed = parsePlanText(body as string, 'yaml');
+    if (parsed.ok) done(null, parsed.value);
+    else done(new HttpRefusal(400, 'malformed_input', parsed.errors[0]!.message, parsed.errors.map((e) => ({ ...e, path: 'body' }))), undefined);
   });
 }

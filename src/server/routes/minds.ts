@@ -17,13 +17,29 @@ import {
   setPolicyRule,
   submitPlanDraft,
 } from '../../operations/index.ts';
+import { joinPath } from '../../core/errors.ts';
+import type { Submitted } from '../../operations/plans.ts';
 import { principal } from '../auth.ts';
+import { errorBody, type ErrorBody } from '../errors.ts';
 import { IntentionStatusParam, MindParams, PageQuery, PlanStatusParam, PolicyDecisionParam, strictObject } from '../schemas.ts';
 import type { Services } from '../../operations/services.ts';
 import type { Api } from './context.ts';
 
 const CapabilityName = Type.String({ minLength: 1, maxLength: 200 });
 const Params = Type.Record(Type.String(), Type.Unknown(), { description: "the capability's parameters" });
+
+/**
+ * An invalid plan is kept as a `draft` (so its author can read it back with its errors), but the
+ * answer must not read as success: 422 with the usual error shape, whose problems are the
+ * validation errors at `body.<path>`, and the draft that was stored beside it.
+ */
+export function invalidPlanAnswer(submitted: Submitted): ErrorBody & { draft: Omit<Submitted, 'errors'> } {
+  const { errors, ...draft } = submitted;
+  const count = `${errors.length} error${errors.length === 1 ? '' : 's'}`;
+  const message = `the plan is invalid (${count}): it was kept as draft ${submitted.plan_id}, which will never run; correct it and submit it again`;
+  const problems = errors.map((e) => ({ code: e.code, message: e.message, path: joinPath('body', e.path) }));
+  return { ...errorBody('invalid_plan', message, problems), draft };
+}
 
 export function mindRoutes(api: Api, ctx: Services): void {
   const { store, registry, capabilities, planning } = ctx;
@@ -101,10 +117,10 @@ export function mindRoutes(api: Api, ctx: Services): void {
   api.post(
     '/minds/:mind/plans',
     {
-      config: { permission: 'propose' },
+      config: { permission: 'propose', acceptsYaml: true },
       schema: {
         tags: ['plans'],
-        summary: 'submit a plan draft (docs/plan-format.md)',
+        summary: 'submit a plan draft as JSON or YAML (docs/plan-format.md)',
         params: MindParams,
         // The plan validator is the schema of a draft: it reports unknown fields itself, with
         // paths into the draft, keeps an invalid draft as a `draft` plan, and refuses input that
@@ -112,7 +128,10 @@ export function mindRoutes(api: Api, ctx: Services): void {
         body: Type.Unknown({ description: 'a plan draft (docs/plan-format.md)' }),
       },
     },
-    async (request, reply) => reply.code(201).send(await submitPlanDraft(store, registry, principal(request), request.params.mind, request.body)),
+    async (request, reply) => {
+      const submitted = await submitPlanDraft(store, registry, principal(request), request.params.mind, request.body);
+      return submitted.status === 'draft' ? reply.code(422).send(invalidPlanAnswer(submitted)) : reply.code(201).send(submitted);
+    },
   );
 
   api.get('/minds/:mind/capabilities', { config: read, schema: { tags: ['capabilities'], params: MindParams } }, async (request) => ({
