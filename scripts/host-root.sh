@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The real-host suite's container: a minimal Debian root (mmdebstrap, Debian's own packages),
 # cached under .cache/host-root/, booted with real systemd as PID 1 of its own PID, mount, UTS,
-# IPC, network and cgroup namespaces. Nothing here ever starts systemd over this machine's own root:
-# systemd is only ever exec'd through `chroot <overlay of the cached root>` inside a new mount
-# namespace, after checking that the overlay is mounted where we expect it.
+# IPC, network and cgroup namespaces. Nothing here ever starts systemd over this machine's own
+# root: systemd is only ever exec'd through `chroot <overlay of the cached root>` inside a new
+# mount namespace, after checking that the overlay is mounted where we expect it.
 #
 #   scripts/host-root.sh build            build the cached root if it is missing or stale
 #   scripts/host-root.sh test [files…]    build, boot, run test/real-host/*.host.ts inside, tear down
@@ -36,6 +36,7 @@ ensure_tools() {
   command -v mmdebstrap >/dev/null || missing+=(mmdebstrap)
   command -v unshare >/dev/null || missing+=(util-linux)
   command -v nsenter >/dev/null || missing+=(util-linux)
+  command -v ip >/dev/null || missing+=(iproute2)
   if [ ${#missing[@]} -gt 0 ]; then
     log "installing ${missing[*]} from Debian's packages"
     apt-get update -qq
@@ -220,6 +221,7 @@ main() {
     __init) stage_init "$@" ;;
     build) build_root ;;
     test)
+      ensure_tools
       ensure_built
       boot
       local files=("$@")
