@@ -12,6 +12,7 @@ import { parse as parseYaml } from 'yaml';
 import { InputError, type Problem } from '../core/errors.ts';
 import { AccessRoles, type AccessRole } from '../core/vocabulary.ts';
 import { resolveStoreConfig, type StoreConfig } from '../store/index.ts';
+import { NOTIFICATION_FILE_KEYS, resolveNotifications, type NotificationSettings } from '../notify/targets.ts';
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 7300;
@@ -42,6 +43,8 @@ export interface DaemonConfig {
    * address a connection reached; any other `Host` is refused (DNS rebinding, src/server/hosts.ts).
    */
   allowedHosts?: string[];
+  /** Webhook targets and the console's public address for their links (docs/notifications.md). */
+  notifications?: NotificationSettings;
 }
 
 /** Flags as commander hands them over: strings, or undefined when not given. */
@@ -128,7 +131,7 @@ export function resolveDaemonConfig(
   const fileValues = file?.values ?? {};
   const filePath = (key: string) => `${file?.path ?? 'config'}: ${key}`;
   for (const key of Object.keys(fileValues)) {
-    if (!(CONFIG_FILE_KEYS as string[]).includes(key)) {
+    if (!([...CONFIG_FILE_KEYS, ...NOTIFICATION_FILE_KEYS] as string[]).includes(key)) {
       problems.push({ code: 'unknown_setting', path: filePath(key), message: `unknown setting "${key}"; known: ${CONFIG_FILE_KEYS.join(', ')}` });
     }
   }
@@ -224,8 +227,11 @@ export function resolveDaemonConfig(
     problems.push(...error.problems);
   }
 
+  const notifications = resolveNotifications(env, fileValues, filePath);
+  problems.push(...notifications.problems);
+
   if (problems.length > 0 || store === null) throw new InputError(problems);
-  return { host, port, store, anonymousRole, logLevel, tickMs, executorHost, consoleDir, allowedHosts };
+  return { host, port, store, notifications: notifications.settings, anonymousRole, logLevel, tickMs, executorHost, consoleDir, allowedHosts };
 }
 
 /** `--db`, then the store's own variables (resolveStoreConfig), then the file's `database`. */

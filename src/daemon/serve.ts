@@ -8,6 +8,8 @@ import type { CapabilityImplementations } from '../capabilities/implementation.t
 import { builtinRegistry } from '../capabilities/registry.ts';
 import { CapabilityService } from '../capabilities/service.ts';
 import { WakeBus } from '../bus/wake-bus.ts';
+import { startNotifications } from '../notify/start.ts';
+import { startTracing } from '../telemetry/start.ts';
 import { Executor } from '../execution/executor.ts';
 import { planningFromEnv } from '../execution/plan-intention.ts';
 import { buildServer } from '../server/app.ts';
@@ -93,6 +95,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     await http.listen({ host: config.host, port: config.port });
     const port = listeningPort(http);
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    // Consumers of the event log: webhooks when configured, traces when OTEL_* says where to.
+    const notifier = await startNotifications(store, capabilities, config, { name: executor.name, url, logger });
+    const tracing = await startTracing(store, { name: executor.name, logger });
     executor.start();
     ready = true;
     logger.info({ event: 'listening', url, executor: executor.name, executor_host: config.executorHost, anonymous_role: config.anonymousRole, console: config.consoleDir !== null }, 'praxis daemon ready');
@@ -113,6 +118,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           // The server and the executor wind down side by side; the store outlives both, since
           // an approval being handled by the server may still be acting through it.
           await Promise.all([closeServer(http, options.closeGraceMs ?? 2_000), executor.stop()]);
+          await Promise.all([notifier?.stop(), tracing?.stop()]);
           await wake.close();
           await store.close();
           logger.info({ event: 'stopped' }, 'praxis daemon stopped');

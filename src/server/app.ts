@@ -19,6 +19,7 @@ import type { Api } from './routes/context.ts';
 import { decisionRoutes } from './routes/decisions.ts';
 import { mindRoutes } from './routes/minds.ts';
 import { workRoutes } from './routes/work.ts';
+import { webhookDeliveryRoutes } from './routes/webhook-deliveries.ts';
 import { StreamRegistry, streamRoute } from './stream.ts';
 import { validatorCompiler } from './validation.ts';
 
@@ -104,6 +105,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       mindRoutes(api, ctx);
       workRoutes(api, ctx);
       decisionRoutes(api, ctx);
+      webhookDeliveryRoutes(api, ctx);
       streamRoute(api, options.store, streams, app.log);
     },
     { prefix: '/api/v1' },

@@ -1,0 +1,98 @@
+// A consumer's walk along the event log, resumable across restarts and shared by several daemons
+// (webhook notifications, traces). The consumer's place is a durable cursor in the store
+// (`event_cursors`): every event up to its seq has been handled. One daemon at a time follows
+// the log for a consumer, holding the cursor under a lease it renews at every read; the cursor
+// moves only by a conditional update naming the holder and the seq it was read at.
+//
+// Seqs are handed out when a row is inserted, but become visible when its transaction commits:
+// on PostgreSQL a reader can see seq 11 while 10 is still in flight. A follower that moved past
+// 10 would never see it. So a batch stops before a missing seq, and a gap is stepped over only
+// once it has stayed open for `gapGraceMs`, which only a rolled-back insert does (its seq is
+// never used). SQLite has one writer, whose seqs become visible in order: it has no gaps.
+
+import type { Clock } from '../core/clock.ts';
+import type { EventRecord, Store } from '../store/index.ts';
+
+export interface FollowerOptions {
+  consumer: string;
+  /** This daemon's name, recorded as the cursor's holder. */
+  holder: string;
+  /** How long the cursor stays held without a read; another daemon takes over after it. */
+  leaseMs?: number;
+  /** How long a missing seq is waited for before it is taken for a rolled-back insert. */
+  gapGraceMs?: number;
+  batchSize?: number;
+}
+
+/** Events to handle, in log order, and the cursor move that records them handled. */
+export interface FollowedBatch {
+  from: number;
+  to: number;
+  events: EventRecord[];
+}
+
+export const DEFAULT_LEASE_MS = 30_000;
+export const DEFAULT_GAP_GRACE_MS = 10_000;
+
+export class EventFollower {
+  readonly consumer: string;
+  readonly holder: string;
+  readonly #store: Store;
+  readonly #clock: Clock;
+  readonly #leaseMs: number;
+  readonly #gapGraceMs: number;
+  readonly #batchSize: number;
+  /** Missing seqs seen, with when they were first seen (this process's memory only). */
+  readonly #gaps = new Map<number, number>();
+
+  constructor(store: Store, options: FollowerOptions) {
+    this.#store = store;
+    this.#clock = store.clock;
+    this.consumer = options.consumer;
+    this.holder = options.holder;
+    this.#leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.#gapGraceMs = options.gapGraceMs ?? DEFAULT_GAP_GRACE_MS;
+    this.#batchSize = options.batchSize ?? 200;
+  }
+
+  /** Creates the cursor at the log's newest event when the consumer is new: it starts from now. */
+  async ensureCursor(): Promise<void> {
+    await this.#store.eventCursors.ensure(this.consumer, await this.#store.events.latestSeq());
+  }
+
+  /**
+   * The next events to handle, or null when another daemon holds the cursor or nothing new can
+   * be handled yet. Handle them, then record it with `advance` (or the same conditional update in
+   * the transaction that writes what handling them produced).
+   */
+  async next(): Promise<FollowedBatch | null> {
+    const now = this.#clock.now().getTime();
+    const cursor = await this.#store.eventCursors.hold(this.consumer, this.holder, new Date(now + this.#leaseMs));
+    if (!cursor) return null;
+    const read = await this.#store.events.list({ afterSeq: cursor.seq, limit: this.#batchSize });
+    const events: EventRecord[] = [];
+    let to = cursor.seq;
+    for (const event of read) {
+      if (event.seq !== to + 1) {
+        const missing = to + 1;
+        const seen = this.#gaps.get(missing) ?? now;
+        this.#gaps.set(missing, seen);
+        if (now - seen < this.#gapGraceMs) break;
+      }
+      events.push(event);
+      to = event.seq;
+    }
+    for (const seq of this.#gaps.keys()) if (seq <= to) this.#gaps.delete(seq);
+    return to === cursor.seq ? null : { from: cursor.seq, to, events };
+  }
+
+  /** Records a batch handled; false when the cursor was taken over or moved meanwhile. */
+  advance(batch: FollowedBatch, store: Pick<Store, 'eventCursors'> = this.#store): Promise<boolean> {
+    return store.eventCursors.advance(this.consumer, this.holder, batch.from, batch.to);
+  }
+
+  /** Lets another daemon take over at once (a clean stop). */
+  release(): Promise<void> {
+    return this.#store.eventCursors.release(this.consumer, this.holder);
+  }
+}

@@ -1,0 +1,175 @@
+// The daemon's webhook notifier: follows the event log for things a person should hear about,
+// writes one delivery per event and target (in the transaction that moves its cursor, so a
+// restart neither loses nor duplicates one), and sends due deliveries with retries. With several
+// daemons on one PostgreSQL, one follows the log at a time, and each attempt is made by the one
+// daemon that claimed the delivery.
+
+import { EventFollower, type FollowedBatch } from '../bus/follower.ts';
+import type { DeliveryRecord, EventRecord, NewDelivery, Store } from '../store/index.ts';
+import { bodyOf, notificationOf } from './message.ts';
+import { isRetryable, RETRY, retryDelayMs, type RetryPolicy } from './retry.ts';
+import { sendDelivery } from './send.ts';
+import { targetOrigin, type WebhookTarget } from './targets.ts';
+import { subjectOf, topicOf } from './topics.ts';
+
+export const CONSUMER = 'webhooks';
+
+export interface NotifierLog {
+  warn(fields: Record<string, unknown>, message: string): void;
+  info(fields: Record<string, unknown>, message: string): void;
+}
+
+export interface NotifierOptions {
+  store: Store;
+  targets: readonly WebhookTarget[];
+  /** The console's base address for links; null sends none. */
+  consoleUrl: string | null;
+  /** This daemon's name, as cursor holder and claimant. */
+  name: string;
+  log: NotifierLog;
+  /** Closes approval requests past their expiry (the capability service's), so expiry is told. */
+  expireApprovals?: () => Promise<unknown>;
+  retry?: RetryPolicy;
+  pollMs?: number;
+  sendTimeoutMs?: number;
+  gapGraceMs?: number;
+}
+
+const SEND_BATCH = 20;
+const EXPIRY_SWEEP_MS = 15_000;
+
+export class Notifier {
+  readonly #options: NotifierOptions;
+  readonly #follower: EventFollower;
+  readonly #targets: Map<string, WebhookTarget>;
+  #running: Promise<void> | null = null;
+  #stopping = false;
+  #wake: (() => void) | null = null;
+  #lastSweep = 0;
+
+  constructor(options: NotifierOptions) {
+    this.#options = options;
+    this.#targets = new Map(options.targets.map((t) => [t.name, t]));
+    this.#follower = new EventFollower(options.store, { consumer: CONSUMER, holder: options.name, ...(options.gapGraceMs !== undefined ? { gapGraceMs: options.gapGraceMs } : {}) });
+  }
+
+  /** Creates the cursor (at the newest event, for a store that never notified) and starts the loop. */
+  async start(): Promise<void> {
+    await this.#follower.ensureCursor();
+    const unsubscribe = this.#options.store.wakeups.on(() => this.#wake?.());
+    this.#running = (async () => {
+      while (!this.#stopping) {
+        try {
+          await this.runOnce();
+        } catch (error) {
+          this.#options.log.warn({ component: 'webhooks', error: (error as Error).message }, 'webhook notifier pass failed; trying again');
+        }
+        if (this.#stopping) break;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, this.#options.pollMs ?? 1_000);
+          this.#wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.#wake = null;
+      }
+      unsubscribe();
+    })();
+  }
+
+  /** Finishes the pass in progress and lets another daemon follow the log at once. */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    this.#wake?.();
+    await this.#running;
+    await this.#follower.release().catch(() => {});
+  }
+
+  /** One pass: closes expired approvals, turns new events into deliveries, sends what is due. */
+  async runOnce(): Promise<{ enqueued: number; attempted: number }> {
+    const now = this.#options.store.clock.now().getTime();
+    if (this.#options.expireApprovals && now - this.#lastSweep >= EXPIRY_SWEEP_MS) {
+      this.#lastSweep = now;
+      await this.#options.expireApprovals();
+    }
+    let enqueued = 0;
+    for (let batch = await this.#follower.next(); batch; batch = this.#stopping ? null : await this.#follower.next()) {
+      enqueued += await this.#enqueue(batch);
+    }
+    let attempted = 0;
+    for (;;) {
+      const due = await this.#claim();
+      if (due.length === 0) break;
+      await Promise.all(due.map((delivery) => this.#attempt(delivery)));
+      attempted += due.length;
+      if (this.#stopping) break;
+    }
+    return { enqueued, attempted };
+  }
+
+  async #enqueue(batch: FollowedBatch): Promise<number> {
+    const { store } = this.#options;
+    const deliveries: NewDelivery[] = [];
+    const mindNames = new Map<string, string | null>();
+    for (const event of batch.events) deliveries.push(...(await this.#deliveriesOf(event, mindNames)));
+    await store.transaction(async (tx) => {
+      await tx.webhookDeliveries.enqueue(deliveries);
+      // Lost to another daemon meanwhile: nothing of this batch is written; it wrote its own.
+      if (!(await this.#follower.advance(batch, tx))) throw new CursorLost();
+    }).catch((error: unknown) => {
+      if (!(error instanceof CursorLost)) throw error;
+    });
+    return deliveries.length;
+  }
+
+  async #deliveriesOf(event: EventRecord, mindNames: Map<string, string | null>): Promise<NewDelivery[]> {
+    const topic = topicOf(event);
+    if (topic === null) return [];
+    const targets = [...this.#targets.values()].filter((t) => t.topics === null || t.topics.includes(topic));
+    if (targets.length === 0) return [];
+    const { store } = this.#options;
+    const subject = subjectOf(event);
+    const approval = subject && 'approvalId' in subject ? await store.approvals.get(subject.approvalId) : undefined;
+    const request = subject && 'requestId' in subject ? await store.capabilityRequests.get(subject.requestId) : undefined;
+    let mindName: string | null = null;
+    if (event.mindId) {
+      if (!mindNames.has(event.mindId)) mindNames.set(event.mindId, (await store.minds.get(event.mindId))?.name ?? null);
+      mindName = mindNames.get(event.mindId) ?? null;
+    }
+    const notification = notificationOf({ event, topic, mindName, approval, request, consoleUrl: this.#options.consoleUrl });
+    return targets.map((target) => ({ target: target.name, eventId: event.id, eventSeq: event.seq, topic, mindId: event.mindId, body: bodyOf(notification, target.format) }));
+  }
+
+  #claim(): Promise<DeliveryRecord[]> {
+    const { store, name } = this.#options;
+    // The claim outlasts the longest attempt, so nobody else takes a delivery being sent.
+    const leaseUntil = new Date(store.clock.now().getTime() + (this.#options.sendTimeoutMs ?? 10_000) + 30_000);
+    return store.webhookDeliveries.claimDue(name, leaseUntil, SEND_BATCH);
+  }
+
+  async #attempt(delivery: DeliveryRecord): Promise<void> {
+    const { store, name, log } = this.#options;
+    const retry = this.#options.retry ?? RETRY;
+    const target = this.#targets.get(delivery.target);
+    if (!target) {
+      await store.webhookDeliveries.recordAttempt(delivery.id, name, { status: 'failed', responseStatus: null, error: `no target named "${delivery.target}" is configured any more` });
+      return;
+    }
+    const answer = await sendDelivery(target, delivery, store.clock.now(), this.#options.sendTimeoutMs);
+    const attempts = delivery.attempts + 1;
+    const where = { component: 'webhooks', target: target.name, origin: targetOrigin(target.url), delivery: delivery.id, topic: delivery.topic, attempt: attempts };
+    if (answer.error === '') {
+      await store.webhookDeliveries.recordAttempt(delivery.id, name, { status: 'delivered', responseStatus: answer.status ?? 0 });
+    } else if (isRetryable(answer.status) && attempts < retry.maxAttempts) {
+      const nextAttemptAt = new Date(store.clock.now().getTime() + retryDelayMs(attempts, retry));
+      await store.webhookDeliveries.recordAttempt(delivery.id, name, { status: 'pending', nextAttemptAt, responseStatus: answer.status, error: answer.error });
+      log.info({ ...where, error: answer.error, next_attempt_at: nextAttemptAt.toISOString() }, 'webhook delivery failed; will retry');
+    } else {
+      await store.webhookDeliveries.recordAttempt(delivery.id, name, { status: 'failed', responseStatus: answer.status, error: answer.error });
+      log.warn({ ...where, error: answer.error }, 'webhook delivery given up');
+    }
+  }
+}
+
+class CursorLost extends Error {}

@@ -1,0 +1,177 @@
+// The daemon's trace exporter: follows the event log and, each time a plan revision ends or an
+// intention settles, builds that part of the story's trace from its events (spans.ts) and sends
+// it over OTLP/HTTP with the official OpenTelemetry SDK. Spans get their ids from Praxis' ids
+// (ids.ts), so a batch sent again after a restart is the same tree. The cursor moves only once
+// the export succeeded: at least once, never lost. Imported only when OTEL_* asks for traces.
+
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace, type Link } from '@opentelemetry/api';
+import { ExportResultCode } from '@opentelemetry/core';
+import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import { TracerProvider, type IdGenerator, type ReadableSpan, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace';
+import { EventFollower, type FollowedBatch } from '../bus/follower.ts';
+import type { DaemonLogger } from '../daemon/logger.ts';
+import type { EventRecord, Store } from '../store/index.ts';
+import { closedBy, intentionSpan, planSpans, type Lineage, type SpanRecord } from './spans.ts';
+
+export const CONSUMER = 'traces';
+const PAGE = 1_000;
+
+export interface TraceExporterOptions {
+  store: Store;
+  /** This daemon's name: the cursor's holder and `service.instance.id`. */
+  name: string;
+  env: Record<string, string | undefined>;
+  log: DaemonLogger;
+  pollMs?: number;
+  /** Replaces the OTLP exporter (tests of failures). */
+  exporter?: SpanExporter;
+}
+
+/** The OTLP protocol asked for; gRPC is not offered (docs/traces.md). */
+export function protocolOf(env: Record<string, string | undefined>): 'http/json' | 'http/protobuf' | 'grpc' {
+  const value = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL || env.OTEL_EXPORTER_OTLP_PROTOCOL || 'http/protobuf').trim();
+  return value === 'http/json' ? 'http/json' : value === 'grpc' ? 'grpc' : 'http/protobuf';
+}
+
+/** Hands out the ids chosen for the span being started, instead of random ones. */
+class ChosenIds implements IdGenerator {
+  next: { traceId: string; spanId: string } | null = null;
+  generateTraceId(): string {
+    return this.next!.traceId;
+  }
+  generateSpanId(): string {
+    return this.next!.spanId;
+  }
+}
+
+/** Keeps ended spans for one explicit export, so the cursor moves only when it succeeded. */
+class Collected implements SpanProcessor {
+  spans: ReadableSpan[] = [];
+  onStart(): void {}
+  onEnd(span: ReadableSpan): void {
+    this.spans.push(span);
+  }
+  async forceFlush(): Promise<void> {}
+  async shutdown(): Promise<void> {}
+}
+
+export class TraceExporter {
+  readonly #options: TraceExporterOptions;
+  readonly #follower: EventFollower;
+  readonly #exporter: SpanExporter;
+  readonly #ids = new ChosenIds();
+  readonly #collected = new Collected();
+  readonly #provider: TracerProvider;
+  #running: Promise<void> | null = null;
+  #stopping = false;
+  #wake: (() => void) | null = null;
+
+  constructor(options: TraceExporterOptions) {
+    this.#options = options;
+    this.#follower = new EventFollower(options.store, { consumer: CONSUMER, holder: options.name });
+    const protocol = protocolOf(options.env);
+    if (protocol === 'grpc') options.log.warn({ event: 'traces_protocol' }, 'OTLP over gRPC is not offered; sending OTLP/HTTP protobuf to the same endpoint instead');
+    // The exporters read OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT, _HEADERS, _TIMEOUT and _COMPRESSION themselves.
+    this.#exporter = options.exporter ?? (protocol === 'http/json' ? new JsonExporter() : new ProtobufExporter());
+    const resource = defaultResource()
+      .merge(resourceFromAttributes({ 'service.name': 'praxis', 'service.instance.id': options.name }))
+      // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over the defaults.
+      .merge(detectResources({ detectors: [envDetector] }));
+    this.#provider = new TracerProvider({ resource, idGenerator: this.#ids, spanProcessors: [this.#collected] });
+  }
+
+  async start(): Promise<void> {
+    await this.#follower.ensureCursor();
+    this.#running = (async () => {
+      while (!this.#stopping) {
+        let pause = this.#options.pollMs ?? 2_000;
+        try {
+          for (let batch = await this.#follower.next(); batch && !this.#stopping; batch = await this.#follower.next()) {
+            await this.#export(batch);
+            await this.#follower.advance(batch);
+          }
+        } catch (error) {
+          pause = Math.max(pause, 5_000);
+          this.#options.log.warn({ component: 'traces', error: (error as Error).message }, 'trace export failed; trying again');
+        }
+        if (this.#stopping) break;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, pause);
+          this.#wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.#wake = null;
+      }
+    })();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    this.#wake?.();
+    await this.#running;
+    await this.#follower.release().catch(() => {});
+    await this.#exporter.shutdown().catch(() => {});
+  }
+
+  /** The spans closed by the batch's events, sent in one export. */
+  async #export(batch: FollowedBatch): Promise<void> {
+    const records: SpanRecord[] = [];
+    const stories = new Map<string, EventRecord[]>();
+    for (const event of batch.events) {
+      const closed = closedBy(event);
+      const intentionId = event.intentionId;
+      if ((!closed.planId && !closed.intentionId) || !intentionId) continue;
+      const events = stories.get(intentionId) ?? (await this.#storyOf(intentionId));
+      stories.set(intentionId, events);
+      const lineage = await this.#lineageOf(intentionId);
+      if (closed.planId) records.push(...planSpans(events, closed.planId, lineage));
+      // A subordinate that only waited for an approval or a grant is told by that span instead.
+      if (closed.intentionId && (lineage.parentIntentionId === null || events.some((e) => e.type === 'plan_created'))) {
+        const span = intentionSpan(events, closed.intentionId, lineage);
+        if (span) records.push(span);
+      }
+    }
+    if (records.length === 0) return;
+    const spans = this.#build(records);
+    const result = await new Promise<{ code: number; error?: Error }>((resolve) => this.#exporter.export(spans, resolve));
+    if (result.code !== ExportResultCode.SUCCESS) throw new Error(`the OTLP endpoint refused ${spans.length} spans: ${result.error?.message ?? 'no reason given'}`);
+  }
+
+  async #storyOf(intentionId: string): Promise<EventRecord[]> {
+    const events: EventRecord[] = [];
+    for (;;) {
+      const page = await this.#options.store.events.list({ intentionId, afterSeq: events.at(-1)?.seq ?? 0, limit: PAGE });
+      events.push(...page);
+      if (page.length < PAGE) return events;
+    }
+  }
+
+  async #lineageOf(intentionId: string): Promise<Lineage> {
+    const { intentions } = this.#options.store;
+    const own = await intentions.get(intentionId);
+    let root = own;
+    for (let hops = 0; root?.parentId && hops < 32; hops++) root = await intentions.get(root.parentId);
+    return { rootIntentionId: root?.id ?? intentionId, parentIntentionId: own?.parentId ?? null };
+  }
+
+  /** OpenTelemetry spans with the chosen ids, times, links, events and status. */
+  #build(records: readonly SpanRecord[]): ReadableSpan[] {
+    const tracer = this.#provider.getTracer('praxis');
+    this.#collected.spans = [];
+    for (const record of records) {
+      this.#ids.next = record;
+      const parent = record.parentSpanId ? trace.setSpanContext(ROOT_CONTEXT, { traceId: record.traceId, spanId: record.parentSpanId, traceFlags: TraceFlags.SAMPLED }) : ROOT_CONTEXT;
+      const links: Link[] = record.links.map((l) => ({ context: { traceId: l.traceId, spanId: l.spanId, traceFlags: TraceFlags.SAMPLED }, attributes: l.attributes }));
+      const span = tracer.startSpan(record.name, { kind: SpanKind.INTERNAL, startTime: record.start, attributes: record.attributes, links }, parent);
+      for (const event of record.events) span.addEvent(event.name, event.attributes, event.at);
+      if (record.status.code !== 'unset') span.setStatus({ code: record.status.code === 'ok' ? SpanStatusCode.OK : SpanStatusCode.ERROR, ...(record.status.message ? { message: record.status.message } : {}) });
+      span.end(record.end);
+    }
+    this.#ids.next = null;
+    return this.#collected.spans.splice(0);
+  }
+}
