@@ -74,7 +74,7 @@ async function makeMind(store: Store, bundle: MindBundle, making: Making): Promi
     // Anything else the store refused (a duplicate policy rule, two steps with one key...): the
     // bundle, not Praxis, is at fault, and the transaction wrote nothing.
     const reason = error instanceof Error ? error.message : String(error);
-    return { ok: false, nameTaken: false, problems: [{ code: 'bundle_refused', path: 'bundle', message: `the store refused the bundle's rows: ${reason}` }] };
+    return { ok: false, nameTaken: false, problems: [{ code: 'bundle_refused', path: '', message: `the store refused the bundle's rows: ${reason}` }] };
   }
 }
 

@@ -7,6 +7,7 @@ export type * from './services.ts';
 export * from './pages.ts';
 export * from './minds.ts';
 export * from './mind-copies.ts';
+export * from './mind-plans.ts';
 export * from './plans.ts';
 export * from './intentions.ts';
 export * from './decisions.ts';

@@ -2,7 +2,7 @@
 // a copy of a mind carries its policy). See docs/mind.md, "Forks, exports and imports".
 
 import type { Principal } from '../access/permissions.ts';
-import { InputError } from '../core/errors.ts';
+import { InputError, joinPath } from '../core/errors.ts';
 import type { MindBundle } from '../mind/bundle.ts';
 import { exportMind, forkMind, importMind, type MadeMind, type MindCopy } from '../mind/copies.ts';
 import type { Store } from '../store/index.ts';
@@ -29,13 +29,29 @@ export async function forkMindCopy(store: Store, principal: Principal, sourceRef
   return made(await forkMind(store, source, name, principal.operator), namePath);
 }
 
-/** A new mind from a bundle, named `name` when given, else as the bundle names it. */
-export async function importMindBundle(store: Store, principal: Principal, bundle: unknown, name?: string, namePath = 'name'): Promise<MindCopy> {
+export interface ImportOptions {
+  /** The new mind's name; by default the bundle's own. */
+  name?: string | undefined;
+  /** Where the surface took the name from (`name`, `--as`). */
+  namePath?: string;
+  /** Where the surface took the bundle from: its problems' paths are placed below it. */
+  bundlePath?: string;
+}
+
+/** A new mind from a bundle, named as asked or as the bundle names it. */
+export async function importMindBundle(store: Store, principal: Principal, bundle: unknown, options: ImportOptions = {}): Promise<MindCopy> {
+  const { name } = options;
+  const inBundle = (path: string) => (options.bundlePath ? joinPath(options.bundlePath, path) : path);
+  const namePath = name === undefined ? inBundle('mind.name') : (options.namePath ?? 'name');
   if (name !== undefined) checkMindName(name, namePath);
   else {
     // The bundle's own name is held to the same rule before it is used.
     const own = (bundle as { mind?: { name?: unknown } } | null)?.mind?.name;
-    if (typeof own === 'string') checkMindName(own, 'mind.name');
+    if (typeof own === 'string') checkMindName(own, namePath);
   }
-  return made(await importMind(store, bundle, principal.operator, name), name === undefined ? 'mind.name' : namePath);
+  const result = await importMind(store, bundle, principal.operator, name);
+  if (!result.ok && !result.nameTaken) {
+    throw new InputError(result.problems.map((p) => ({ ...p, path: inBundle(p.path) })));
+  }
+  return made(result, namePath);
 }

@@ -18,6 +18,7 @@ import { handleError } from './errors.ts';
 import type { Api } from './routes/context.ts';
 import { decisionRoutes } from './routes/decisions.ts';
 import { mindRoutes } from './routes/minds.ts';
+import { mindCopyRoutes } from './routes/mind-copies.ts';
 import { workRoutes } from './routes/work.ts';
 import { webhookDeliveryRoutes } from './routes/webhook-deliveries.ts';
 import { StreamRegistry, streamRoute } from './stream.ts';
@@ -103,6 +104,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       guardApiBoundary(scope);
       const api = scope as unknown as Api;
       mindRoutes(api, ctx);
+      mindCopyRoutes(api, ctx);
       workRoutes(api, ctx);
       decisionRoutes(api, ctx);
       webhookDeliveryRoutes(api, ctx);

@@ -198,11 +198,11 @@ for (const kind of STORE_KINDS) {
         'unknown_column tables.plan_steps[1].color',
         'missing_column tables.plan_steps[1].kind',
       ]);
-      assert.deepEqual(await refused(edit((b) => { b.tables.plan_steps[0]!.plan_id = b.tables.intentions[0]!.id; })), ['dangling_reference tables.plan_steps[0].plan_id']);
+      assert.deepEqual(await refused(edit((b) => { b.tables.plan_steps[0]!.plan_id = b.tables.intentions[0]!.id ?? null; })), ['dangling_reference tables.plan_steps[0].plan_id']);
       assert.deepEqual(await refused(edit((b) => { b.tables.beliefs[0]!.statement = 'nul \u0000 inside'; })), ['control_character tables.beliefs[0].statement']);
       assert.deepEqual(await refused(edit((b) => { delete (b.tables as Partial<MindBundle['tables']>).wants; })), ['missing_table tables.wants']);
       // Rows each well-formed that the store refuses together: two rules for one capability and pattern.
-      assert.deepEqual(await refused(edit((b) => { b.tables.policy_rules.push({ ...b.tables.policy_rules[0]!, id: '0190a5a0-0000-7000-8000-000000000001' }); })), ['bundle_refused bundle']);
+      assert.deepEqual(await refused(edit((b) => { b.tables.policy_rules.push({ ...b.tables.policy_rules[0]!, id: '0190a5a0-0000-7000-8000-000000000001' }); })), ['bundle_refused ']);
       assert.deepEqual(await rowCounts(target), before);
     });
   });
