@@ -1,0 +1,139 @@
+// The notifier and its cursor on both stores, on a manual clock: every event told once per
+// target however many daemons follow the log, each delivery sent by one of them, retries spaced
+// by the backoff and given up on a refusal, and a seq not yet visible waited for.
+
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { EventFollower } from '../../src/bus/follower.ts';
+import { newId } from '../../src/core/ids.ts';
+import { Notifier } from '../../src/notify/notifier.ts';
+import type { WebhookTarget } from '../../src/notify/targets.ts';
+import { STORE_KINDS, useStore } from '../support/stores.ts';
+
+const quiet = { warn() {}, info() {} };
+
+for (const kind of STORE_KINDS) {
+  describe(`webhook deliveries (${kind})`, () => {
+    const current = useStore(kind);
+    let server: Server;
+    let url = '';
+    let answer = 200;
+    const received: { delivery: string; attempt: string; topic: string }[] = [];
+    before(async () => {
+      server = createServer((req, res) => {
+        req.resume();
+        req.on('end', () => {
+          received.push({ delivery: String(req.headers['x-praxis-delivery']), attempt: String(req.headers['x-praxis-attempt']), topic: String(req.headers['x-praxis-topic']) });
+          res.statusCode = answer;
+          res.end();
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    });
+    after(() => server.close());
+
+    const target = (name: string, topics: WebhookTarget['topics'] = null): WebhookTarget => ({ name, url, secret: 'sixteen-chars-or-more', format: name === 'chat' ? 'slack' : 'praxis', topics });
+    const notifier = (name: string, targets: WebhookTarget[]) => new Notifier({ store: current().store, targets, consoleUrl: 'https://console.example.test', name, log: quiet });
+    const approvalRequested = (mindId: string) =>
+      current().store.events.append({ type: 'approval_requested', mindId, data: { approval_id: newId(), capability: 'service.restart', target: 'web.service', origin: 'operator', approvers_required: 1 } });
+
+    it('two daemons following one log write each delivery once and send it once', async () => {
+      const { store } = current();
+      const mind = await store.minds.create({ name: `m-${kind}-1`, host: null });
+      await approvalRequested(mind.id); // before the notifier existed: not told
+      await new EventFollower(store, { consumer: 'webhooks', holder: 'setup' }).ensureCursor();
+      const targets = [target('ops'), target('chat', ['approval.requested'])];
+      const a = notifier('daemon-a', targets);
+      const b = notifier('daemon-b', targets);
+      await approvalRequested(mind.id);
+      await approvalRequested(mind.id);
+      await store.events.append({ type: 'intention_blocked', mindId: mind.id, data: { reason: 'awaiting_approval' } }); // a wait: not told
+      await store.events.append({ type: 'intention_blocked', mindId: mind.id, data: { reason: 'expectation_failed', escalated: true } });
+      received.length = 0;
+      await Promise.all([a.runOnce(), b.runOnce()]);
+      await Promise.all([a.runOnce(), b.runOnce()]);
+      const log = await store.webhookDeliveries.list({});
+      assert.deepEqual(log.map((d) => `${d.target} ${d.topic}`).sort(), ['chat approval.requested', 'chat approval.requested', 'ops approval.requested', 'ops approval.requested', 'ops intention.escalated']);
+      assert.ok(log.every((d) => d.status === 'delivered' && d.attempts === 1));
+      assert.equal(received.length, 5, 'each delivery sent once');
+      assert.equal(new Set(received.map((r) => r.delivery)).size, 5);
+      const chat = JSON.parse(log.find((d) => d.target === 'chat')!.body);
+      assert.match(chat.text, /asks for approval: service\.restart on web\.service/);
+      assert.ok(Array.isArray(chat.blocks), 'a Slack-compatible body');
+      // A restart finds the cursor where it was: nothing is written or sent again.
+      const again = notifier('daemon-c', targets);
+      await store.eventCursors.release('webhooks', 'daemon-a');
+      await store.eventCursors.release('webhooks', 'daemon-b');
+      assert.deepEqual(await again.runOnce(), { enqueued: 0, attempted: 0 });
+    });
+
+    it('retries a 503 after 5 s, then 10 s, and gives up at once on a 404', async () => {
+      const { store, clock } = current();
+      const mind = await store.minds.create({ name: `m-${kind}-2`, host: null });
+      const n = notifier('daemon-r', [target('ops')]);
+      await store.eventCursors.release('webhooks', 'daemon-c');
+      await approvalRequested(mind.id);
+      answer = 503;
+      received.length = 0;
+      assert.equal((await n.runOnce()).attempted, 1);
+      const [pending] = await store.webhookDeliveries.list({ status: 'pending' });
+      assert.equal(pending?.attempts, 1);
+      assert.equal(pending?.responseStatus, 503);
+      assert.equal(pending?.nextAttemptAt.getTime(), clock.now().getTime() + 5_000);
+      assert.equal((await n.runOnce()).attempted, 0, 'not before its time');
+      clock.advance(5);
+      assert.equal((await n.runOnce()).attempted, 1);
+      assert.equal((await store.webhookDeliveries.get(pending!.id))?.nextAttemptAt.getTime(), clock.now().getTime() + 10_000);
+      answer = 404;
+      clock.advance(10);
+      assert.equal((await n.runOnce()).attempted, 1);
+      const failed = await store.webhookDeliveries.get(pending!.id);
+      assert.equal(failed?.status, 'failed');
+      assert.equal(failed?.attempts, 3);
+      assert.match(failed?.lastError ?? '', /answered 404/);
+      assert.ok(!(failed?.lastError ?? '').includes(url), 'the URL is not in the log');
+      assert.deepEqual(received.map((r) => r.attempt), ['1', '2', '3']);
+      answer = 200;
+    });
+
+    it('a follower waits for a seq not visible yet and reads it in order once it is', async () => {
+      const { store, clock } = current();
+      const follower = new EventFollower(store, { consumer: 'gaps', holder: 'me', gapGraceMs: 10_000 });
+      await follower.ensureCursor();
+      const start = await store.events.latestSeq();
+      const write = (seq: number) =>
+        store.db.insertInto('events').values({ seq, id: newId(), type: 'operator_note', data: '{}', created_at: clock.now().toISOString() }).execute();
+      await write(start + 1);
+      await write(start + 3); // start + 2 is "in flight"
+      const first = await follower.next();
+      assert.deepEqual(first?.events.map((e) => e.seq), [start + 1], 'stops before the gap');
+      assert.ok(await follower.advance(first!));
+      assert.equal(await follower.next(), null, 'still waiting');
+      await write(start + 2); // it commits
+      const rest = await follower.next();
+      assert.deepEqual(rest?.events.map((e) => e.seq), [start + 2, start + 3]);
+      assert.ok(await follower.advance(rest!));
+      assert.equal(await follower.next(), null, 'nothing new');
+    });
+
+    it('steps over a gap after the grace, and a cursor held by another daemon is not moved', async () => {
+      const { store, clock } = current();
+      const follower = new EventFollower(store, { consumer: 'gaps-2', holder: 'me', gapGraceMs: 10_000 });
+      await follower.ensureCursor();
+      const start = await store.events.latestSeq();
+      await store.db.insertInto('events').values({ seq: start + 2, id: newId(), type: 'operator_note', data: '{}', created_at: clock.now().toISOString() }).execute();
+      assert.equal(await follower.next(), null);
+      clock.advance(11);
+      const batch = await follower.next();
+      assert.deepEqual(batch?.events.map((e) => e.seq), [start + 2], 'a rolled-back seq is given up on');
+      const other = new EventFollower(store, { consumer: 'gaps-2', holder: 'other' });
+      assert.equal(await other.next(), null, 'the cursor is held');
+      assert.equal(await other.advance(batch!), false);
+      assert.ok(await follower.advance(batch!));
+      assert.equal((await store.eventCursors.get('gaps-2'))?.seq, start + 2);
+    });
+  });
+}
