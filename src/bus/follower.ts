@@ -44,6 +44,12 @@ export class EventFollower {
   readonly #batchSize: number;
   /** Missing seqs seen, with when they were first seen (this process's memory only). */
   readonly #gaps = new Map<number, number>();
+  /**
+   * The cursor as this daemon holds it. While more than half the lease is left nobody else can
+   * have taken it, so it is neither renewed nor read again: an idle follower costs a read, not a
+   * commit, per look.
+   */
+  #held: { seq: number; until: number } | null = null;
 
   constructor(store: Store, options: FollowerOptions) {
     this.#store = store;
@@ -67,11 +73,16 @@ export class EventFollower {
    */
   async next(): Promise<FollowedBatch | null> {
     const now = this.#clock.now().getTime();
-    const cursor = await this.#store.eventCursors.hold(this.consumer, this.holder, new Date(now + this.#leaseMs));
-    if (!cursor) return null;
-    const read = await this.#store.events.list({ afterSeq: cursor.seq, limit: this.#batchSize });
+    if (this.#held === null || this.#held.until - now < this.#leaseMs / 2) {
+      const until = now + this.#leaseMs;
+      const cursor = await this.#store.eventCursors.hold(this.consumer, this.holder, new Date(until));
+      this.#held = cursor ? { seq: cursor.seq, until } : null;
+    }
+    if (this.#held === null) return null;
+    const from = this.#held.seq;
+    const read = await this.#store.events.list({ afterSeq: from, limit: this.#batchSize });
     const events: EventRecord[] = [];
-    let to = cursor.seq;
+    let to = from;
     for (const event of read) {
       if (event.seq !== to + 1) {
         const missing = to + 1;
@@ -83,16 +94,37 @@ export class EventFollower {
       to = event.seq;
     }
     for (const seq of this.#gaps.keys()) if (seq <= to) this.#gaps.delete(seq);
-    return to === cursor.seq ? null : { from: cursor.seq, to, events };
+    return to === from ? null : { from, to, events };
   }
 
   /** Records a batch handled; false when the cursor was taken over or moved meanwhile. */
-  advance(batch: FollowedBatch, store: Pick<Store, 'eventCursors'> = this.#store): Promise<boolean> {
-    return store.eventCursors.advance(this.consumer, this.holder, batch.from, batch.to);
+  async advance(batch: FollowedBatch): Promise<boolean> {
+    const moved = await this.#store.eventCursors.advance(this.consumer, this.holder, batch.from, batch.to);
+    this.#remember(moved ? batch : null);
+    return moved;
+  }
+
+  /**
+   * The same move inside the caller's transaction, which also writes what handling the batch
+   * produced; call `committed` once that transaction has committed (or failed).
+   */
+  advanceIn(tx: Pick<Store, 'eventCursors'>, batch: FollowedBatch): Promise<boolean> {
+    return tx.eventCursors.advance(this.consumer, this.holder, batch.from, batch.to);
+  }
+
+  /** What became of a move made with `advanceIn`: the batch when it committed, null otherwise. */
+  committed(batch: FollowedBatch | null): void {
+    this.#remember(batch);
+  }
+
+  #remember(batch: FollowedBatch | null): void {
+    // Anything but a known move makes the next read ask the store where the cursor is.
+    this.#held = batch && this.#held ? { ...this.#held, seq: batch.to } : null;
   }
 
   /** Lets another daemon take over at once (a clean stop). */
   release(): Promise<void> {
+    this.#held = null;
     return this.#store.eventCursors.release(this.consumer, this.holder);
   }
 }

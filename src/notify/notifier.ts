@@ -113,13 +113,18 @@ export class Notifier {
     const deliveries: NewDelivery[] = [];
     const mindNames = new Map<string, string | null>();
     for (const event of batch.events) deliveries.push(...(await this.#deliveriesOf(event, mindNames)));
-    await store.transaction(async (tx) => {
-      await tx.webhookDeliveries.enqueue(deliveries);
-      // Lost to another daemon meanwhile: nothing of this batch is written; it wrote its own.
-      if (!(await this.#follower.advance(batch, tx))) throw new CursorLost();
-    }).catch((error: unknown) => {
-      if (!(error instanceof CursorLost)) throw error;
-    });
+    try {
+      await store.transaction(async (tx) => {
+        await tx.webhookDeliveries.enqueue(deliveries);
+        // Lost to another daemon meanwhile: nothing of this batch is written; it wrote its own.
+        if (!(await this.#follower.advanceIn(tx, batch))) throw new CursorLost();
+      });
+    } catch (error) {
+      this.#follower.committed(null);
+      if (error instanceof CursorLost) return 0;
+      throw error;
+    }
+    this.#follower.committed(batch);
     return deliveries.length;
   }
 

@@ -3,10 +3,10 @@
 // a due delivery with a conditional update (pending and due, or sending under a lease that ran
 // out) before sending it, so with several daemons on one PostgreSQL each attempt is made by one.
 
-import type { Selectable } from 'kysely';
+import type { ExpressionBuilder, Selectable } from 'kysely';
 import { newId } from '../../core/ids.ts';
 import type { DeliveryStatus } from '../../core/vocabulary.ts';
-import type { WebhookDeliveriesTable } from '../schema.ts';
+import type { Database, WebhookDeliveriesTable } from '../schema.ts';
 import type { RepositoryContext } from './context.ts';
 
 export interface DeliveryRecord {
@@ -92,7 +92,7 @@ export class WebhookDeliveryRepository {
   async claimDue(holder: string, leaseUntil: Date, limit: number): Promise<DeliveryRecord[]> {
     const { db, codec, clock } = this.#ctx;
     const now = codec.time(clock.now());
-    const due = (eb: any) => eb.and([eb('next_attempt_at', '<=', now), eb.or([eb('status', '=', 'pending'), eb.and([eb('status', '=', 'sending'), eb('lease_until', '<=', now)])])]);
+    const due = (eb: ExpressionBuilder<Database, 'webhook_deliveries'>) => eb.and([eb('next_attempt_at', '<=', now), eb.or([eb('status', '=', 'pending'), eb.and([eb('status', '=', 'sending'), eb('lease_until', '<=', now)])])]);
     const candidates = db.selectFrom('webhook_deliveries').select('id').where(due).orderBy('event_seq').orderBy('id').limit(limit);
     const rows = await db
       .updateTable('webhook_deliveries')
