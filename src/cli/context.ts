@@ -24,12 +24,16 @@ export function withJsonOption(command: Command): Command {
   return command.option('--json', 'print machine-readable JSON');
 }
 
-/** Opens the configured store (migrated to the latest schema), runs `work`, always closes it. */
+/**
+ * Opens the configured store (migrated to the latest schema), runs `work`, always closes it. A
+ * store that did not exist yet is created, and the command says so on stderr, naming it.
+ */
 export async function useStore<T>(options: StoreOptions, work: (store: Store) => Promise<T>): Promise<T> {
-  const { openStore, resolveStoreConfig } = await import('../store/index.ts');
-  const store = await openStore(resolveStoreConfig({ db: options.db }));
+  const [{ resolveStoreConfig }, { describeStore, openAndMigrate }] = await Promise.all([import('../store/index.ts'), import('../daemon/store-notice.ts')]);
+  const config = resolveStoreConfig({ db: options.db });
+  const { store, created } = await openAndMigrate(config);
+  if (created) process.stderr.write(`praxis: created a new store: ${describeStore(config)}\n`);
   try {
-    await store.migrate();
     return await work(store);
   } finally {
     await store.close();

@@ -5,7 +5,8 @@
 // The operator plan's expectation window is short (20 s) so the whole story fits in about a
 // minute; everything else is exactly what the daemon does with any plan.
 
-import { rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { CapabilityService } from '../capabilities/service.ts';
 import type { SimulatedHost } from '../capabilities/host/simulated/host.ts';
 import { builtinRegistry } from '../capabilities/registry.ts';
@@ -15,6 +16,49 @@ import type { EventRecord, Store } from '../store/index.ts';
 import { AUTO_OPERATOR, DEMO_MIND, DEMO_UNIT } from './demo-names.ts';
 
 export { AUTO_OPERATOR, DEMO_DB_PATH, DEMO_MIND, DEMO_UNIT } from './demo-names.ts';
+
+/**
+ * Holds the demo database for this process, through `<path>.lock` holding its pid, so that a
+ * second `npm start` cannot delete the database under a demo that is running. A lock whose
+ * process is gone (a demo killed without its exit handlers) is taken over. Returns the pid of
+ * the running demo instead of a release when another one holds it.
+ */
+export function claimDemoDatabase(path: string): { release(): void } | { heldBy: number } {
+  const lock = `${path}.lock`;
+  mkdirSync(dirname(resolve(lock)), { recursive: true });
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(lock, String(process.pid), { flag: 'wx' });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = Number(readFileSync(lock, 'utf8').trim());
+      if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) return { heldBy: holder };
+      rmSync(lock, { force: true });
+      continue;
+    }
+    const release = () => {
+      try {
+        if (readFileSync(lock, 'utf8').trim() === String(process.pid)) rmSync(lock, { force: true });
+      } catch {
+        // Already gone.
+      }
+      process.off('exit', release);
+    };
+    process.on('exit', release);
+    return { release };
+  }
+  throw new Error(`could not take ${lock}: another process keeps recreating it`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, it is only someone else's.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
 
 /** Deletes the previous run's database (with its WAL files), so each demo starts from nothing. */
 export function removeDemoDatabase(path: string): void {

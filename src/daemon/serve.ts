@@ -13,12 +13,13 @@ import { startTracing } from '../telemetry/start.ts';
 import { Executor } from '../execution/executor.ts';
 import { planningFromEnv } from '../execution/plan-intention.ts';
 import { buildServer } from '../server/app.ts';
-import { openStore, type Store } from '../store/index.ts';
+import type { Store } from '../store/index.ts';
 import type { DaemonConfig } from './config.ts';
 import { deferredBuiltins } from './implementations.ts';
 import { createLogger, executorLog, logTick, type DaemonLogger } from './logger.ts';
 import { createMetrics } from './metrics.ts';
 import { closeServer } from './shutdown.ts';
+import { describeStore, openAndMigrate } from './store-notice.ts';
 
 export interface DaemonOptions {
   config: DaemonConfig;
@@ -33,6 +34,10 @@ export interface DaemonOptions {
 
 export interface Daemon {
   readonly store: Store;
+  /** The store did not exist before this start (a new SQLite file, an unmigrated database). */
+  readonly storeCreated: boolean;
+  /** Which store, in words (describeStore). */
+  readonly storeDescription: string;
   readonly capabilities: CapabilityService;
   readonly executor: Executor;
   readonly logger: DaemonLogger;
@@ -47,12 +52,12 @@ export interface Daemon {
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const { config } = options;
   const logger = options.logger ?? createLogger(config.logLevel);
-  const store = await openStore(config.store);
+  const { store, created } = await openAndMigrate(config.store);
+  const storeDescription = describeStore(config.store);
   let server: FastifyInstance | null = null;
   let bus: WakeBus | null = null;
   try {
-    await store.migrate();
-    logger.info({ event: 'store_ready', store: config.store.kind }, 'store migrated');
+    logger.info({ event: 'store_ready', store: config.store.kind, location: storeDescription, created }, created ? 'store created' : 'store migrated');
 
     const registry = builtinRegistry();
     const capabilities = new CapabilityService(store, registry, options.implementations ?? deferredBuiltins(registry));
@@ -105,6 +110,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const wake = bus;
     return {
       store,
+      storeCreated: created,
+      storeDescription,
       capabilities,
       executor,
       logger,

@@ -3,6 +3,7 @@
 // operator token and what to click. `--auto` plays the operator too and exits 0 once the
 // escalation note is written, or 1 with where the story stood if it does not finish in time.
 
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../../core/errors.ts';
 import type { DaemonFlags } from '../../daemon/config.ts';
@@ -28,7 +29,7 @@ function tell(milestone: Milestone, auto: boolean): void {
       say(auto ? `• approval requested for ${milestone.what}: approving as ${AUTO_OPERATOR}` : `• approval requested for ${milestone.what}: open Approvals in the console and approve it`);
       break;
     case 'request':
-      say(auto ? `• capability request: ${milestone.what}: granting as ${AUTO_OPERATOR}` : `• capability request: ${milestone.what}: open Requests in the console and grant it`);
+      say(auto ? `• capability request: ${milestone.what}: granting as ${AUTO_OPERATOR}` : `• capability request: ${milestone.what}: open Approvals in the console (Capability requests) and grant it`);
       break;
     case 'note':
       say(`• escalation note: ${String(milestone.event.data.message ?? milestone.event.data.note ?? JSON.stringify(milestone.event.data))}`);
@@ -53,8 +54,8 @@ function instructions(consoleUrl: string, story: DemoStory): string {
     'Then:',
     `  1. Approvals: the restart of ${DEMO_UNIT} waits for you. Approve it.`,
     '  2. Watch the plan: the restart runs, but the unit fails again, so the verify step refutes it (about 20 s).',
-    '  3. The executor replans to a diagnosis. Requests: it asks for temporary access to the journal. Grant it.',
-    '  4. It reads the logs (masked), summarises them and leaves you an escalation note in the timeline.',
+    '  3. The executor replans to a diagnosis: it asks for temporary access to the journal. Approvals, Capability requests: grant it.',
+    '  4. It reads the logs (masked), summarises them and escalates to you: the plan page leads with the note.',
     '',
     `Intention ${story.intentionId}, first plan ${story.planId}. Stop with Ctrl-C.`,
     '',
@@ -74,7 +75,7 @@ export function demoCommand(program: Command): void {
       action(async (options: DemoOptions) => {
         const timeout = options.timeout === undefined ? 110 : /^\d{1,5}$/.test(options.timeout) ? Number(options.timeout) : NaN;
         if (!(timeout > 0)) throw new InputError([{ code: 'invalid_timeout', path: '--timeout', message: `"${options.timeout}" is not a number of seconds` }]);
-        const [{ issueToken }, { SimulatedHost }, { builtinImplementations }, { loadDaemonConfig }, { describeProgress, removeDemoDatabase, seedHost, seedStory, watchStory }] =
+        const [{ issueToken }, { SimulatedHost }, { builtinImplementations }, { loadDaemonConfig }, { claimDemoDatabase, describeProgress, removeDemoDatabase, seedHost, seedStory, watchStory }] =
           await Promise.all([
             import('../../access/tokens.ts'),
             import('../../capabilities/host/simulated/host.ts'),
@@ -85,6 +86,14 @@ export function demoCommand(program: Command): void {
         const flags: DaemonFlags = { host: options.host, port: options.port, db: DEMO_DB_PATH, logLevel: options.logLevel ?? 'warn', tickMs: '1000' };
         // The demo ignores PRAXIS_* store and role settings: it always runs on its own database, with tokens.
         const config = loadDaemonConfig(flags, { PRAXIS_HOST: process.env.PRAXIS_HOST, PRAXIS_PORT: process.env.PRAXIS_PORT });
+        const claim = claimDemoDatabase(DEMO_DB_PATH);
+        if ('heldBy' in claim) {
+          process.stderr.write(
+            `praxis demo: a demo is already running on ${resolve(DEMO_DB_PATH)} (process ${claim.heldBy}); its database is left alone.\n` +
+              '  Use the console it printed, or stop it (Ctrl-C in its terminal) before starting another.\n',
+          );
+          return EXIT.refused;
+        }
         removeDemoDatabase(DEMO_DB_PATH);
 
         const host = SimulatedHost.create();
@@ -133,6 +142,7 @@ export function demoCommand(program: Command): void {
           return exit;
         } finally {
           host.remove();
+          claim.release();
         }
       }),
     );

@@ -2,8 +2,11 @@
 // are all reported before anything starts (exit 2); a store that cannot be reached is a failure
 // (exit 3); a clean stop after a signal exits 0.
 
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { InputError } from '../../core/errors.ts';
 import type { DaemonFlags } from '../../daemon/config.ts';
+import type { LogFormat } from '../../daemon/logger.ts';
 import type { Daemon } from '../../daemon/serve.ts';
 import { EXIT } from '../exit-codes.ts';
 import { action, withDbOption } from '../context.ts';
@@ -49,14 +52,49 @@ export function stopOnSignal(daemon: Daemon, beforeStop?: () => Promise<void> | 
   });
 }
 
+const LOG_FORMATS = ['json', 'text'] as const satisfies readonly LogFormat[];
+
+/**
+ * `json` unless asked otherwise, or `text` when stdout is a terminal: a person reads a terminal,
+ * anything else (a pipe, a file, a service manager's journal) is a collector.
+ */
+export function logFormatOf(flag: string | undefined, env: string | undefined, terminal: boolean): LogFormat {
+  const [value, source] = flag !== undefined ? [flag, '--log-format'] : env ? [env, 'PRAXIS_LOG_FORMAT'] : [terminal ? 'text' : 'json', ''];
+  if ((LOG_FORMATS as readonly string[]).includes(value)) return value as LogFormat;
+  throw new InputError([{ code: 'invalid_log_format', path: source, message: `"${value}" is not a log format: use ${LOG_FORMATS.join(' or ')}` }]);
+}
+
 export function serveCommand(program: Command): void {
   daemonOptions(program.command('serve'))
     .description('run the daemon: executor loop, HTTP API and web console')
+    .option('--log-format <format>', 'json (one object per line) or text; default text on a terminal, json otherwise (env PRAXIS_LOG_FORMAT)')
     .action(
-      action(async (options: DaemonFlags) => {
-        const { loadDaemonConfig } = await import('../../daemon/config.ts');
-        const config = loadDaemonConfig(options);
-        const daemon = await (await loadDaemon()).startDaemon({ config });
+      action(async (options: DaemonFlags & { logFormat?: string }) => {
+        const { logFormat: flag, ...flags } = options;
+        const format = logFormatOf(flag, process.env.PRAXIS_LOG_FORMAT, process.stdout.isTTY === true);
+        const [{ loadDaemonConfig }, { createLogger }] = await Promise.all([import('../../daemon/config.ts'), import('../../daemon/logger.ts')]);
+        // A person at a terminal reads the banner first, then warnings and errors only, unless a
+        // level was asked for; a collector gets every line from `info` up.
+        const quiet = format === 'text' && flags.logLevel === undefined && !process.env.PRAXIS_LOG_LEVEL && flags.config === undefined;
+        const config = loadDaemonConfig(quiet ? { ...flags, logLevel: 'warn' } : flags);
+        const daemon = await (await loadDaemon()).startDaemon({ config, logger: createLogger(config.logLevel, undefined, format) });
+        if (format === 'text') {
+          const [{ daemonBanner }, { PRAXIS_VERSION }] = await Promise.all([import('../../daemon/banner.ts'), import('../../daemon/version.ts')]);
+          // The token command must reach this same store from wherever its shell stands.
+          const dbFlag = config.store.kind === 'sqlite' ? resolve(config.store.path) : flags.db !== undefined ? '<the same postgres:// URL>' : null;
+          process.stdout.write(
+            daemonBanner({
+              version: PRAXIS_VERSION,
+              url: daemon.url,
+              store: daemon.storeDescription,
+              created: daemon.storeCreated,
+              dbFlag,
+              console: config.consoleDir !== null,
+              anonymousRole: config.anonymousRole,
+              logNote: quiet ? 'warnings and errors below (--log-level info for more, --log-format json for collectors)' : `from level ${config.logLevel} below`,
+            }),
+          );
+        }
         await stopOnSignal(daemon);
         return EXIT.ok;
       }),
