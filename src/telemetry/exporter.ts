@@ -82,16 +82,18 @@ export class TraceExporter {
     this.#provider = new TracerProvider({ resource, idGenerator: this.#ids, spanProcessors: [this.#collected] });
   }
 
+  /** Creates the cursor at the newest event for a store that never exported traces. */
+  prepare(): Promise<void> {
+    return this.#follower.ensureCursor();
+  }
+
   async start(): Promise<void> {
-    await this.#follower.ensureCursor();
+    await this.prepare();
     this.#running = (async () => {
       while (!this.#stopping) {
         let pause = this.#options.pollMs ?? 2_000;
         try {
-          for (let batch = await this.#follower.next(); batch && !this.#stopping; batch = await this.#follower.next()) {
-            await this.#export(batch);
-            await this.#follower.advance(batch);
-          }
+          await this.runOnce();
         } catch (error) {
           pause = Math.max(pause, 5_000);
           this.#options.log.warn({ component: 'traces', error: (error as Error).message }, 'trace export failed; trying again');
@@ -117,8 +119,18 @@ export class TraceExporter {
     await this.#exporter.shutdown().catch(() => {});
   }
 
+  /** Exports what the events since the cursor closed; returns how many spans were sent. */
+  async runOnce(): Promise<number> {
+    let sent = 0;
+    for (let batch = await this.#follower.next(); batch && !this.#stopping; batch = await this.#follower.next()) {
+      sent += await this.#export(batch);
+      await this.#follower.advance(batch);
+    }
+    return sent;
+  }
+
   /** The spans closed by the batch's events, sent in one export. */
-  async #export(batch: FollowedBatch): Promise<void> {
+  async #export(batch: FollowedBatch): Promise<number> {
     const records: SpanRecord[] = [];
     const stories = new Map<string, EventRecord[]>();
     for (const event of batch.events) {
@@ -135,10 +147,11 @@ export class TraceExporter {
         if (span) records.push(span);
       }
     }
-    if (records.length === 0) return;
+    if (records.length === 0) return 0;
     const spans = this.#build(records);
     const result = await new Promise<{ code: number; error?: Error }>((resolve) => this.#exporter.export(spans, resolve));
     if (result.code !== ExportResultCode.SUCCESS) throw new Error(`the OTLP endpoint refused ${spans.length} spans: ${result.error?.message ?? 'no reason given'}`);
+    return spans.length;
   }
 
   async #storyOf(intentionId: string): Promise<EventRecord[]> {

@@ -66,7 +66,8 @@ export interface Lineage {
 
 /** The intention's own span, once it has settled. */
 export function intentionSpan(events: readonly EventRecord[], intentionId: string, lineage: Lineage): SpanRecord | null {
-  const formed = events.find((e) => e.type === 'intention_formed' && e.intentionId === intentionId);
+  // An intention stored without its formation event (a library caller's) starts at its first event.
+  const formed = events.find((e) => e.type === 'intention_formed' && e.intentionId === intentionId) ?? events.find((e) => e.intentionId === intentionId);
   const end = intentionEnd(events, intentionId);
   if (!formed || !end) return null;
   const outcome = end.type === 'intention_fulfilled' ? 'fulfilled' : end.type === 'intention_abandoned' ? 'abandoned' : end.data.escalated === true ? 'escalated' : 'blocked';

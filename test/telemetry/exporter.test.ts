@@ -1,0 +1,90 @@
+// The trace exporter on both stores: a plan run by the executor on a manual clock becomes spans
+// once its revision ends; a failed export leaves the cursor where it was, so the same spans (same
+// ids) go out on the next try, and a restarted exporter sends nothing twice.
+
+import assert from 'node:assert/strict';
+import { afterEach, describe, it } from 'node:test';
+import { ExportResultCode } from '@opentelemetry/core';
+import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
+import { EventFollower } from '../../src/bus/follower.ts';
+import { TraceExporter } from '../../src/telemetry/exporter.ts';
+import { STORE_KINDS, useStore } from '../support/stores.ts';
+import { makeWorld, restartPlan, UNIT, type World } from '../execution/support.ts';
+import { createLogger } from '../../src/daemon/logger.ts';
+
+class Recording implements SpanExporter {
+  spans: ReadableSpan[] = [];
+  refuse = false;
+  export(spans: ReadableSpan[], done: (result: { code: ExportResultCode; error?: Error }) => void): void {
+    if (this.refuse) return done({ code: ExportResultCode.FAILED, error: new Error('collector unavailable') });
+    this.spans.push(...spans);
+    done({ code: ExportResultCode.SUCCESS });
+  }
+  async shutdown(): Promise<void> {}
+}
+
+for (const kind of STORE_KINDS) {
+  describe(`trace exporter (${kind})`, () => {
+    const current = useStore(kind);
+    const worlds: World[] = [];
+    afterEach(() => worlds.splice(0).forEach((w) => w.host?.remove()));
+
+    it('exports a verified restart as intention, plan, steps and execute_tool spans, again after a refused export, never twice', async () => {
+      const w = await makeWorld(current(), { simulated: true });
+      worlds.push(w);
+      w.host!.setUnit(UNIT, { active_state: 'failed', sub_state: 'failed', restart: { outcome: 'active', delay_seconds: 5 } });
+      await w.allow('service.restart');
+      const log = createLogger('silent');
+      const sink = new Recording();
+      const make = (name: string) => new TraceExporter({ store: w.store, name, env: {}, log, exporter: sink });
+      const first = make('daemon-a');
+      await first.prepare();
+      const { plan, intention } = await w.plan(restartPlan());
+      const executor = w.executor();
+      await executor.drain();
+      w.advance(10);
+      await executor.drain();
+      assert.equal((await w.store.plans.get(plan.id))?.status, 'completed');
+
+      sink.refuse = true;
+      await assert.rejects(first.runOnce(), /collector unavailable/);
+      assert.equal(sink.spans.length, 0);
+      sink.refuse = false;
+      const sent = await first.runOnce();
+      assert.ok(sent > 0);
+      const names = sink.spans.map((s) => s.name).sort();
+      assert.deepEqual(names, ['execute_tool service.restart', 'execute_tool service.status', 'execute_tool service.status', 'execute_tool service.status', 'intention', 'plan direct', 'step P1', 'step V1'].sort());
+      const traceIds = new Set(sink.spans.map((s) => s.spanContext().traceId));
+      assert.deepEqual([...traceIds], [intention.id.replace(/-/g, '')]);
+      const byName = (name: string) => sink.spans.find((s) => s.name === name)!;
+      assert.equal(byName('plan direct').parentSpanContext?.spanId, byName('intention').spanContext().spanId);
+      assert.equal(byName('step P1').parentSpanContext?.spanId, byName('plan direct').spanContext().spanId);
+      const restart = byName('execute_tool service.restart');
+      assert.equal(restart.parentSpanContext?.spanId, byName('step P1').spanContext().spanId);
+      assert.equal(restart.attributes['gen_ai.operation.name'], 'execute_tool');
+      assert.equal(restart.attributes['gen_ai.tool.name'], 'service.restart');
+      const execution = (await w.store.executions.listByMind(w.mind.id)).find((e) => e.capability === 'service.restart')!;
+      assert.equal(restart.attributes['gen_ai.tool.call.id'], execution.id);
+      assert.equal(byName('intention').attributes['praxis.intention.outcome'], 'fulfilled');
+      const resolved = byName('step P1').events.find((e) => e.name === 'praxis.prediction.resolved');
+      assert.equal(resolved?.attributes?.['praxis.prediction.outcome'], 'confirmed');
+
+      // Another daemon (or this one restarted) finds the cursor past the story: nothing again.
+      const before = sink.spans.length;
+      await new EventFollower(w.store, { consumer: 'traces', holder: 'daemon-a' }).release();
+      assert.equal(await make('daemon-b').runOnce(), 0);
+      assert.equal(sink.spans.length, before);
+
+      // The same story built afresh has the same ids: a repeat is the same tree, not a new one.
+      await w.store.eventCursors.release('traces', 'daemon-b');
+      const cursor = await w.store.eventCursors.get('traces');
+      await w.store.eventCursors.hold('traces', 'daemon-c', new Date(w.clock.now().getTime() + 60_000));
+      await w.store.eventCursors.advance('traces', 'daemon-c', cursor!.seq, 0);
+      await w.store.eventCursors.release('traces', 'daemon-c');
+      const again = new Recording();
+      await new TraceExporter({ store: w.store, name: 'daemon-c', env: {}, log, exporter: again }).runOnce();
+      const ids = (spans: ReadableSpan[]) => spans.filter((s) => traceIds.has(s.spanContext().traceId)).map((s) => `${s.name} ${s.spanContext().spanId} ${s.parentSpanContext?.spanId ?? ''}`).sort();
+      assert.deepEqual(ids(again.spans), ids(sink.spans.slice(0, before)));
+    });
+  });
+}

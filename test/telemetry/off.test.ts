@@ -1,0 +1,53 @@
+// Traces are off unless OTEL_* says where to send them, and then nothing of OpenTelemetry is
+// loaded at all: a daemon started in a child process is asked which modules it loaded.
+
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { tracingWanted } from '../../src/telemetry/start.ts';
+
+const run = promisify(execFile);
+
+const SCRIPT = `
+import { createRequire } from 'node:module';
+import { startDaemon } from './src/daemon/serve.ts';
+const require = createRequire(import.meta.url);
+const config = { host: '127.0.0.1', port: 0, store: { kind: 'sqlite', path: process.env.DB_PATH }, anonymousRole: null, logLevel: 'silent', tickMs: 1000, executorHost: 'off-test', consoleDir: null };
+const daemon = await startDaemon({ config });
+// prom-client (the metrics) brings @opentelemetry/api for exemplars; the SDK and exporters are ours.
+const loaded = Object.keys(require.cache).filter((k) => k.includes('@opentelemetry/') && !k.includes('@opentelemetry/api/')).length;
+await daemon.stop('done');
+console.log(JSON.stringify({ loaded }));
+`;
+
+async function openTelemetryModules(env: Record<string, string>): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'praxis-otel-off-'));
+  try {
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_')));
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', SCRIPT], { env: { ...clean, ...env, DB_PATH: join(dir, 'p.db') }, cwd: process.cwd(), timeout: 60_000 });
+    return (JSON.parse(stdout.trim().split('\n').at(-1)!) as { loaded: number }).loaded;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('traces off by default', () => {
+  it('are wanted only with an OTLP endpoint, and never with OTEL_SDK_DISABLED or OTEL_TRACES_EXPORTER=none', () => {
+    assert.equal(tracingWanted({}), false);
+    assert.equal(tracingWanted({ OTEL_SERVICE_NAME: 'praxis' }), false);
+    assert.equal(tracingWanted({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' }), true);
+    assert.equal(tracingWanted({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:4318/v1/traces' }), true);
+    assert.equal(tracingWanted({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_SDK_DISABLED: 'true' }), false);
+    assert.equal(tracingWanted({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_TRACES_EXPORTER: 'none' }), false);
+  });
+
+  it('a daemon without OTEL_* loads no OpenTelemetry SDK or exporter module; with an endpoint it does', { timeout: 120_000 }, async () => {
+    assert.equal(await openTelemetryModules({}), 0);
+    // Nothing listens there: the exporter is loaded and started, and stops cleanly.
+    assert.ok((await openTelemetryModules({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' })) > 0);
+  });
+});
