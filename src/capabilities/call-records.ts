@@ -37,16 +37,22 @@ export function isEmpty(records: CallRecords): boolean {
  * the records' own events in the same statement: the caller's events about the same act.
  */
 export async function writeRecords(tx: Repositories, records: CallRecords, alsoEvents: readonly NewEvent[] = []): Promise<void> {
-  for (const execution of records.executions) {
-    if (execution.status === 'started') await tx.executions.start(execution);
-    else await tx.executions.record(execution);
-  }
+  await writeCallRows(tx, records);
+  await tx.events.appendMany([...records.events, ...alsoEvents]);
+}
+
+/**
+ * Writes the rows of `records` but not their events: executions (all in one statement), finished
+ * written-ahead rows and approval requests. For a caller that appends the events of many calls
+ * in one statement of its own, in the order it chooses.
+ */
+export async function writeCallRows(tx: Repositories, records: CallRecords): Promise<void> {
+  await tx.executions.insertMany(records.executions);
   for (const { id, outcome } of records.finished) {
     // Only the act's own outcome finishes its row; finding it finished already is a bug, not a race.
     if (!(await tx.executions.finish(id, outcome))) throw new Error(`execution ${id} was finished by someone else`);
   }
   for (const approval of records.approvals) await tx.approvals.create(approval);
-  await tx.events.appendMany([...records.events, ...alsoEvents]);
 }
 
 /** An event about a call, tied to its mind and intention and naming its origin. */

@@ -5,7 +5,7 @@
 // happen after the commit (settling the plan, reconsidering a failure, resuming a parent) runs
 // once the transaction is over.
 
-import { isEmpty, writeRecords, type CallRecords } from '../capabilities/call-records.ts';
+import { isEmpty, mergeRecords, writeCallRows, type CallRecords } from '../capabilities/call-records.ts';
 import type { JsonObject, JsonValue } from '../core/plan.ts';
 import type { EventType, StepStatus } from '../core/vocabulary.ts';
 import { abandonIntention, blockIntention, formSubordinate, fulfilIntention, resumeParent, suspendIntention } from '../mind/intentions.ts';
@@ -41,9 +41,10 @@ export interface ApplyOptions {
   alsoWrite?: (scoped: Store) => Promise<void>;
   /**
    * Settling the plan after a completed or skipped step is left to the caller, which settles each
-   * plan once after all of its moved steps (a pass does). Without it the plan is settled at once.
+   * plan once after all of its moved steps (a pass does), told the step as it now is. Without it
+   * the plan is settled at once.
    */
-  deferSettle?: (planId: string) => void;
+  deferSettle?: (planId: string, moved: StepRecord) => void;
 }
 
 /** The status change a decision makes, with the columns and the event that go with it. */
@@ -133,27 +134,54 @@ function newAfter(): AfterCommit {
   return { settle: false, failure: null, resumeParentOf: null };
 }
 
-/** Writes one move inside an open unit of work: its records, its conditional update and, if it won, its consequences. */
-async function writeMove(ctx: ExecutorContext, scoped: Store, move: Move, after: AfterCommit): Promise<StepRecord | undefined> {
-  const { scene, decision, options } = move;
-  const { step, plan } = scene;
-  const records = options.records && !isEmpty(options.records) ? options.records : null;
+/**
+ * Writes a batch of moves inside an open unit of work, in three statements for the common case
+ * plus one conditional update per step:
+ * 1. every call's rows (executions, in one insert), whether or not its step's move wins, so
+ *    every call stays traceable by its origin;
+ * 2. each step's conditional move;
+ * 3. every event, in one insert: per step its calls' events, then its move's event if it won,
+ *    so the log reads decision, act, move for each step.
+ * Then, for each move that won, its consequences (a prediction, intention moves, ...).
+ */
+async function writeMoves(ctx: ExecutorContext, scoped: Store, moves: readonly Move[], afters: readonly AfterCommit[]): Promise<(StepRecord | undefined)[]> {
+  const records = moves.map((m) => (m.options.records && !isEmpty(m.options.records) ? m.options.records : null));
+  await writeCallRows(scoped, mergeRecords(...records.filter((r): r is CallRecords => r !== null)));
+  const moved: (StepRecord | undefined)[] = [];
+  for (const move of moves) moved.push(await moveStep(scoped, move));
+  await scoped.events.appendMany(
+    moves.flatMap((move, i) => {
+      const { decision, scene } = move;
+      const current = moved[i];
+      const type = decision.kind === 'keep' || !current ? null : moveOf(decision).event;
+      const own = type && decision.kind !== 'keep' && current ? [moveEventOf(ctx, decision, current, type, scene.plan)] : [];
+      return [...(records[i]?.events ?? []), ...own];
+    }),
+  );
+  for (const [i, move] of moves.entries()) {
+    await move.options.alsoWrite?.(scoped);
+    const current = moved[i];
+    if (current && move.decision.kind !== 'keep') moved[i] = await consequences(scoped, move, current, afters[i]!);
+  }
+  return moved;
+}
+
+/** A step's conditional move; for `keep`, at most a new due time. Undefined when the move lost. */
+function moveStep(scoped: Store, { scene, decision, options }: Move): Promise<StepRecord | undefined> {
+  const { step } = scene;
   if (decision.kind === 'keep') {
-    if (records) await writeRecords(scoped, records);
-    await options.alsoWrite?.(scoped);
-    if (!decision.at) return step;
-    return scoped.steps.transition(step.id, options.from, step.status, { nextRunAt: decision.at }, options.guard ?? {});
+    return decision.at ? scoped.steps.transition(step.id, options.from, step.status, { nextRunAt: decision.at }, options.guard ?? {}) : Promise.resolve(step);
   }
   const transition = moveOf(decision);
-  let current = await scoped.steps.transition(step.id, options.from, transition.to, { ...transition.patch, ...(options.countAttempt ? { countAttempt: true } : {}) }, options.guard ?? {});
-  // The calls' records are written whether or not the move won; the move's own event joins
-  // their events in one statement, after them, so the log reads: decision, act, move.
-  const moveEvent = current && transition.event ? [moveEventOf(ctx, decision, current, transition.event, plan)] : [];
-  if (records) await writeRecords(scoped, records, moveEvent);
-  else if (moveEvent.length > 0) await scoped.events.appendMany(moveEvent);
-  await options.alsoWrite?.(scoped);
-  if (!current) return undefined;
+  return scoped.steps.transition(step.id, options.from, transition.to, { ...transition.patch, ...(options.countAttempt ? { countAttempt: true } : {}) }, options.guard ?? {});
+}
 
+/** What follows from a won move, in the same unit of work; notes in `after` what must follow the commit. */
+async function consequences(scoped: Store, move: Move, moved: StepRecord, after: AfterCommit): Promise<StepRecord> {
+  const { scene, decision } = move;
+  if (decision.kind === 'keep') return moved;
+  const { step, plan } = scene;
+  let current = moved;
   for (const effect of decision.effects ?? []) {
     current = await applyEffect(scoped, scene, current, effect, after);
   }
@@ -171,7 +199,8 @@ async function writeMove(ctx: ExecutorContext, scoped: Store, move: Move, after:
       if (current.intentionId) break;
       const reason = decision.kind === 'await_approval' ? 'awaiting_approval' : 'awaiting_grant';
       const formed = await formSubordinate(scoped, plan.intentionId, { objective: decision.objective, reason, origin: `plan_step:${step.id}` });
-      if (formed) current = (await scoped.steps.transition(step.id, transition.to, transition.to, { intentionId: formed.subordinate.id })) ?? current;
+      const to = moveOf(decision).to;
+      if (formed) current = (await scoped.steps.transition(step.id, to, to, { intentionId: formed.subordinate.id })) ?? current;
       break;
     }
     case 'block':
@@ -198,7 +227,7 @@ async function afterMove(ctx: ExecutorContext, move: Move, after: AfterCommit, m
   if (after.resumeParentOf) await resumeParent(ctx.store, after.resumeParentOf);
   if (after.failure) await reconsiderPlan(ctx, scene.plan.id, after.failure.kind, after.failure.why);
   else if (after.settle) {
-    if (options.deferSettle) options.deferSettle(scene.plan.id);
+    if (options.deferSettle) options.deferSettle(scene.plan.id, moved);
     else await settlePlan(ctx, scene.plan.id);
   }
 }
@@ -212,7 +241,7 @@ export async function applyDecision(ctx: ExecutorContext, scene: StepScene, deci
   const move = { scene, decision, options };
   if (decision.kind === 'keep' && !decision.at && !(options.records && !isEmpty(options.records)) && !options.alsoWrite) return scene.step;
   const after = newAfter();
-  const moved = await inUnitOfWork(ctx.store, (scoped) => writeMove(ctx, scoped, move, after));
+  const [moved] = await inUnitOfWork(ctx.store, (scoped) => writeMoves(ctx, scoped, [move], [after]));
   if (decision.kind !== 'keep') await afterMove(ctx, move, after, moved);
   return moved;
 }
@@ -227,11 +256,7 @@ export async function applyMoves(ctx: ExecutorContext, moves: readonly Move[]): 
   const afters = moves.map(newAfter);
   let results: (StepRecord | undefined)[];
   try {
-    results = await inUnitOfWork(ctx.store, async (scoped) => {
-      const out: (StepRecord | undefined)[] = [];
-      for (const [i, move] of moves.entries()) out.push(await writeMove(ctx, scoped, move, afters[i]!));
-      return out;
-    });
+    results = await inUnitOfWork(ctx.store, (scoped) => writeMoves(ctx, scoped, moves, afters));
   } catch (error) {
     ctx.log.warn('a batch of step moves failed; applying them one at a time', { moves: moves.length, error: error instanceof Error ? error.message : String(error) });
     const alone: (StepRecord | undefined)[] = [];

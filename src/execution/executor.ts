@@ -159,7 +159,8 @@ export class Executor {
     const pass = new Pass();
     const moved = await pollStep(this.#ctx, pass, step);
     // The step's plan is settled now (its next steps promoted), as a pass would after its steps.
-    await settlePlansTogether(this.#ctx, pass.takePlansToSettle());
+    const { planIds, known } = pass.takePlansToSettle();
+    await settlePlansTogether(this.#ctx, planIds, known);
     return moved;
   }
 

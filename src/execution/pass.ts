@@ -5,51 +5,116 @@
 
 import { PolicyMemo } from '../capabilities/policy-inputs.ts';
 import { noRecords, type CallRecords } from '../capabilities/call-records.ts';
-import type { IntentionRecord, PlanWithSteps, StepRecord, Store } from '../store/index.ts';
+import type { IntentionRecord, OriginCounts, PlanWithSteps, StepRecord, Store } from '../store/index.ts';
+import { originsOf } from './budget.ts';
 import type { StepScene } from './apply.ts';
 
 export class Pass {
   readonly memo = new PolicyMemo();
-  readonly #plans = new Map<string, Promise<{ plan: PlanWithSteps; intention: IntentionRecord | null } | undefined>>();
+  readonly #plans = new Map<string, Promise<Loaded | undefined>>();
+  /** What the origins of the plans in `#counted` caused, as read once and tallied since (see usageCounts). */
+  readonly #counts: OriginCounts = { executions: new Map(), approvals: new Map(), requests: new Map() };
+  readonly #counted = new Set<string>();
+
+  /**
+   * Reads the plans (with steps and intentions) of all `steps` at once, and what the origins of
+   * those with a capability step to run caused: three statements for the plans and one for the
+   * counts, however many plans the pass touches.
+   */
+  async preload(store: Store, steps: readonly StepRecord[]): Promise<void> {
+    const ids = [...new Set(steps.map((s) => s.planId))].filter((id) => !this.#plans.has(id));
+    if (ids.length === 0) return;
+    const plans = await store.plans.getMany(ids);
+    const intentions = await store.intentions.getMany([...plans.values()].map((p) => p.intentionId));
+    for (const id of ids) {
+      const plan = plans.get(id);
+      const loaded = plan && { plan, intention: intentions.get(plan.intentionId) ?? null };
+      if (loaded) this.#known.set(id, loaded);
+      this.#plans.set(id, Promise.resolve(loaded));
+    }
+    const budgeted = [...new Set(steps.filter((s) => s.kind === 'capability' && s.status === 'ready').map((s) => s.planId))].flatMap((id) => plans.get(id) ?? []);
+    await this.#count(store, budgeted);
+  }
 
   /** The step with its plan and intention, each plan read at most once per pass. */
   async scene(store: Store, step: StepRecord): Promise<StepScene | undefined> {
     let found = this.#plans.get(step.planId);
     if (!found) {
-      found = loadPlan(store, step.planId);
+      found = loadPlan(store, step.planId).then((loaded) => {
+        if (loaded) this.#known.set(step.planId, loaded);
+        return loaded;
+      });
       this.#plans.set(step.planId, found);
     }
     const loaded = await found;
-    return loaded && { step, ...loaded };
+    return loaded && { step, plan: loaded.plan, intention: loaded.intention };
+  }
+
+  /**
+   * What the origins of `plan`'s steps caused, for its budget: read once per pass (for every plan
+   * of the pass at once by preload), then kept current by tallying what this pass's own calls
+   * recorded, so a second step of the plan in the same pass counts the first one's calls.
+   */
+  async usageCounts(store: Store, plan: PlanWithSteps): Promise<OriginCounts> {
+    if (!this.#counted.has(plan.id)) await this.#count(store, [plan]);
+    return this.#counts;
+  }
+
+  /** Adds the calls in `records` to the tallies. */
+  tally(records: CallRecords): void {
+    const add = (map: Map<string, number>, origin: string) => map.set(origin, (map.get(origin) ?? 0) + 1);
+    for (const execution of records.executions) add(this.#counts.executions, execution.origin);
+    for (const approval of records.approvals) add(this.#counts.approvals, approval.origin);
+  }
+
+  async #count(store: Store, plans: readonly PlanWithSteps[]): Promise<void> {
+    const fresh = plans.filter((p) => !this.#counted.has(p.id));
+    if (fresh.length === 0) return;
+    const counts = await store.executorQueries.countByOrigin(fresh.flatMap((p) => originsOf(p.steps)));
+    for (const p of fresh) this.#counted.add(p.id);
+    for (const key of ['executions', 'approvals', 'requests'] as const) for (const [origin, n] of counts[key]) this.#counts[key].set(origin, n);
   }
 
   readonly #toSettle = new Set<string>();
+  /** Plans as this pass read them, with the steps it finished patched in: what settling decides from. */
+  readonly #known = new Map<string, Loaded>();
 
-  /** Remembers a plan whose step finished, to settle once after the pass's steps. */
-  readonly settleLater = (planId: string): void => {
+  /**
+   * Remembers a plan whose step finished, to settle once after the pass's steps, and puts the
+   * finished step into the plan as this pass read it. Settling then decides from that plan
+   * without reading it whole again, once a light read shows every status in it still current.
+   */
+  readonly settleLater = (planId: string, moved: StepRecord): void => {
     this.#toSettle.add(planId);
+    const known = this.#known.get(planId);
+    if (known) known.plan = { ...known.plan, steps: known.plan.steps.map((s) => (s.id === moved.id ? moved : s)) };
   };
 
-  /** The plans to settle, each once; asking empties the list. */
-  takePlansToSettle(): string[] {
-    const ids = [...this.#toSettle];
+  /** The plans to settle, each once, with those this pass read; asking empties the list. */
+  takePlansToSettle(): { planIds: string[]; known: ReadonlyMap<string, Loaded> } {
+    const planIds = [...this.#toSettle];
     this.#toSettle.clear();
-    return ids;
+    return { planIds, known: new Map(planIds.flatMap((id) => (this.#known.has(id) ? [[id, this.#known.get(id)!]] : []))) };
   }
 
   /** A place for the records of the calls a step makes before its move, written with the move. */
   io(): StepIO {
-    return { memo: this.memo, records: noRecords() };
+    return { memo: this.memo, records: noRecords(), usageCounts: (store, plan) => this.usageCounts(store, plan) };
   }
 }
+
+/** A plan with its steps and intention, as a pass read it. */
+export type Loaded = { plan: PlanWithSteps; intention: IntentionRecord | null };
 
 /** What a handler observes with: the pass's policy memo, and where its calls' records go. */
 export interface StepIO {
   memo: PolicyMemo;
   records: CallRecords;
+  /** What the origins of a plan's steps caused so far, for its budget (the pass's tallies). */
+  usageCounts(store: Store, plan: PlanWithSteps): Promise<OriginCounts>;
 }
 
-async function loadPlan(store: Store, planId: string) {
+async function loadPlan(store: Store, planId: string): Promise<Loaded | undefined> {
   const plan = await store.plans.get(planId);
   if (!plan) return undefined;
   const intention = (await store.intentions.get(plan.intentionId)) ?? null;

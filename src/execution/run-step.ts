@@ -52,9 +52,14 @@ async function actThenMove(ctx: ExecutorContext, pass: Pass, due: StepRecord): P
   const scene: StepScene = attempting ? { ...loaded, step: { ...due, attempts: due.attempts + 1 } } : loaded;
   if (due.kind !== 'capability') {
     const decision = await runHandler(ctx, scene, io);
+    pass.tally(io.records);
     return { scene, decision, options: { ...found, records: io.records, deferSettle: pass.settleLater } };
   }
-  const run = await runCapabilityStep(ctx, scene, io, (records) => claimForWrite(ctx, scene, found, records));
+  const run = await runCapabilityStep(ctx, scene, io, (records) => {
+    pass.tally(records);
+    return claimForWrite(ctx, scene, found, records);
+  });
+  pass.tally(io.records);
   if (!run.claimed) {
     if (run.decision.kind === 'keep') return false;
     return { scene, decision: run.decision, options: { ...found, records: io.records, deferSettle: pass.settleLater } };

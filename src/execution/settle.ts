@@ -7,11 +7,12 @@ import type { StepStatus } from '../core/vocabulary.ts';
 import { blockIntention, fulfilIntention } from '../mind/intentions.ts';
 import { recordProcedure } from '../mind/procedural-memory.ts';
 import type { Resources } from '../core/plan.ts';
-import { FINAL_STEP_STATUSES, type PlanRecord, type PlanWithSteps, type StepRecord, type Store } from '../store/index.ts';
-import { actualUse } from './budget.ts';
+import { FINAL_STEP_STATUSES, type NewEvent, type PlanRecord, type PlanWithSteps, type StepRecord, type Store } from '../store/index.ts';
+import { originsOf, usage } from './budget.ts';
 import type { ExecutorContext } from './context.ts';
 import { reconsiderPlan, cancelOpenSteps } from './replan.ts';
 import { inUnitOfWork } from './unit-of-work.ts';
+import type { Loaded } from './pass.ts';
 
 const DONE: readonly StepStatus[] = ['completed', 'skipped'];
 const BROKEN: readonly StepStatus[] = ['failed', 'cancelled'];
@@ -66,27 +67,31 @@ export async function startPlans(ctx: ExecutorContext, limit: number): Promise<n
   const ids = await store.executorQueries.startablePlanIds({ host: ctx.host, limit });
   if (ids.length === 0) return 0;
   const candidates: { plan: PlanWithSteps; closed: string | null }[] = [];
+  const plans = await store.plans.getMany(ids);
+  const intentions = await store.intentions.getMany([...plans.values()].map((p) => p.intentionId));
   for (const id of ids) {
-    const plan = await store.plans.get(id);
-    if (!plan || plan.status !== 'validated') continue;
-    const intention = await store.intentions.get(plan.intentionId);
+    const plan = plans.get(id);
+    if (plan?.status !== 'validated') continue;
+    const intention = intentions.get(plan.intentionId);
     const closed = !intention || intention.status === 'fulfilled' || intention.status === 'abandoned' ? (intention?.status ?? 'gone') : null;
     candidates.push({ plan, closed });
   }
   const started = await store.transaction(async (tx) => {
     const moved: string[] = [];
+    const events: NewEvent[] = [];
     for (const { plan, closed } of candidates) {
-      const where = { mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id };
-      if (closed) {
-        const ended = await tx.plans.transition(plan.id, 'validated', 'abandoned', { statusReason: `the intention is ${closed}` });
-        if (ended) await tx.events.append({ type: 'plan_abandoned', ...where, data: { reason: 'intention_closed' } });
-        continue;
-      }
-      const executing = await tx.plans.transition(plan.id, 'validated', 'executing', { statusReason: '' });
-      if (!executing) continue;
-      await tx.events.append({ type: 'plan_started', ...where, data: { revision: plan.revision, strategy: plan.strategy, steps: plan.steps.length, executor: ctx.name } });
+      if (!closed) continue;
+      const ended = await tx.plans.transition(plan.id, 'validated', 'abandoned', { statusReason: `the intention is ${closed}` });
+      if (ended) events.push({ type: 'plan_abandoned', mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id, data: { reason: 'intention_closed' } });
+    }
+    const starting = candidates.filter((c) => !c.closed).map((c) => c.plan);
+    const executing = new Set(await tx.plans.transitionMany(starting.map((p) => p.id), 'validated', 'executing', { statusReason: '' }));
+    for (const plan of starting) {
+      if (!executing.has(plan.id)) continue;
+      events.push({ type: 'plan_started', mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id, data: { revision: plan.revision, strategy: plan.strategy, steps: plan.steps.length, executor: ctx.name } });
       moved.push(plan.id);
     }
+    await tx.events.appendMany(events);
     return moved;
   });
   await settlePlansTogether(ctx, started);
@@ -120,23 +125,41 @@ interface ToSettle {
  * commit, each on its own. Should the shared transaction fail, each plan is settled alone, so
  * one plan that cannot be settled never holds back the others. Returns how many things moved.
  */
-export async function settlePlansTogether(ctx: ExecutorContext, planIds: readonly string[]): Promise<number> {
+export async function settlePlansTogether(ctx: ExecutorContext, planIds: readonly string[], known: ReadonlyMap<string, Loaded> = new Map()): Promise<number> {
   const { store } = ctx;
   const plans: ToSettle[] = [];
   let moved = 0;
+  if (planIds.length === 0) return moved;
+  // A plan the pass read already is settled from that reading (see Pass.settleLater) when a
+  // light read of the statuses shows it unchanged since; the others are read whole, fresh and
+  // together (three statements).
+  const current = await unchanged(store, planIds, known);
+  const unknown = planIds.filter((id) => !current.has(id));
+  const found = new Map([...current].map(([id, loaded]) => [id, loaded.plan]));
+  const intentions = new Map([...current.values()].flatMap((loaded) => (loaded.intention ? [[loaded.intention.id, loaded.intention]] : [])));
+  if (unknown.length > 0) {
+    for (const [id, plan] of await store.plans.getMany(unknown)) found.set(id, plan);
+    for (const [id, intention] of await store.intentions.getMany(unknown.flatMap((id) => found.get(id)?.intentionId ?? []))) intentions.set(id, intention);
+  }
   for (const planId of new Set(planIds)) {
-    const plan = await store.plans.get(planId);
-    if (!plan || plan.status !== 'executing') continue;
-    const intention = await store.intentions.get(plan.intentionId);
+    const plan = found.get(planId);
+    if (plan?.status !== 'executing') continue;
+    const intention = intentions.get(plan.intentionId);
     if (intention?.status === 'abandoned') {
       moved += await abandonPlan(ctx, plan, `the intention was abandoned (${intention.reason || 'no reason given'})`);
       continue;
     }
     const decided = settlement(plan.steps);
-    const actual = decided.outcome === 'completed' ? await actualUse(ctx, plan, plan.steps) : null;
-    if (decided.promote.length > 0 || decided.cancel.length > 0 || decided.outcome) plans.push({ plan, decided, actual });
+    if (decided.promote.length > 0 || decided.cancel.length > 0 || decided.outcome) plans.push({ plan, decided, actual: null });
   }
   if (plans.length === 0) return moved;
+  // What the plans about to complete used, from one count over all their origins.
+  const completing = plans.filter((p) => p.decided.outcome === 'completed');
+  if (completing.length > 0) {
+    const counts = await store.executorQueries.countByOrigin(completing.flatMap((p) => originsOf(p.plan.steps)));
+    const now = ctx.clock.now();
+    for (const p of completing) p.actual = usage(p.plan, p.plan.steps, counts, ctx.registry, now);
+  }
   let outcomes: number[];
   try {
     outcomes = await inUnitOfWork(store, (scoped) => settleIn(ctx, scoped, plans));
@@ -165,6 +188,25 @@ export async function settlePlansTogether(ctx: ExecutorContext, planIds: readonl
     }
   }
   return again.length > 0 ? moved + (await settlePlansTogether(ctx, again)) : moved;
+}
+
+/**
+ * The plans of `known` whose status, intention status and step statuses are still as known
+ * (one light statement for all of them): settling may decide from these as from a fresh read.
+ */
+async function unchanged(store: Store, planIds: readonly string[], known: ReadonlyMap<string, Loaded>): Promise<Map<string, Loaded>> {
+  const candidates = planIds.filter((id) => known.has(id));
+  const same = new Map<string, Loaded>();
+  if (candidates.length === 0) return same;
+  const statuses = await store.executorQueries.planStatuses(candidates);
+  for (const id of candidates) {
+    const loaded = known.get(id)!;
+    const now = statuses.get(id);
+    if (!now || now.plan !== loaded.plan.status || now.intention !== loaded.intention?.status) continue;
+    if (now.steps.size !== loaded.plan.steps.length || loaded.plan.steps.some((s) => now.steps.get(s.id) !== s.status)) continue;
+    same.set(id, loaded);
+  }
+  return same;
 }
 
 /** The settlements' writes inside one unit of work; how many things moved for each plan. */
@@ -198,7 +240,7 @@ async function completeIn(ctx: ExecutorContext, scoped: Store, plan: PlanWithSte
   } else {
     await fulfilIntention(scoped, plan.intentionId, 'completed');
   }
-  await recordProcedure(scoped, plan.id);
+  await recordProcedure(scoped, plan.id, { ...plan, status: 'completed' });
   return true;
 }
 

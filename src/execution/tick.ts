@@ -114,6 +114,8 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
   report.takenOver = await guarded('taking over from stopped executors', () => takeOverFromGone(ctx, pass, options.batch), 0);
   const due = await guarded('finding due steps', () => store.executorQueries.dueSteps({ now: ctx.clock.now(), host: ctx.host, limit: options.batch }), []);
   report.dueSteps = due.length;
+  // Every plan the due steps belong to, with its intention and its budget's counts, in a few statements.
+  await guarded('reading the plans of the due steps', () => pass.preload(store, due), undefined);
   // Steps that acted before moving hand their moves back; they commit together, in one
   // transaction per pass, once every worker is done.
   const moves: { due: StepRecord; move: Move }[] = [];
@@ -137,7 +139,8 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
     if (options.observer) await observeStep(ctx, options.observer, step, moved);
   }
   // Each plan whose steps finished is settled once, after all of them (promoting what became ready).
-  report.settled += await guarded('settling the plans whose steps finished', () => settlePlansTogether(ctx, pass.takePlansToSettle()), 0);
+  const { planIds, known } = pass.takePlansToSettle();
+  report.settled += await guarded('settling the plans whose steps finished', () => settlePlansTogether(ctx, planIds, known), 0);
 
   report.busy =
     due.length >= options.batch || report.performedApprovals > 0 || report.takenOver > 0 || report.startedPlans > 0 || report.settled > 0 || report.replannedForCommitments > 0 || report.movedSteps > 0 || report.resumedReplans > 0;

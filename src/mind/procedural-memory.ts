@@ -127,12 +127,14 @@ export type Recorded =
  * Records the procedural memory of a completed plan, with `procedural_memory_recorded`. Recording
  * the same plan again returns the memory already kept and appends nothing.
  */
-export async function recordProcedure(store: Store, planId: string): Promise<Recorded> {
-  const plan: PlanWithSteps | undefined = await store.plans.get(planId);
+export async function recordProcedure(store: Store, planId: string, completed?: PlanWithSteps): Promise<Recorded> {
+  // The executor closing a plan hands it over as it just completed it, rather than have it read again.
+  const plan: PlanWithSteps | undefined = completed?.id === planId && completed.status === 'completed' ? completed : await store.plans.get(planId);
   if (!plan) return { recorded: false, reason: 'unknown_plan' };
   if (plan.status !== 'completed') return { recorded: false, reason: 'plan_not_completed' };
   const earlier: EarlierRevision[] = [];
-  for (const prior of await store.plans.listByIntention(plan.intentionId)) {
+  // A first revision has no earlier one to look for.
+  for (const prior of plan.revision > 1 ? await store.plans.listByIntention(plan.intentionId) : []) {
     if (prior.revision >= plan.revision) continue;
     const steps = (await store.plans.get(prior.id))?.steps ?? [];
     const failed = prior.status === 'failed' || steps.some((s) => s.status === 'failed');

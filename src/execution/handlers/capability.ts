@@ -9,7 +9,7 @@ import { addSeconds } from '../../core/clock.ts';
 import type { JsonObject } from '../../core/plan.ts';
 import type { StepRecord } from '../../store/index.ts';
 import type { StepScene } from '../apply.ts';
-import { checkBudget, usage, originsOf } from '../budget.ts';
+import { checkBudget, usage } from '../budget.ts';
 import { observe, type CheckOutcome } from '../checks.ts';
 import { preconditionOrigin, stepOrigin, type ExecutorContext } from '../context.ts';
 import type { StepIO } from '../pass.ts';
@@ -133,7 +133,7 @@ export async function runCapabilityStep(ctx: ExecutorContext, scene: StepScene, 
     return { decision: { kind: 'fail', reason: 'unknown capability', error: `no capability named "${step.capability}" is registered in this daemon`, failure: 'step_failed' } };
   }
 
-  const counts = await ctx.store.executorQueries.countByOrigin(originsOf(plan.steps));
+  const counts = await io.usageCounts(ctx.store, plan);
   const used = usage(plan, plan.steps, counts, ctx.registry, now);
   const approval = requiresApproval(scene, definition);
   const preconditionPending = step.precondition !== null && !(counts.executions.get(preconditionOrigin(step.id)) ?? 0);

@@ -18,6 +18,9 @@ export interface RepositoryContext {
   readonly wakeChannel: string | null;
 }
 
+/** Ids bound in one `IN (...)` list: far below SQLite's and PostgreSQL's limits on bound parameters. */
+export const IDS_PER_STATEMENT = 500;
+
 /** Runs `work` in a transaction, joining the caller's when there already is one. */
 export async function inTransaction<T>(db: Kysely<Database>, work: (tx: Kysely<Database>) => Promise<T>): Promise<T> {
   if (db.isTransaction) return work(db);

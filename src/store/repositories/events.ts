@@ -59,43 +59,40 @@ export class EventRepository {
   }
 
   async append(event: NewEvent): Promise<EventRecord> {
-    const [record] = await this.appendMany([event]);
+    const [record] = await this.#write([event], true);
     return record!;
   }
 
   /**
    * Appends several events in one statement, in the order given (their seqs follow it). A record
    * of an act is several facts at once (the policy decision, the authorisation, the execution,
-   * the step's move); writing them as one multi-row insert keeps them one statement.
+   * the step's move), and a pass of the executor writes those of all its steps together; one
+   * multi-row insert keeps them one statement. Nothing is read back.
    */
-  async appendMany(events: readonly NewEvent[]): Promise<EventRecord[]> {
+  async appendMany(events: readonly NewEvent[]): Promise<void> {
+    for (let i = 0; i < events.length; i += EVENTS_PER_INSERT) await this.#write(events.slice(i, i + EVENTS_PER_INSERT), false);
+  }
+
+  async #write(events: readonly NewEvent[], readBack: boolean): Promise<EventRecord[]> {
     if (events.length === 0) return [];
     for (const event of events) {
       if (!EventTypes.has(event.type)) throw new TypeError(`unknown event type: ${String(event.type)}`);
     }
-    if (events.length > EVENTS_PER_INSERT) {
-      const written: EventRecord[] = [];
-      for (let i = 0; i < events.length; i += EVENTS_PER_INSERT) written.push(...(await this.appendMany(events.slice(i, i + EVENTS_PER_INSERT))));
-      return written;
-    }
     const { db, codec, clock } = this.#ctx;
     const at = codec.time(clock.now());
-    const rows = await db
-      .insertInto('events')
-      .values(
-        events.map((event) => ({
-          id: newId(),
-          type: event.type,
-          mind_id: event.mindId ?? null,
-          intention_id: event.intentionId ?? null,
-          plan_id: event.planId ?? null,
-          step_id: event.stepId ?? null,
-          data: codec.json(event.data ?? {}),
-          created_at: at,
-        })),
-      )
-      .returningAll()
-      .execute();
+    const values = events.map((event) => ({
+      id: newId(),
+      type: event.type,
+      mind_id: event.mindId ?? null,
+      intention_id: event.intentionId ?? null,
+      plan_id: event.planId ?? null,
+      step_id: event.stepId ?? null,
+      data: codec.json(event.data ?? {}),
+      created_at: at,
+    }));
+    const insert = db.insertInto('events').values(values);
+    // Only the seq is read back, for the one caller that wants the record: the rest is what was written.
+    const rows = readBack ? await insert.returning(['id', 'seq']).execute() : (await insert.execute(), []);
     const reasons = [...new Set(events.filter((event) => WAKE_EVENT_TYPES.has(event.type)).map(wakeReason))];
     if (reasons.length > 0) {
       // NOTIFY is transactional: other processes hear it when (and only if) this commits. A
@@ -105,8 +102,13 @@ export class EventRepository {
       }
       for (const reason of reasons) this.#ctx.wake(reason);
     }
+    const written = new Map(rows.map((row) => [row.id, codec.readInt(row.seq)]));
+    const createdAt = codec.readTime(at);
     // RETURNING hands rows back in no promised order; seq is the order they were written in.
-    return rows.map((row) => this.#decode(row)).sort((a, b) => a.seq - b.seq);
+    return values
+      .map((row, i) => ({ seq: written.get(row.id)!, id: row.id, type: row.type, mindId: row.mind_id, intentionId: row.intention_id, planId: row.plan_id, stepId: row.step_id, data: events[i]!.data ?? {}, createdAt }))
+      .filter((record) => record.seq !== undefined)
+      .sort((a, b) => a.seq - b.seq);
   }
 
   /** Oldest first. */

@@ -103,6 +103,29 @@ export class ExecutionRepository {
   }
 
   /**
+   * Writes several executions in one statement: written-ahead ones as `started`, the others with
+   * their outcome. What a batch of steps recorded goes in together, in the caller's transaction.
+   */
+  async insertMany(inputs: readonly (NewExecution & ({ status: 'started' } | ExecutionOutcome))[]): Promise<void> {
+    if (inputs.length === 0) return;
+    const { db, codec, clock } = this.#ctx;
+    const now = codec.time(clock.now());
+    const rows = inputs.map((input): Insertable<ToolExecutionsTable> => {
+      if (input.status === 'started') return { ...this.#newRow(input, now), status: 'started', finished_at: null };
+      return {
+        ...this.#newRow(input, now),
+        status: input.status,
+        result: codec.jsonOrNull(input.result),
+        error: input.error ?? '',
+        retry_safe: codec.bool(input.retrySafe ?? false),
+        finished_at: now,
+      };
+    });
+    // Far below either store's limit on bound parameters (15 per row).
+    for (let i = 0; i < rows.length; i += 500) await db.insertInto('tool_executions').values(rows.slice(i, i + 500)).execute();
+  }
+
+  /**
    * started → succeeded | failed, stamping finished_at. Undefined when the execution was not
    * `started` any more (already finished, or no such execution): nothing is changed then.
    * Fields left out of the outcome keep their stored values.

@@ -7,9 +7,9 @@
 
 import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { Database } from '../schema.ts';
-import { DUE_STEP_STATUSES } from '../../core/vocabulary.ts';
+import { DUE_STEP_STATUSES, type IntentionStatus, type PlanStatus, type StepStatus } from '../../core/vocabulary.ts';
 import { hasOrigin, oneOf } from '../vocabulary-sql.ts';
-import type { RepositoryContext } from './context.ts';
+import { IDS_PER_STATEMENT, type RepositoryContext } from './context.ts';
 import { decodeStep, FINAL_STEP_STATUSES, type StepRecord } from './steps.ts';
 
 /** Plan statuses the executor revisits; the predicate of `plans_live_idx`. */
@@ -33,6 +33,13 @@ export interface DueStepQuery extends Affinity {
 
 export interface PlanQuery extends Affinity {
   limit: number;
+}
+
+/** Where a plan stands: its status, its intention's, and each step's by id. */
+export interface PlanStatuses {
+  plan: PlanStatus;
+  intention: IntentionStatus;
+  steps: Map<string, StepStatus>;
 }
 
 /** Counts of what each origin caused, for budget accounting. */
@@ -269,24 +276,53 @@ export class ExecutorQueryRepository {
   }
 
   /**
+   * The current status of each of `planIds`, of its intention and of each of its steps: a light
+   * read (no plan or step bodies) for checking that plans read earlier in a pass are still as
+   * they were read before deciding from them. Plans not found are absent.
+   */
+  async planStatuses(planIds: readonly string[]): Promise<Map<string, PlanStatuses>> {
+    const found = new Map<string, PlanStatuses>();
+    const unique = [...new Set(planIds)];
+    for (let i = 0; i < unique.length; i += IDS_PER_STATEMENT) {
+      const rows = await this.#ctx.db
+        .selectFrom('plans as p')
+        .innerJoin('intentions as i', 'i.id', 'p.intention_id')
+        .leftJoin('plan_steps as s', 's.plan_id', 'p.id')
+        .select(['p.id as planId', 'p.status as planStatus', 'i.status as intentionStatus', 's.id as stepId', 's.status as stepStatus'])
+        .where('p.id', 'in', unique.slice(i, i + IDS_PER_STATEMENT))
+        .execute();
+      for (const row of rows) {
+        let plan = found.get(row.planId);
+        if (!plan) found.set(row.planId, (plan = { plan: row.planStatus, intention: row.intentionStatus, steps: new Map() }));
+        if (row.stepId !== null && row.stepStatus !== null) plan.steps.set(row.stepId, row.stepStatus);
+      }
+    }
+    return found;
+  }
+
+  /**
    * How many executions, approval requests and capability requests each of `origins` caused.
    * Served by the origin indexes; origins absent from the answer caused nothing.
    */
   async countByOrigin(origins: readonly string[]): Promise<OriginCounts> {
     const counts: OriginCounts = { executions: new Map(), approvals: new Map(), requests: new Map() };
-    const list = origins.filter((o) => o !== '');
+    const list = [...new Set(origins.filter((o) => o !== ''))];
     if (list.length === 0) return counts;
     const { db, codec } = this.#ctx;
-    const per = (table: 'tool_executions' | 'approval_requests' | 'capability_requests') =>
+    const per = (table: 'tool_executions' | 'approval_requests' | 'capability_requests', chunk: string[]) =>
       db
         .selectFrom(table)
         .select([sql.lit(table).as('source'), 'origin', (eb) => eb.fn.countAll().as('n')])
         .where(hasOrigin())
-        .where('origin', 'in', list)
+        .where('origin', 'in', chunk)
         .groupBy('origin');
-    const rows = await per('tool_executions').unionAll(per('approval_requests')).unionAll(per('capability_requests')).execute();
     const into = { tool_executions: counts.executions, approval_requests: counts.approvals, capability_requests: counts.requests };
-    for (const row of rows) into[row.source as keyof typeof into].set(row.origin, codec.readInt(row.n));
+    // A pass asks for the origins of all its plans at once: chunked, since each origin is bound three times.
+    for (let i = 0; i < list.length; i += IDS_PER_STATEMENT) {
+      const chunk = list.slice(i, i + IDS_PER_STATEMENT);
+      const rows = await per('tool_executions', chunk).unionAll(per('approval_requests', chunk)).unionAll(per('capability_requests', chunk)).execute();
+      for (const row of rows) into[row.source as keyof typeof into].set(row.origin, codec.readInt(row.n));
+    }
     return counts;
   }
 

@@ -5,7 +5,7 @@ import { newId } from '../../core/ids.ts';
 import type { JsonObject } from '../../core/plan.ts';
 import type { IntentionReason, IntentionStatus } from '../../core/vocabulary.ts';
 import type { IntentionsTable } from '../schema.ts';
-import { asList, type RepositoryContext } from './context.ts';
+import { asList, IDS_PER_STATEMENT, type RepositoryContext } from './context.ts';
 
 /** The concrete action an intention names, when it names one. */
 export interface IntentionMeans {
@@ -85,6 +85,17 @@ export class IntentionRepository {
   async get(id: string): Promise<IntentionRecord | undefined> {
     const row = await this.#ctx.db.selectFrom('intentions').selectAll().where('id', '=', id).executeTakeFirst();
     return row && this.#decode(row);
+  }
+
+  /** Several intentions keyed by id, in one statement per chunk of ids; ids not found are absent. */
+  async getMany(ids: readonly string[]): Promise<Map<string, IntentionRecord>> {
+    const found = new Map<string, IntentionRecord>();
+    const unique = [...new Set(ids)];
+    for (let i = 0; i < unique.length; i += IDS_PER_STATEMENT) {
+      const rows = await this.#ctx.db.selectFrom('intentions').selectAll().where('id', 'in', unique.slice(i, i + IDS_PER_STATEMENT)).execute();
+      for (const row of rows) found.set(row.id, this.#decode(row));
+    }
+    return found;
   }
 
   /** Newest first. */

@@ -14,7 +14,7 @@ import {
 } from '../../core/plan.ts';
 import { CLOSED_PLAN_STATUSES, type PlanOrigin, type PlanStatus } from '../../core/vocabulary.ts';
 import type { PlanStepsTable, PlansTable } from '../schema.ts';
-import { asList, inTransaction, type RepositoryContext } from './context.ts';
+import { asList, IDS_PER_STATEMENT, inTransaction, type RepositoryContext } from './context.ts';
 import { decodeStep, type StepRecord } from './steps.ts';
 
 export interface PlanRecord {
@@ -174,6 +174,32 @@ export class PlanRepository {
     return { ...this.#decode(row), steps: stepRows.map((step) => decodeStep(step, codec)) };
   }
 
+  /**
+   * Several plans with their steps, keyed by id, in two statements for any number of them (in
+   * chunks far below either store's limit on bound parameters): how a pass of the executor reads
+   * every plan it touches at once. Ids not found are absent from the answer.
+   */
+  async getMany(ids: readonly string[]): Promise<Map<string, PlanWithSteps>> {
+    const { db, codec } = this.#ctx;
+    const found = new Map<string, PlanWithSteps>();
+    const unique = [...new Set(ids)];
+    for (let i = 0; i < unique.length; i += IDS_PER_STATEMENT) {
+      const chunk = unique.slice(i, i + IDS_PER_STATEMENT);
+      const rows = await db.selectFrom('plans').selectAll().where('id', 'in', chunk).execute();
+      if (rows.length === 0) continue;
+      for (const row of rows) found.set(row.id, { ...this.#decode(row), steps: [] });
+      const stepRows = await db
+        .selectFrom('plan_steps')
+        .selectAll()
+        .where('plan_id', 'in', rows.map((row) => row.id))
+        .orderBy('plan_id')
+        .orderBy('position')
+        .execute();
+      for (const step of stepRows) found.get(step.plan_id)!.steps.push(decodeStep(step, codec));
+    }
+    return found;
+  }
+
   /** Newest first, without steps. */
   async listByMind(mindId: string, options: PlanListOptions = {}): Promise<PlanRecord[]> {
     const { db, codec } = this.#ctx;
@@ -239,6 +265,25 @@ export class PlanRepository {
       .returningAll()
       .executeTakeFirst();
     return row && this.#decode(row);
+  }
+
+  /**
+   * Moves several plans from `from` to `to` in one conditional statement per chunk; returns the
+   * ids that moved (a plan no longer in `from` is left alone). How a pass starts all the plans it
+   * found validated at once.
+   */
+  async transitionMany(ids: readonly string[], from: PlanStatus, to: PlanStatus, patch: Pick<PlanPatch, 'statusReason'> = {}): Promise<string[]> {
+    const { db, codec, clock } = this.#ctx;
+    const now = clock.now();
+    const set: Updateable<PlansTable> = { status: to, updated_at: codec.time(now) };
+    if (patch.statusReason !== undefined) set.status_reason = patch.statusReason;
+    if (CLOSED_PLAN_STATUSES.includes(to)) set.closed_at = codec.time(now);
+    const moved: string[] = [];
+    for (let i = 0; i < ids.length; i += IDS_PER_STATEMENT) {
+      const rows = await db.updateTable('plans').set(set).where('id', 'in', ids.slice(i, i + IDS_PER_STATEMENT)).where('status', '=', from).returning('id').execute();
+      moved.push(...rows.map((row) => row.id));
+    }
+    return moved;
   }
 
   #decode(row: Selectable<PlansTable>): PlanRecord {

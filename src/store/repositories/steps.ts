@@ -9,7 +9,7 @@ import type { StepKind, StepStatus } from '../../core/vocabulary.ts';
 import type { Codec } from '../codec.ts';
 import type { Database, PlanStepsTable } from '../schema.ts';
 import { stepIsDue } from '../vocabulary-sql.ts';
-import { asList, type RepositoryContext } from './context.ts';
+import { asList, IDS_PER_STATEMENT, type RepositoryContext } from './context.ts';
 
 export interface StepRecord {
   id: string;
@@ -232,20 +232,25 @@ export class StepRepository {
   }
 
   /**
-   * Moves pending steps to ready in one conditional statement (dependencies done); returns the
-   * ids that moved. A step that is no longer pending is left alone.
+   * Moves pending steps to ready in one conditional statement per chunk (dependencies done);
+   * returns the ids that moved. A step that is no longer pending, or whose plan is no longer
+   * executing, is left alone: the caller may have decided from a plan it read earlier in its pass.
    */
   async promote(stepIds: readonly string[]): Promise<string[]> {
-    if (stepIds.length === 0) return [];
     const { db, codec, clock } = this.#ctx;
-    const rows = await db
-      .updateTable('plan_steps')
-      .set({ status: 'ready', status_reason: 'dependencies done', next_run_at: null, updated_at: codec.time(clock.now()) })
-      .where('id', 'in', [...stepIds])
-      .where('status', '=', 'pending')
-      .returning('id')
-      .execute();
-    return rows.map((row) => row.id);
+    const moved: string[] = [];
+    for (let i = 0; i < stepIds.length; i += IDS_PER_STATEMENT) {
+      const rows = await db
+        .updateTable('plan_steps')
+        .set({ status: 'ready', status_reason: 'dependencies done', next_run_at: null, updated_at: codec.time(clock.now()) })
+        .where('id', 'in', stepIds.slice(i, i + IDS_PER_STATEMENT))
+        .where('status', '=', 'pending')
+        .where(({ exists, selectFrom }) => exists(selectFrom('plans as p').select('p.id').whereRef('p.id', '=', 'plan_steps.plan_id').where('p.status', '=', 'executing')))
+        .returning('id')
+        .execute();
+      moved.push(...rows.map((row) => row.id));
+    }
+    return moved;
   }
 
   /**
