@@ -1,8 +1,14 @@
 // Plan files and API bodies arrive as JSON or YAML text. This turns text into an untrusted
 // value for parseProposal, with a clear error (and position) instead of a parser's trace.
 
-import { parseDocument } from 'yaml';
+import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
 import type { ValidationIssue } from '../core/plan.ts';
+
+// The YAML parser is loaded on the first YAML text, not at start: a JSON plan (and a command
+// that reads no plan) never needs it. Loaded synchronously, so parsing stays synchronous.
+const load = createRequire(import.meta.url);
+let yaml: typeof Yaml | undefined;
 
 export type PlanTextFormat = 'json' | 'yaml';
 
@@ -30,7 +36,8 @@ export function parsePlanText(text: string, format: PlanTextFormat): PlanText {
   }
   // YAML: plain data only. Unknown tags, aliases, merge keys, duplicate keys and multiple
   // documents are refused rather than interpreted.
-  const doc = parseDocument(text, { merge: false, uniqueKeys: true, customTags: [], prettyErrors: true });
+  yaml ??= load('yaml') as typeof Yaml;
+  const doc = yaml.parseDocument(text, { merge: false, uniqueKeys: true, customTags: [], prettyErrors: true });
   const problem = doc.errors[0] ?? doc.warnings[0];
   if (problem) {
     const where = problem.linePos?.[0] ? ` at line ${problem.linePos[0].line}, column ${problem.linePos[0].col}` : '';

@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import { systemClock, type Clock } from '../core/clock.ts';
 import { codecFor, type Codec, type StoreKind } from './codec.ts';
 import { assertSchemaName, type PostgresStoreConfig, type SqliteStoreConfig, type StoreConfig } from './config.ts';
@@ -126,7 +126,7 @@ export async function openStore(config: StoreConfig, options: StoreOptions = {})
   const clock = options.clock ?? systemClock;
   const codec = codecFor(config.kind);
   const log = options.observeQuery ? queryLog(options.observeQuery) : undefined;
-  const db = config.kind === 'sqlite' ? openSqlite(config, log) : openPostgres(config, log);
+  const db = config.kind === 'sqlite' ? openSqlite(config, log) : await openPostgres(config, log);
   const schema = config.kind === 'postgres' ? config.schema : undefined;
   const wakeups = new WakeSignals();
   const wakeChannelName = config.kind === 'postgres' ? wakeChannel(config.schema) : null;
@@ -180,9 +180,11 @@ function openSqlite(config: SqliteStoreConfig, log: QueryLog | undefined): Kysel
   return new Kysely<Database>({ dialect: new PraxisSqliteDialect({ database: withStatementCache(database) }), ...(log ? { log } : {}) });
 }
 
-function openPostgres(config: PostgresStoreConfig, log: QueryLog | undefined): Kysely<Database> {
+async function openPostgres(config: PostgresStoreConfig, log: QueryLog | undefined): Promise<Kysely<Database>> {
   if (config.schema !== undefined) assertSchemaName(config.schema);
-  const pool = new pg.Pool({
+  // Loaded here, not at start: a process on SQLite never needs the PostgreSQL client.
+  const { default: pg } = await import('pg');
+  const pool: pg.Pool = new pg.Pool({
     connectionString: config.url,
     // Every commit is durable whatever the server's default (a claim or a write-ahead execution
     // row must never vanish after it was reported committed), and unqualified table names

@@ -3,7 +3,7 @@
 // every (re)connection the listener reports a wake-up of its own: whatever was notified while
 // it was away is found by the re-scan that follows.
 
-import pg from 'pg';
+import type pg from 'pg';
 import type { PostgresStoreConfig } from './config.ts';
 
 /** The channel of one store; a schema gets its own, so stores sharing a database stay apart. */
@@ -49,6 +49,9 @@ export function listenForWakeUps(config: PostgresStoreConfig, options: WakeListe
   };
 
   const connect = async () => {
+    // Loaded on first use, like the store's pool (src/store/store.ts), so SQLite never loads it.
+    const { default: pg } = await import('pg');
+    if (closed) return;
     const next = new pg.Client({ connectionString: config.url });
     client = next;
     // A dropped connection ends the client; both paths lead to one retry.
