@@ -10,7 +10,7 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { property, settle, systemctl, waitFor } from './support/container.ts';
 import { DATABASE, api, installPraxis, issueToken, ok, sh, startPraxis } from './support/praxis-service.ts';
 
@@ -47,7 +47,7 @@ describe('Praxis as praxis.service: unprivileged, sandboxed, acting through polk
     assert.ok(Number(level[1]) <= 2.0, `exposure ${level[1]}`);
   });
 
-  it('the daemon runs as the praxis user, in the journal group, with no capabilities and no new privileges', () => {
+  it('the daemon runs as the praxis user, in the journal group, with no capabilities, no new privileges and its sandbox in effect', () => {
     const pid = Number(property('praxis.service', 'MainPID'));
     assert.ok(pid > 0);
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -60,10 +60,22 @@ describe('Praxis as praxis.service: unprivileged, sandboxed, acting through polk
     assert.equal(field('NoNewPrivs'), '1');
     assert.equal(field('Seccomp'), '2', 'the system call filter is on');
     // ProtectSystem=strict: the project it runs from and /usr are read-only to it; its state is not.
-    const mounts = readFileSync(`/proc/${pid}/mountinfo`, 'utf8').split('\n');
-    const optionsOf = (point: string) => mounts.find((l) => l.split(' ')[4] === point)?.split(' ')[5] ?? '';
-    assert.match(optionsOf('/'), /^ro\b/, mounts.join('\n'));
-    assert.match(optionsOf('/var/lib/praxis'), /^rw\b/, mounts.join('\n'));
+    const mountsOf = (process: number | string) => readFileSync(`/proc/${process}/mountinfo`, 'utf8').split('\n');
+    const mounts = mountsOf(pid);
+    // The last mount on a point is the one seen there.
+    const mountAt = (lines: string[], point: string) => lines.filter((l) => l.split(' ')[4] === point).at(-1)?.split(' ') ?? [];
+    assert.match(mountAt(mounts, '/')[5] ?? '', /^ro\b/, mounts.join('\n'));
+    assert.match(mountAt(mounts, '/var/lib/praxis')[5] ?? '', /^rw\b/, mounts.join('\n'));
+    // PrivateTmp, PrivateDevices and ProtectHome: what it sees there is not what the system sees
+    // (another file system, or another directory of one: device and root of the mount differ).
+    const seen = (lines: string[], point: string) => mountAt(lines, point).slice(2, 4).join(' ');
+    const system = mountsOf(1);
+    for (const point of ['/tmp', '/var/tmp', '/dev', '/home', '/root']) {
+      assert.notEqual(seen(mounts, point), '', `nothing is mounted over ${point}`);
+      assert.notEqual(seen(mounts, point), seen(system, point), `${point} is the system's`);
+    }
+    // PrivateIPC and ProtectHostname: namespaces of its own.
+    for (const ns of ['ipc', 'uts', 'mnt']) assert.notEqual(readlinkSync(`/proc/${pid}/ns/${ns}`), readlinkSync(`/proc/1/ns/${ns}`), `${ns} namespace`);
   });
 
   it('a restart of a unit the polkit rule does not name is refused (permission_denied), and that unit keeps running', async () => {
