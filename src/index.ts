@@ -60,7 +60,9 @@ export { builtinImplementations, type BuiltinImplementationOptions } from './cap
 export { CapabilityService, type CapabilityServiceOptions } from './capabilities/service.ts';
 export { DEFAULT_RULES } from './capabilities/policy/decide.ts';
 export type { InvokeRequest, InvokeResult, Preview } from './capabilities/invocation.ts';
-export { decideApproval, denyApproval, type ApprovalAnswer } from './capabilities/approvals.ts';
+export { decideApproval, denyApproval, nameApprovalAuthor, type ApprovalAnswer } from './capabilities/approvals.ts';
+export { approvalKeyFrom, type ApprovalKey } from './capabilities/policy/action-digest.ts';
+export { loadApprovalKey, loadDaemonKey, defaultSecretFile, type LoadedKey } from './access/daemon-secret.ts';
 export { decideRequest, requestCapability, revokeGrant, type RequestAnswer } from './capabilities/capability-requests.ts';
 export { execFileRunner, fakeRunner, type CommandRunner, type CommandResult } from './capabilities/host/index.ts';
 export { SimulatedHost, SIMULATED_PROGRAMS, type SimulatedUnit, type SimulatedJournalEntry } from './capabilities/host/simulated/host.ts';

@@ -7,7 +7,7 @@ import type { Clock } from '../core/clock.ts';
 import { InputError } from '../core/errors.ts';
 import { isOperatorName } from '../core/operator.ts';
 import { AccessRoles, type AccessRole } from '../core/vocabulary.ts';
-import type { AccessTokenRecord, Store } from '../store/index.ts';
+import type { AccessTokenRecord, NewEvent, Store } from '../store/index.ts';
 import type { Principal } from './permissions.ts';
 
 const TOKEN_PREFIX = 'praxis_';
@@ -23,6 +23,8 @@ export interface TokenRequest {
   mindId?: string | null;
   label?: string;
   expiresAt?: Date | null;
+  /** Who issues it, recorded on the `token_created` event (the CLI's `--as` or OS user). */
+  issuedBy?: string;
 }
 
 export interface IssuedToken {
@@ -41,20 +43,65 @@ export async function issueToken(store: Store, request: TokenRequest): Promise<I
   } else if (request.role !== 'agent' && request.mindId) {
     problems.push({ code: 'mind_only_for_agents', path: 'mind', message: `a ${request.role} token sees every mind; only agent tokens are bound to one` });
   }
+  if (request.issuedBy !== undefined && !isOperatorName(request.issuedBy)) {
+    problems.push({ code: 'invalid_operator', path: 'issued_by', message: 'the operator issuing a token needs a name' });
+  }
   if (request.expiresAt && request.expiresAt.getTime() <= store.clock.now().getTime()) {
     problems.push({ code: 'expiry_in_past', path: 'expires', message: 'the expiry must lie in the future' });
   }
   if (problems.length > 0) throw new InputError(problems);
   const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
-  const record = await store.accessTokens.create({
-    operator: request.operator.trim(),
-    role: request.role as AccessRole,
-    mindId: request.mindId ?? null,
-    tokenHash: hashToken(token),
-    label: request.label ?? '',
-    expiresAt: request.expiresAt ?? null,
+  // The token and the record of who issued it commit together: no token exists off the record.
+  const record = await store.transaction(async (tx) => {
+    const created = await tx.accessTokens.create({
+      operator: request.operator.trim(),
+      role: request.role as AccessRole,
+      mindId: request.mindId ?? null,
+      tokenHash: hashToken(token),
+      label: request.label ?? '',
+      expiresAt: request.expiresAt ?? null,
+    });
+    await tx.events.append(tokenEvent('token_created', created, request.issuedBy?.trim() ?? ''));
+    return created;
   });
   return { token, record };
+}
+
+export type Revocation = { revoked: AccessTokenRecord } | { refused: 'not_found' | 'already_revoked'; message: string };
+
+/** Revokes a token at once, recorded as `token_revoked` with who revoked it. */
+export async function revokeToken(store: Store, tokenId: string, revokedBy: string): Promise<Revocation> {
+  if (!isOperatorName(revokedBy)) throw new InputError([{ code: 'invalid_operator', path: 'operator', message: 'revoking a token needs the name of the operator doing it' }]);
+  const revoked = await store.transaction(async (tx) => {
+    const record = await tx.accessTokens.revoke(tokenId);
+    if (record) await tx.events.append(tokenEvent('token_revoked', record, revokedBy.trim()));
+    return record;
+  });
+  if (revoked) return { revoked };
+  const existing = await store.accessTokens.get(tokenId);
+  return existing
+    ? { refused: 'already_revoked', message: `token ${tokenId} was already revoked at ${existing.revokedAt?.toISOString()}` }
+    : { refused: 'not_found', message: `no token ${tokenId}` };
+}
+
+/**
+ * A token's audit event: `operator` is who acted, `token_operator` whom the token speaks for.
+ * An agent token's events belong to its mind's timeline; the others to no mind (the audit trail).
+ * Never the secret nor its hash.
+ */
+function tokenEvent(type: 'token_created' | 'token_revoked', record: AccessTokenRecord, by: string): NewEvent {
+  return {
+    type,
+    mindId: record.mindId,
+    data: {
+      operator: by,
+      token_id: record.id,
+      token_operator: record.operator,
+      role: record.role,
+      label: record.label,
+      expires_at: record.expiresAt?.toISOString() ?? null,
+    },
+  };
 }
 
 /** True while the token is neither revoked nor past its expiry. */

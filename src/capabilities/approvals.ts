@@ -16,7 +16,7 @@ import { callEvent, noRecords, writeRecords, type CallRecords } from './call-rec
 import type { Denied, Executed, Failed } from './invocation.ts';
 import { act, allow, type Allowed } from './perform.ts';
 import { loadPolicyInputs } from './policy-inputs.ts';
-import { actionDigest } from './policy/action-digest.ts';
+import { approvalDigest, checkApprovalDigest, digestKeyId, type DigestCheck } from './policy/action-digest.ts';
 import { decidePolicy } from './policy/decide.ts';
 import type { ServiceContext } from './service.ts';
 
@@ -25,9 +25,10 @@ export type ApprovalAnswer =
   /** Approved: the mind's executor performs the action (see performApprovedAction). */
   | { status: 'approved'; approvalId: string }
   | { status: 'denied' | 'withdrawn'; approvalId: string }
+  | { status: 'author_named'; approvalId: string; author: string }
   | {
       status: 'refused';
-      /** not_found, not_pending, expired, tampered, self_approval, already_decided, not_owner, conflict, invalid_operator */
+      /** not_found, not_pending, expired, tampered, digest_key_mismatch, unkeyed_digest, no_approval_key, no_author, self_approval, already_decided, not_owner, conflict, invalid_operator */
       code: string;
       message: string;
     };
@@ -57,12 +58,53 @@ function checkOperator(operator: string): ApprovalAnswer | null {
   return isOperatorName(operator) ? null : refused('invalid_operator', 'a decision needs the name of the operator making it');
 }
 
-/** The stored action still hashes to its digest and its target still follows from its parameters. */
-function actionIntact(ctx: ServiceContext, approval: ApprovalRecord): boolean {
-  const digest = actionDigest({ capability: approval.capability, target: approval.target, params: approval.params });
-  if (digest !== approval.digest) return false;
-  if (ctx.registry.checkParams(approval.capability, approval.params).length > 0) return false;
-  return ctx.registry.targetOf(approval.capability, approval.params) === approval.target;
+/** A refusal to act on a stored request that does not verify, and the tamper event it raises. */
+interface IntegrityRefusal {
+  code: 'tampered' | 'digest_key_mismatch' | 'unkeyed_digest' | 'no_approval_key';
+  message: string;
+  /** Nothing can ever verify it: the request is closed (failed), not left for another daemon. */
+  final: boolean;
+  event: NewEvent;
+}
+
+/**
+ * Null when the stored request matches its digest and its target still follows from its
+ * parameters; else why it may not be acted on. Checked at each decision and again right before
+ * the action runs, so a row altered between approval and execution is caught too.
+ */
+export function integrityRefusal(ctx: ServiceContext, approval: ApprovalRecord): IntegrityRefusal | null {
+  const key = ctx.approvalKey;
+  let check: DigestCheck = checkApprovalDigest(key, approval, approval.digest);
+  if (check === 'intact') {
+    const paramsHold = ctx.registry.checkParams(approval.capability, approval.params).length === 0;
+    if (paramsHold && ctx.registry.targetOf(approval.capability, approval.params) === approval.target) return null;
+    check = 'altered';
+  }
+  const signedWith = digestKeyId(approval.digest);
+  const refusal = (code: IntegrityRefusal['code'], message: string, final: boolean): IntegrityRefusal => ({
+    code,
+    message,
+    final,
+    event: approvalEvent('approval_tampered', approval, { check, code, signed_with: signedWith ?? '', key_id: key?.id ?? '', message }),
+  });
+  switch (check) {
+    case 'other_key':
+      return refusal(
+        'digest_key_mismatch',
+        `approval request ${approval.id} was signed with another daemon secret (key id ${signedWith}) than this process holds (key id ${key?.id}); every daemon and CLI of one database must share one secret file (PRAXIS_SECRET_FILE, docs/daemon.md)`,
+        false,
+      );
+    case 'no_key':
+      return refusal('no_approval_key', `approval request ${approval.id} is signed with a daemon secret (key id ${signedWith}) and this capability service was given no key to check it with`, false);
+    case 'unkeyed':
+      return refusal(
+        'unkeyed_digest',
+        `approval request ${approval.id} carries an unkeyed digest (raised before digests were keyed, or rewritten by someone without the daemon secret), so nothing shows it was not altered; it cannot be approved or performed: raise the action again`,
+        true,
+      );
+    default:
+      return refusal('tampered', `the stored request ${approval.id} no longer matches the digest it was raised with; it cannot be approved or performed`, true);
+  }
 }
 
 export async function decideApproval(ctx: ServiceContext, approvalId: string, operator: string, note?: string): Promise<ApprovalAnswer> {
@@ -73,12 +115,8 @@ export async function decideApproval(ctx: ServiceContext, approvalId: string, op
   const approval = found;
   const now = ctx.clock.now();
 
-  if (!actionIntact(ctx, approval)) {
-    if (await ctx.store.approvals.transition(approval.id, 'pending', 'failed', { decidedAt: now })) {
-      await event(ctx, 'approval_denied', approval, { operator, reason: 'tampered: the stored action no longer matches its digest' });
-    }
-    return refused('tampered', 'the stored action no longer matches the digest it was raised with; it cannot be approved');
-  }
+  const broken = integrityRefusal(ctx, approval);
+  if (broken) return refuseBroken(ctx, approval, broken, operator);
   // Four eyes with names compared normalised, whichever surface (or library caller) asks.
   const fourEyes = fourEyesRefusal(approval, operator);
   if (fourEyes) return refused(fourEyes.code, fourEyes.message);
@@ -101,6 +139,32 @@ export async function decideApproval(ctx: ServiceContext, approvalId: string, op
   });
   if (!approved) return refused('conflict', 'the request was decided, withdrawn or expired meanwhile');
   return { status: 'approved', approvalId: approval.id };
+}
+
+/**
+ * Names the author of a pending request raised without one (an older version's call, or a
+ * library caller that named nobody), so four eyes can hold and it can be approved. The operator
+ * naming it may not approve it afterwards, whoever they named: naming yourself the author means
+ * someone else must approve, and naming someone else does not make you a second pair of eyes.
+ * The request must still verify; its digest is re-signed over the named author.
+ */
+export async function nameApprovalAuthor(ctx: ServiceContext, approvalId: string, author: string, operator: string, note?: string): Promise<ApprovalAnswer> {
+  const bad = checkOperator(operator);
+  if (bad) return bad;
+  if (!isOperatorName(author)) return refused('invalid_author', 'the author needs a name (letters, no control characters)');
+  const found = await pendingApproval(ctx, approvalId);
+  if (!isRecord(found)) return found;
+  if (found.authoredBy.trim() !== '') return refused('author_recorded', `approval request ${approvalId} already records its author (${found.authoredBy}); an author is never replaced`);
+  const broken = integrityRefusal(ctx, found);
+  if (broken) return refuseBroken(ctx, found, broken, operator);
+  const named = { ...found, authoredBy: author.trim(), authorNamedBy: operator.trim() };
+  const moved = await ctx.store.transaction(async (tx) => {
+    const updated = await tx.approvals.nameAuthor(found.id, { authoredBy: named.authoredBy, namedBy: named.authorNamedBy, digest: approvalDigest(ctx.approvalKey, named), fromDigest: found.digest });
+    if (updated) await tx.events.append(approvalEvent('approval_author_named', found, { operator: named.authorNamedBy, author: named.authoredBy, note: note ?? '' }));
+    return updated;
+  });
+  if (!moved) return refused('conflict', 'the request was decided, named or changed meanwhile; look at it again');
+  return { status: 'author_named', approvalId: found.id, author: named.authoredBy };
 }
 
 /**
@@ -128,7 +192,12 @@ export async function authoriseApproved(ctx: ServiceContext, approval: ApprovalR
   };
   if (!definition) return refuse('unknown_capability', `no capability named "${approval.capability}" is registered in this daemon`);
   if (!mind || mind.status !== 'active') return refuse('mind_disabled', 'the mind is no longer active');
-  if (!actionIntact(ctx, approval)) return refuse('tampered', 'the stored action no longer matches the digest it was approved with');
+  const broken = integrityRefusal(ctx, approval);
+  if (broken) {
+    const refusal = refuse(broken.code, broken.message);
+    refusal.records.events.push(broken.event);
+    return refusal;
+  }
   const inputs = await loadPolicyInputs(ctx.store, approval.mindId, now, { grants: false });
   const verdict = decidePolicy({ definition, target: approval.target, params: approval.params, ...inputs, requireApproval: false, now });
   if (verdict.decision === 'deny') return refuse(verdict.source === 'locked' ? 'locked' : 'policy_denied', `${verdict.reason} (since the request was raised)`);
@@ -209,11 +278,47 @@ export async function withdrawApproval(ctx: ServiceContext, approvalId: string, 
   return { status: 'withdrawn', approvalId: approval.id };
 }
 
+/**
+ * Open requests (pending or approved, not yet performed) this service cannot verify because of
+ * their digest's key: signed with another secret, or unkeyed while this service has a key. What a
+ * daemon reports at start, so a secret missing from one host is noticed before anyone approves.
+ */
+export async function unverifiableApprovals(ctx: ServiceContext): Promise<{ otherKey: number; unkeyed: number; keyIds: string[] }> {
+  const key = ctx.approvalKey;
+  const open = await ctx.store.approvals.list({ status: ['pending', 'approved'], limit: 1000 });
+  const keyIds = new Set<string>();
+  let otherKey = 0;
+  let unkeyed = 0;
+  for (const approval of open) {
+    if (approval.executionId) continue;
+    const signedWith = digestKeyId(approval.digest);
+    if (signedWith === null) {
+      if (key) unkeyed += 1;
+    } else if (signedWith !== key?.id) {
+      otherKey += 1;
+      keyIds.add(signedWith);
+    }
+  }
+  return { otherKey, unkeyed, keyIds: [...keyIds] };
+}
+
 /** Moves every pending request past its expiry to `expired`; returns how many moved. */
 export async function expireApprovals(ctx: ServiceContext): Promise<number> {
   const expired = await ctx.store.approvals.expireDue(ctx.clock.now());
   for (const approval of expired) await event(ctx, 'approval_expired', approval, {});
   return expired.length;
+}
+
+/**
+ * Records a request that does not verify (the tamper event), closing it when nothing could ever
+ * verify it; one held under another secret stays pending for a daemon that holds the right one.
+ */
+async function refuseBroken(ctx: ServiceContext, approval: ApprovalRecord, broken: IntegrityRefusal, operator: string): Promise<ApprovalAnswer> {
+  await ctx.store.transaction(async (tx) => {
+    if (broken.final && !(await tx.approvals.transition(approval.id, 'pending', 'failed', { decidedAt: ctx.clock.now() }))) return;
+    await tx.events.append({ ...broken.event, data: { ...broken.event.data, operator } });
+  });
+  return refused(broken.code, broken.message);
 }
 
 async function event(ctx: ServiceContext, type: EventType, approval: ApprovalRecord, data: JsonObject): Promise<void> {

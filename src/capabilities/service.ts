@@ -6,7 +6,7 @@ import { addSeconds } from '../core/clock.ts';
 import type { JsonObject } from '../core/plan.ts';
 import { newId } from '../core/ids.ts';
 import type { NewEvent, Store } from '../store/index.ts';
-import { decideApproval, denyApproval, expireApprovals, performApprovedAction, withdrawApproval, type ApprovalAnswer } from './approvals.ts';
+import { decideApproval, denyApproval, expireApprovals, nameApprovalAuthor, performApprovedAction, unverifiableApprovals, withdrawApproval, type ApprovalAnswer } from './approvals.ts';
 import {
   decideRequest,
   requestCapability,
@@ -22,7 +22,7 @@ import { act, allow, performAllowed, type Acted, type Allowed } from './perform.
 import { loadPolicyInputs, type PolicyMemo } from './policy-inputs.ts';
 import { callEvent, mergeRecords, noRecords, writeRecords, type CallRecords } from './call-records.ts';
 import { decidePolicy, type PolicyVerdict } from './policy/decide.ts';
-import { actionDigest } from './policy/action-digest.ts';
+import { approvalDigest, type ApprovalKey } from './policy/action-digest.ts';
 import type { CapabilityRegistry } from './registry.ts';
 import type { CapabilityDefinition } from './definition.ts';
 
@@ -31,6 +31,13 @@ export interface CapabilityServiceOptions {
   approvalTtlSeconds?: number;
   /** Open capability requests a mind may have at once. Default five. */
   maxOpenRequests?: number;
+  /**
+   * The daemon secret approval digests are keyed with (loadApprovalKey, src/access/daemon-secret.ts).
+   * Every process acting on one database must hold the same one. Without it, requests get the
+   * unkeyed digest of the action alone, which binds an approval to its action but proves nothing
+   * against someone who can write the database; a keyed service refuses those.
+   */
+  approvalKey?: ApprovalKey | null;
 }
 
 export interface ServiceContext {
@@ -40,6 +47,7 @@ export interface ServiceContext {
   clock: Clock;
   approvalTtlSeconds: number;
   maxOpenRequests: number;
+  approvalKey: ApprovalKey | null;
 }
 
 /** A call that will not act now: refused, or waiting for an approval. Its records are still to be written. */
@@ -72,6 +80,7 @@ export class CapabilityService {
       clock: store.clock,
       approvalTtlSeconds: options.approvalTtlSeconds ?? 3600,
       maxOpenRequests: options.maxOpenRequests ?? 5,
+      approvalKey: options.approvalKey ?? null,
     };
   }
 
@@ -182,12 +191,22 @@ export class CapabilityService {
     return performApprovedAction(this.#ctx, approvalId);
   }
 
+  /** Names the author of a pending request that records none; that operator may not approve it then. */
+  nameAuthor(approvalId: string, author: string, operator: string, note?: string): Promise<ApprovalAnswer> {
+    return nameApprovalAuthor(this.#ctx, approvalId, author, operator, note);
+  }
+
   deny(approvalId: string, operator: string, note?: string): Promise<ApprovalAnswer> {
     return denyApproval(this.#ctx, approvalId, operator, note);
   }
 
   withdraw(approvalId: string, mindId: string): Promise<ApprovalAnswer> {
     return withdrawApproval(this.#ctx, approvalId, mindId);
+  }
+
+  /** Open requests this service cannot verify for their digest's key (see unverifiableApprovals). */
+  unverifiableApprovals(): Promise<{ otherKey: number; unkeyed: number; keyIds: string[] }> {
+    return unverifiableApprovals(this.#ctx);
   }
 
   expireApprovals(): Promise<number> {
@@ -296,7 +315,7 @@ export class CapabilityService {
 
   #raiseApproval(request: InvokeRequest, call: CheckedCall, verdict: PolicyVerdict, decisions: NewEvent[]): Settled {
     const { clock, approvalTtlSeconds } = this.#ctx;
-    const approval = {
+    const raised = {
       id: newId(),
       mindId: request.mindId,
       capability: call.definition.name,
@@ -306,12 +325,12 @@ export class CapabilityService {
       correlationId: request.correlationId ?? '',
       evidence: request.evidence ?? {},
       explanation: (request.explanation ?? defaultExplanation(call)) as unknown as JsonObject,
-      digest: actionDigest({ capability: call.definition.name, target: call.target, params: call.params }),
       approversRequired: Math.max(1, verdict.approvers),
       authoredBy: request.authoredBy ?? '',
       batchKey: request.batchKey ?? request.correlationId ?? '',
       expiresAt: addSeconds(clock.now(), approvalTtlSeconds),
     };
+    const approval = { ...raised, digest: approvalDigest(this.#ctx.approvalKey, { ...raised, authorNamedBy: '' }) };
     const data = { approval_id: approval.id, capability: call.definition.name, target: call.target, reason: verdict.reason };
     const records = { ...noRecords(), approvals: [approval] };
     records.events.push(...decisions, callEvent('tool_requested', request, data), callEvent('approval_requested', request, { ...data, approvers_required: approval.approversRequired }));

@@ -28,6 +28,8 @@ export interface FourEyesSubject {
   status: string;
   /** Who raised the action (a plan's or a call's author); empty when nobody was recorded. */
   authoredBy: string;
+  /** Who named the author later (an action raised without one); empty when it came with its author. */
+  authorNamedBy?: string;
   decisions: readonly { operator: string }[];
 }
 
@@ -35,7 +37,8 @@ export interface FourEyesSubject {
  * The four-eyes rules for approving a pending request, names compared normalised:
  * - an action that records no author cannot be approved: nobody could tell a second pair of
  *   eyes from the first (deny it, and raise it again with its author named);
- * - its author cannot approve it;
+ * - its author cannot approve it, nor can whoever named its author after it was raised (naming
+ *   yourself the author, or anyone else, leaves the approving to another operator);
  * - an operator approves once; a further approval must be someone else's.
  * Every surface applies them before the capability service decides (the API and MCP in
  * `decideApproval` of src/operations/decisions.ts, the CLI's `approve`). Null when the operator
@@ -46,10 +49,13 @@ export function fourEyesRefusal(approval: FourEyesSubject, operator: string): { 
   if (normaliseOperator(approval.authoredBy ?? '') === '') {
     return {
       code: 'no_author',
-      message: `approval request ${approval.id} records no author, so a second pair of eyes cannot be told from the first; deny it and raise the action again with its author named`,
+      message: `approval request ${approval.id} records no author, so a second pair of eyes cannot be told from the first; name its author (praxis author, POST /approvals/{id}/author), then another operator approves`,
     };
   }
   if (sameOperator(approval.authoredBy, operator)) return { code: 'self_approval', message: `${operator} authored this action and cannot approve it` };
+  if (sameOperator(approval.authorNamedBy, operator)) {
+    return { code: 'self_approval', message: `${operator} named the author of this action and cannot approve it; another operator must` };
+  }
   if (approval.decisions.some((d) => sameOperator(d.operator, operator))) {
     return { code: 'already_decided', message: `${operator} has already approved this request; another operator must decide` };
   }

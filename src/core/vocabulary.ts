@@ -198,6 +198,8 @@ export const EVENT_TYPES = [
   'approval_denied',
   'approval_expired',
   'approval_withdrawn',
+  'approval_author_named',
+  'approval_tampered',
   'capability_requested',
   'capability_request_denied',
   'capability_request_withdrawn',
@@ -214,9 +216,19 @@ export const EVENT_TYPES = [
   'mind_imported',
   'want_recorded',
   'want_suppressed',
+  'policy_rule_set',
+  'policy_rule_removed',
+  'token_created',
+  'token_revoked',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 export const EventTypes = closedSet(EVENT_TYPES);
+
+/**
+ * The audit trail: changes to who may do what (policy rules, tokens), authors named after the
+ * fact, and approval requests that no longer verify. Each names the operator who acted.
+ */
+export const AUDIT_EVENT_TYPES: readonly EventType[] = ['policy_rule_set', 'policy_rule_removed', 'token_created', 'token_revoked', 'approval_author_named', 'approval_tampered'];
 
 /**
  * Events after which the executor may find work it could not do before; appending one wakes

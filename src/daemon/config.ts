@@ -45,6 +45,11 @@ export interface DaemonConfig {
   allowedHosts?: string[];
   /** Webhook targets and the console's public address for their links (docs/notifications.md). */
   notifications?: NotificationSettings;
+  /**
+   * The daemon secret file approval digests are keyed with (src/access/daemon-secret.ts); null
+   * keeps it beside the SQLite file, or in ./.praxis/ for PostgreSQL.
+   */
+  secretFile?: string | null;
 }
 
 /** Flags as commander hands them over: strings, or undefined when not given. */
@@ -58,6 +63,7 @@ export interface DaemonFlags {
   executorHost?: string | undefined;
   console?: string | undefined;
   allowedHosts?: string | undefined;
+  secretFile?: string | undefined;
   config?: string | undefined;
 }
 
@@ -78,6 +84,7 @@ const SETTINGS = {
   executorHost: { flag: '--executor-host', env: ['PRAXIS_EXECUTOR_HOST'] },
   consoleDir: { flag: '--console', env: ['PRAXIS_CONSOLE_DIR'] },
   allowedHosts: { flag: '--allowed-hosts', env: ['PRAXIS_ALLOWED_HOSTS'] },
+  secretFile: { flag: '--secret-file', env: ['PRAXIS_SECRET_FILE'] },
 } as const satisfies Record<string, { flag: string; env: readonly string[] }>;
 type SettingKey = keyof typeof SETTINGS;
 export const CONFIG_FILE_KEYS = Object.keys(SETTINGS) as SettingKey[];
@@ -219,6 +226,13 @@ export function resolveDaemonConfig(
     }
   }
 
+  const secretValue = pick('secretFile', flags.secretFile);
+  let secretFile: string | null = null;
+  if (secretValue) {
+    if (typeof secretValue.value === 'string' && secretValue.value.trim() !== '' && !secretValue.value.includes('\0')) secretFile = secretValue.value;
+    else problems.push({ code: 'invalid_secret_file', path: secretValue.from, message: `${show(secretValue.value)} is not a file path for the daemon secret` });
+  }
+
   let store: StoreConfig | null = null;
   try {
     store = resolveStore(flags, env, fileValues, filePath('database'));
@@ -231,7 +245,7 @@ export function resolveDaemonConfig(
   problems.push(...notifications.problems);
 
   if (problems.length > 0 || store === null) throw new InputError(problems);
-  return { host, port, store, notifications: notifications.settings, anonymousRole, logLevel, tickMs, executorHost, consoleDir, allowedHosts };
+  return { host, port, store, notifications: notifications.settings, anonymousRole, logLevel, tickMs, executorHost, consoleDir, allowedHosts, secretFile };
 }
 
 /** `--db`, then the store's own variables (resolveStoreConfig), then the file's `database`. */

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { CapabilityImplementations } from '../capabilities/implementation.ts';
 import { builtinRegistry } from '../capabilities/registry.ts';
 import { CapabilityService } from '../capabilities/service.ts';
+import { loadDaemonKey } from '../access/daemon-secret.ts';
 import { WakeBus } from '../bus/wake-bus.ts';
 import { startNotifications } from '../notify/start.ts';
 import { startTracing } from '../telemetry/start.ts';
@@ -52,6 +53,8 @@ export interface Daemon {
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const { config } = options;
   const logger = options.logger ?? createLogger(config.logLevel);
+  // The secret first: a daemon that cannot read it must not start, before it touches the store.
+  const secret = loadDaemonKey(config.store, config.secretFile);
   const { store, created } = await openAndMigrate(config.store);
   const storeDescription = describeStore(config.store);
   let server: FastifyInstance | null = null;
@@ -60,7 +63,16 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     logger.info({ event: 'store_ready', store: config.store.kind, location: storeDescription, created }, created ? 'store created' : 'store migrated');
 
     const registry = builtinRegistry();
-    const capabilities = new CapabilityService(store, registry, options.implementations ?? deferredBuiltins(registry));
+    const capabilities = new CapabilityService(store, registry, options.implementations ?? deferredBuiltins(registry), { approvalKey: secret.key });
+    logger.info({ event: 'daemon_secret', file: secret.path ?? '(in memory)', key_id: secret.key.id, created: secret.created }, secret.created ? 'daemon secret created' : 'daemon secret read');
+    const foreign = await capabilities.unverifiableApprovals();
+    if (foreign.otherKey + foreign.unkeyed > 0) {
+      logger.warn(
+        { event: 'daemon_secret_mismatch', key_id: secret.key.id, signed_with: foreign.keyIds, other_key: foreign.otherKey, unkeyed: foreign.unkeyed },
+        `${foreign.otherKey} open approval request(s) were signed with another daemon secret (key ${foreign.keyIds.join(', ') || 'none'}) and ${foreign.unkeyed} carry an unkeyed digest; ` +
+          `this daemon (key ${secret.key.id}) will refuse them. Every daemon of one database must read the same secret file (PRAXIS_SECRET_FILE, docs/daemon.md)`,
+      );
+    }
     const planning = planningFromEnv(registry);
     await options.prepare?.(store, capabilities);
 

@@ -5,6 +5,7 @@ import type { CapabilityDefinition } from '../capabilities/definition.ts';
 import type { Preview } from '../capabilities/invocation.ts';
 import { loadPolicyInputs } from '../capabilities/policy-inputs.ts';
 import { DEFAULT_RULES, type PolicyRule } from '../capabilities/policy/decide.ts';
+import * as changePolicy from '../capabilities/policy/changes.ts';
 import { checkTargetPattern } from '../capabilities/policy/target-pattern.ts';
 import type { CapabilityRegistry } from '../capabilities/registry.ts';
 import type { CapabilityService } from '../capabilities/service.ts';
@@ -96,24 +97,24 @@ export interface RuleInput {
   approvers?: 1 | 2 | undefined;
 }
 
+/** Sets a rule, recorded as `policy_rule_set` with the principal's operator (src/capabilities/policy/changes.ts). */
 export async function setPolicyRule(store: Store, principal: Principal, mindRef: string, input: RuleInput): Promise<PolicyRuleRecord> {
   const mind = await resolveMind(store, principal, mindRef);
   const problems = checkRuleKey(input.capability, input.target_pattern);
   if (problems.length > 0) throw new InputError(problems);
-  return store.policyRules.set({
-    mindId: mind.id,
-    capability: input.capability,
-    targetPattern: input.target_pattern,
-    decision: input.decision,
-    approvers: input.approvers ?? 1,
-  });
+  return changePolicy.setPolicyRule(
+    store,
+    { mindId: mind.id, capability: input.capability, targetPattern: input.target_pattern, decision: input.decision, approvers: input.approvers ?? 1 },
+    principal.operator,
+  );
 }
 
+/** Removes a rule, recorded as `policy_rule_removed` with the principal's operator. */
 export async function removePolicyRule(store: Store, principal: Principal, mindRef: string, input: { capability: string; target_pattern: string }): Promise<{ removed: true }> {
   const mind = await resolveMind(store, principal, mindRef);
   const problems = checkRuleKey(input.capability, input.target_pattern);
   if (problems.length > 0) throw new InputError(problems);
-  if (!(await store.policyRules.remove(mind.id, input.capability, input.target_pattern))) {
+  if (!(await changePolicy.removePolicyRule(store, { mindId: mind.id, capability: input.capability, targetPattern: input.target_pattern }, principal.operator))) {
     throw new NotFound('capability', `mind ${mind.name} has no rule for ${input.capability} on ${input.target_pattern}`, 'no_rule');
   }
   return { removed: true };

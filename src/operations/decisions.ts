@@ -117,6 +117,25 @@ export async function decideApproval(
   return { approval: (await store.approvals.get(id))!, outcome: answer };
 }
 
+/**
+ * Names the author of a pending request raised without one (four eyes, src/core/operator.ts):
+ * the principal's operator names it and may not approve it afterwards.
+ */
+export async function nameApprovalAuthor(
+  store: Store,
+  capabilities: CapabilityService,
+  principal: Principal,
+  id: string,
+  author: string,
+  note?: string,
+): Promise<{ approval: ApprovalRecord; outcome: Extract<ApprovalAnswer, { status: 'author_named' }> }> {
+  await findApproval(store, principal, id);
+  const answer = await capabilities.nameAuthor(id, author, principal.operator, note);
+  if (answer.status === 'refused') throw answer.code === 'invalid_author' ? invalid(answer.code, 'author', answer.message) : refusal(answer);
+  if (answer.status !== 'author_named') throw new Error(`naming an author answered ${answer.status}`);
+  return { approval: (await store.approvals.get(id))!, outcome: answer };
+}
+
 async function findRequest(store: Store, principal: Principal, id: string): Promise<CapabilityRequestRecord> {
   return inReach(principal, await store.capabilityRequests.get(id), 'id', `no capability request ${id}`);
 }

@@ -2,6 +2,7 @@
 // Also the mind's memories and calibration, which are read the same way.
 
 import type { Principal } from '../access/permissions.ts';
+import { AUDIT_EVENT_TYPES } from '../core/vocabulary.ts';
 import { calibrationOf, type Calibration } from '../mind/calibration.ts';
 import type { EventRecord, ProceduralMemoryRecord, Store } from '../store/index.ts';
 import { findIntention } from './intentions.ts';
@@ -34,6 +35,23 @@ export async function timeline(store: Store, principal: Principal, subject: Time
     filter = { planId: plan.id };
   }
   const rows = await store.events.list({ ...filter, ...(afterSeq !== undefined ? { afterSeq } : {}), limit: limit + 1 });
+  return pageOf(rows, limit, (e) => String(e.seq), 'seq');
+}
+
+/**
+ * The audit trail: policy changes, tokens issued and revoked, authors named and approval
+ * requests that failed their digest, across minds (tokens of operators and admins belong to no
+ * mind), oldest first. An agent sees those of its own mind only.
+ */
+export async function auditTrail(store: Store, principal: Principal, request: PageRequest): Promise<Page<EventRecord>> {
+  const limit = pageSize(request);
+  const afterSeq = request.cursor === undefined ? undefined : decodeCursor('seq', request.cursor);
+  const rows = await store.events.list({
+    types: AUDIT_EVENT_TYPES,
+    ...(principal.mindId !== null ? { mindId: principal.mindId } : {}),
+    ...(afterSeq !== undefined ? { afterSeq } : {}),
+    limit: limit + 1,
+  });
   return pageOf(rows, limit, (e) => String(e.seq), 'seq');
 }
 

@@ -227,6 +227,8 @@ export interface ApprovalRequestsTable {
   approvers_required: WithDefault<number>;
   decisions: JsonWithDefault;
   authored_by: WithDefault<string>;
+  /** Who named the author of a request raised without one (migration 0007); empty otherwise. */
+  author_named_by: WithDefault<string>;
   batch_key: WithDefault<string>;
   execution_id: Nullable<string>;
   expires_at: Time;

@@ -58,6 +58,8 @@ const APPROVAL_COLUMNS = [
   'id', 'mind_id', 'capability', 'target', 'params', 'origin', 'correlation_id', 'evidence', 'explanation', 'digest',
   'status', 'approvers_required', 'decisions', 'authored_by', 'batch_key', 'execution_id', 'expires_at',
   'decided_at', 'created_at', 'updated_at',
+  // 0007
+  'author_named_by',
 ];
 
 for (const kind of STORE_KINDS) {

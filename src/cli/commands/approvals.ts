@@ -77,6 +77,22 @@ export function approvalCommands(program: Command): void {
       }),
     );
 
+  decision(program.command('author').argument('<approval-id>').argument('<author>', 'the operator who authored the action'))
+    .description('name the author of a request raised without one, so it can be approved; whoever names it (--as) may not approve it')
+    .action(
+      action(async (id: string, author: string, options: DecisionOptions) => {
+        requireId(id, 'approval-id');
+        return useStore(options, async (store) => {
+          const answer = await (await capabilityService(store)).nameAuthor(id, author, options.as, options.note);
+          if (options.json) printJson(answer);
+          else if (answer.status === 'author_named') process.stdout.write(`${answer.author} is the author of ${id}; an operator other than ${answer.author} and ${options.as.trim()} must approve it\n`);
+          else if (answer.status === 'refused') process.stderr.write(`refused (${answer.code}): ${answer.message}\n`);
+          if (answer.status === 'refused') return answer.code === 'invalid_author' || answer.code === 'invalid_operator' ? EXIT.usage : EXIT.refused;
+          return EXIT.ok;
+        });
+      }),
+    );
+
   decision(program.command('deny').argument('<approval-id>'))
     .description('deny a request')
     .action(

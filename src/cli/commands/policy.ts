@@ -2,7 +2,9 @@ import type { Command } from 'commander';
 import { InputError, type Problem } from '../../core/errors.ts';
 import { PolicyDecisions, type PolicyDecision } from '../../core/vocabulary.ts';
 import { DEFAULT_RULES } from '../../capabilities/policy/decide.ts';
+import { removePolicyRule, setPolicyRule } from '../../capabilities/policy/changes.ts';
 import { checkTargetPattern } from '../../capabilities/policy/target-pattern.ts';
+import { cliOperator } from '../operator.ts';
 import { action, findMind, printJson, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
 
 const CAPABILITY_PATTERN = /^[a-z*?][a-z0-9_.*?]*$/;
@@ -36,8 +38,9 @@ export function policyCommand(program: Command): void {
     .argument('<decision>', 'allow, ask or deny')
     .requiredOption('--mind <name>', 'the mind')
     .option('--approvers <n>', 'distinct operators an approval needs (2 = four eyes)', '1')
+    .option('--as <operator>', 'the operator making the change, recorded in the timeline (default: the OS user name)')
     .action(
-      action(async (capability: string, target: string, decision: string, options: StoreOptions & { mind: string; approvers: string }) => {
+      action(async (capability: string, target: string, decision: string, options: StoreOptions & { mind: string; approvers: string; as?: string }) => {
         const problems: Problem[] = [];
         if (!CAPABILITY_PATTERN.test(capability)) problems.push({ code: 'invalid_capability', path: 'capability', message: 'a capability name or glob such as service.restart or host.*' });
         const patternProblem = checkTargetPattern(target);
@@ -46,9 +49,10 @@ export function policyCommand(program: Command): void {
         const approvers = Number(options.approvers);
         if (options.approvers !== '1' && options.approvers !== '2') problems.push({ code: 'invalid_approvers', path: '--approvers', message: 'approvers is 1 or 2' });
         if (problems.length > 0) throw new InputError(problems);
+        const operator = cliOperator(options.as);
         await useStore(options, async (store) => {
           const mind = await findMind(store, options.mind);
-          const rule = await store.policyRules.set({ mindId: mind.id, capability, targetPattern: target, decision: decision as PolicyDecision, approvers });
+          const rule = await setPolicyRule(store, { mindId: mind.id, capability, targetPattern: target, decision: decision as PolicyDecision, approvers }, operator);
           if (options.json) printJson(rule);
           else process.stdout.write(`${mind.name}: ${capability} ${target} → ${decision}${approvers > 1 ? ' (four eyes)' : ''}\n`);
         });
@@ -60,11 +64,13 @@ export function policyCommand(program: Command): void {
     .argument('<capability>')
     .argument('<target>')
     .requiredOption('--mind <name>', 'the mind')
+    .option('--as <operator>', 'the operator making the change, recorded in the timeline (default: the OS user name)')
     .action(
-      action(async (capability: string, target: string, options: StoreOptions & { mind: string }) => {
+      action(async (capability: string, target: string, options: StoreOptions & { mind: string; as?: string }) => {
+        const operator = cliOperator(options.as);
         return useStore(options, async (store) => {
           const mind = await findMind(store, options.mind);
-          const removed = await store.policyRules.remove(mind.id, capability, target);
+          const removed = await removePolicyRule(store, { mindId: mind.id, capability, targetPattern: target }, operator);
           if (options.json) printJson({ removed });
           else process.stdout.write(removed ? `removed ${capability} ${target}\n` : `no rule ${capability} ${target}\n`);
           return removed ? 0 : 1;

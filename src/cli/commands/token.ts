@@ -3,11 +3,12 @@
 // replaced, never recovered.
 
 import type { Command } from 'commander';
-import { issueToken } from '../../access/tokens.ts';
+import { issueToken, revokeToken } from '../../access/tokens.ts';
 import { InputError } from '../../core/errors.ts';
 import { isId } from '../../core/ids.ts';
 import type { AccessTokenRecord } from '../../store/index.ts';
 import { EXIT } from '../exit-codes.ts';
+import { cliOperator } from '../operator.ts';
 import { action, findMind, printJson, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
 import { formatTable } from '../report.ts';
 
@@ -28,6 +29,7 @@ interface CreateOptions extends StoreOptions {
   mind?: string;
   label?: string;
   expiresIn?: string;
+  as?: string;
 }
 
 function tokenState(record: AccessTokenRecord, now: Date): string {
@@ -46,8 +48,10 @@ export function tokenCommand(program: Command): void {
     .option('--mind <name>', 'the one mind an agent token speaks for (agents only)')
     .option('--label <text>', 'what the token is for')
     .option('--expires-in <duration>', 'lifetime such as 90m, 12h, 30d (default: until revoked)')
+    .option('--as <operator>', 'who issues it, recorded in the audit trail (default: the OS user name)')
     .action(
       action(async (options: CreateOptions) => {
+        const issuedBy = cliOperator(options.as);
         let seconds: number | null = null;
         if (options.expiresIn !== undefined) {
           seconds = parseDuration(options.expiresIn);
@@ -62,6 +66,7 @@ export function tokenCommand(program: Command): void {
             mindId,
             ...(options.label !== undefined ? { label: options.label } : {}),
             expiresAt,
+            issuedBy,
           });
           if (options.json) return printJson({ token: issued.token, ...issued.record });
           process.stdout.write(`${issued.token}\n`);
@@ -92,23 +97,21 @@ export function tokenCommand(program: Command): void {
 
   withJsonOption(withDbOption(token.command('revoke').argument('<token-id>')))
     .description('revoke a token at once; requests bearing it are refused from then on')
+    .option('--as <operator>', 'who revokes it, recorded in the audit trail (default: the OS user name)')
     .action(
-      action(async (id: string, options: StoreOptions) => {
+      action(async (id: string, options: StoreOptions & { as?: string }) => {
         if (!isId(id)) throw new InputError([{ code: 'invalid_id', path: 'token-id', message: `"${id}" is not a token id (see praxis token list)` }]);
+        const revokedBy = cliOperator(options.as);
         return useStore(options, async (store) => {
-          const revoked = await store.accessTokens.revoke(id);
-          if (revoked) {
-            if (options.json) printJson(revoked);
-            else process.stdout.write(`revoked token ${id} (${revoked.role} for ${revoked.operator})\n`);
+          const answer = await revokeToken(store, id, revokedBy);
+          if ('revoked' in answer) {
+            if (options.json) printJson(answer.revoked);
+            else process.stdout.write(`revoked token ${id} (${answer.revoked.role} for ${answer.revoked.operator})\n`);
             return EXIT.ok;
           }
-          const existing = await store.accessTokens.get(id);
-          const problem = existing
-            ? { code: 'already_revoked', message: `token ${id} was already revoked at ${existing.revokedAt?.toISOString()}` }
-            : { code: 'not_found', message: `no token ${id}` };
-          if (options.json) printJson({ ok: false, errors: [{ ...problem, path: 'token-id' }] });
-          else process.stderr.write(`refused (${problem.code}): ${problem.message}\n`);
-          return existing ? EXIT.refused : EXIT.usage;
+          if (options.json) printJson({ ok: false, errors: [{ code: answer.refused, message: answer.message, path: 'token-id' }] });
+          else process.stderr.write(`refused (${answer.refused}): ${answer.message}\n`);
+          return answer.refused === 'already_revoked' ? EXIT.refused : EXIT.usage;
         });
       }),
     );

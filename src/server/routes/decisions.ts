@@ -7,14 +7,18 @@ import {
   denyRequest,
   grantRequest,
   listGrants,
+  nameApprovalAuthor,
   requestCentre,
   revokeGrant,
   withdrawRequest,
 } from '../../operations/index.ts';
 import { principal } from '../auth.ts';
-import { ApprovalStatusParam, EmptyBody, GrantStatusParam, IdParams, MindRef, NoteBody, PageQuery, RequestStatusParam, strictObject } from '../schemas.ts';
+import { ApprovalStatusParam, EmptyBody, GrantStatusParam, IdParams, MindRef, Note, NoteBody, PageQuery, RequestStatusParam, strictObject } from '../schemas.ts';
 import type { Services } from '../../operations/services.ts';
 import type { Api } from './context.ts';
+
+/** Who is named as an action's author: a name, as a token's operator is. */
+const OperatorName = Type.String({ minLength: 1, maxLength: 200 });
 
 export function decisionRoutes(api: Api, ctx: Services): void {
   const { store, capabilities } = ctx;
@@ -28,6 +32,19 @@ export function decisionRoutes(api: Api, ctx: Services): void {
   );
   api.post('/approvals/:id/approve', { config: decide, schema: { tags: ['approvals'], params: IdParams, body: NoteBody } }, async (request) =>
     decideApproval(store, capabilities, principal(request), request.params.id, 'approve', request.body.note),
+  );
+  api.post(
+    '/approvals/:id/author',
+    {
+      config: decide,
+      schema: {
+        tags: ['approvals'],
+        summary: 'name the author of a request raised without one; the operator naming it may not approve it',
+        params: IdParams,
+        body: strictObject({ author: OperatorName, note: Type.Optional(Note) }),
+      },
+    },
+    async (request) => nameApprovalAuthor(store, capabilities, principal(request), request.params.id, request.body.author, request.body.note),
   );
   api.post('/approvals/:id/deny', { config: decide, schema: { tags: ['approvals'], params: IdParams, body: NoteBody } }, async (request) =>
     decideApproval(store, capabilities, principal(request), request.params.id, 'deny', request.body.note),

@@ -2,6 +2,7 @@
 
 import { Type } from 'typebox';
 import {
+  auditTrail,
   cancelIntention,
   cancelPlan,
   catalogue,
@@ -76,5 +77,10 @@ export function workRoutes(api: Api, ctx: Services): void {
   );
   api.get('/plans/:id/timeline', { config: read, schema: { tags: ['timeline'], params: IdParams, querystring: timelineQuery } }, async (request) =>
     timeline(store, principal(request), { plan: request.params.id }, request.query),
+  );
+  api.get(
+    '/audit',
+    { config: read, schema: { tags: ['timeline'], summary: 'policy changes, tokens issued and revoked, authors named, approvals failing their digest', querystring: timelineQuery } },
+    async (request) => auditTrail(store, principal(request), request.query),
   );
 }

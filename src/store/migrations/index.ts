@@ -11,6 +11,7 @@ import { executorIndexes } from './0003_executor.ts';
 import { accessTokens } from './0004_access_tokens.ts';
 import { authorship } from './0005_authorship.ts';
 import { claimant } from './0006_claimant.ts';
+import { auditAndKeyedApprovals } from './0007_audit_and_keyed_approvals.ts';
 import { wants } from './0008_wants.ts';
 import { eventConsumers } from './0009_event_consumers.ts';
 
@@ -26,6 +27,7 @@ export function migrationsFor(kind: StoreKind): Record<string, Migration> {
     '0004_access_tokens': accessTokens(kind),
     '0005_authorship': authorship(kind),
     '0006_claimant': claimant(kind),
+    '0007_audit_and_keyed_approvals': auditAndKeyedApprovals(kind),
     '0008_wants': wants(kind),
     '0009_event_consumers': eventConsumers(kind),
   };

@@ -31,13 +31,18 @@ export interface ApprovalRecord {
   correlationId: string;
   evidence: JsonObject;
   explanation: JsonObject;
-  /** Of the exact action; approving binds to it, and a changed action no longer matches. */
+  /**
+   * Of the exact action (and, keyed, of the request around it: src/capabilities/policy/action-digest.ts);
+   * approving binds to it, and a changed action no longer matches.
+   */
   digest: string;
   status: ApprovalStatus;
   /** 1, or 2 for four eyes. */
   approversRequired: number;
   decisions: ApprovalDecision[];
   authoredBy: string;
+  /** Who named the author of a request raised without one; empty when it was raised with its author. */
+  authorNamedBy: string;
   batchKey: string;
   executionId: string | null;
   expiresAt: Date;
@@ -122,6 +127,7 @@ export class ApprovalRepository {
         approvers_required: input.approversRequired,
         decisions: codec.json([]),
         authored_by: input.authoredBy,
+        author_named_by: '',
         batch_key: input.batchKey,
         execution_id: null,
         expires_at: codec.time(input.expiresAt),
@@ -241,6 +247,25 @@ export class ApprovalRepository {
     return row && this.#decode(row);
   }
 
+  /**
+   * Names the author of a pending request raised without one, with the digest re-signed over the
+   * named author (the caller computes it). Only while it is pending and still has no author, so
+   * two operators naming at once cannot both win, and a named author is never replaced.
+   */
+  async nameAuthor(id: string, input: { authoredBy: string; namedBy: string; digest: string; fromDigest: string }): Promise<ApprovalRecord | undefined> {
+    const { db, codec, clock } = this.#ctx;
+    const row = await db
+      .updateTable('approval_requests')
+      .set({ authored_by: input.authoredBy, author_named_by: input.namedBy, digest: input.digest, updated_at: codec.time(clock.now()) })
+      .where('id', '=', id)
+      .where('status', '=', 'pending')
+      .where('authored_by', '=', '')
+      .where('digest', '=', input.fromDigest)
+      .returningAll()
+      .executeTakeFirst();
+    return row && this.#decode(row);
+  }
+
   /** pending → expired for every request whose expiry has come; returns those, oldest first. */
   async expireDue(now: Date): Promise<ApprovalRecord[]> {
     const { db, codec, clock } = this.#ctx;
@@ -264,6 +289,7 @@ export class ApprovalRepository {
       approversRequired: codec.readInt(row.approvers_required),
       decisions: codec.readJson<ApprovalDecision[]>(row.decisions),
       authoredBy: row.authored_by,
+      authorNamedBy: row.author_named_by,
       batchKey: row.batch_key,
       executionId: row.execution_id,
       expiresAt: codec.readTime(row.expires_at),

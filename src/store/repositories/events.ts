@@ -34,6 +34,8 @@ export interface EventQuery {
   mindId?: string;
   intentionId?: string;
   planId?: string;
+  /** Only events of these types (the audit trail: src/core/vocabulary.ts AUDIT_EVENT_TYPES). */
+  types?: readonly EventType[];
   /** Only events after this seq, for resuming a read. */
   afterSeq?: number;
   limit?: number;
@@ -117,6 +119,10 @@ export class EventRepository {
     if (query.mindId !== undefined) select = select.where('mind_id', '=', query.mindId);
     if (query.intentionId !== undefined) select = select.where('intention_id', '=', query.intentionId);
     if (query.planId !== undefined) select = select.where('plan_id', '=', query.planId);
+    if (query.types !== undefined) {
+      if (query.types.length === 0) return [];
+      select = select.where('type', 'in', [...query.types]);
+    }
     if (query.afterSeq !== undefined) select = select.where('seq', '>', query.afterSeq);
     const rows = await select
       .orderBy('seq')
