@@ -12,7 +12,7 @@
 //                             are read, and helper programs (`*.ts`) spawned with tsx, through
 //                             their links
 // Relative imports are rewritten to the compiled files (`../../src/x.ts` becomes
-// `../../.praxis-test-<pid>-src/x.js`). The folders are the run's own (several runs may share a
+// `../../.praxis-test-<pid>-src/x.js`); the few of web/src/ that tests import are bundled in. The folders are the run's own (several runs may share a
 // checkout), ignored by git, and removed after the run; folders left by a run that no longer
 // exists are removed by the next.
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -70,7 +70,8 @@ export async function buildTests(root) {
         if (!args.path.startsWith('.') || !args.path.endsWith('.ts')) return { path: args.path, external: true };
         const target = compiledPath(resolve(args.resolveDir, args.path));
         const from = compiledPath(args.importer);
-        if (!target || !from) return { path: args.path, external: true };
+        // A TypeScript file outside src/ and test/ (the console's web/src) is bundled into its importer.
+        if (!target || !from) return undefined;
         const spec = relative(dirname(from), target.replace(/\.ts$/, '.js')).split(sep).join('/');
         return { path: spec.startsWith('.') ? spec : `./${spec}`, external: true };
       });

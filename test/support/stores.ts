@@ -1,7 +1,9 @@
 // Both stores for a test suite: a fresh SQLite file in a temporary directory, and a throwaway
-// PostgreSQL database created for the suite and dropped after it. PostgreSQL being unreachable
-// fails the suite with a message saying so; it is never skipped, because a behaviour only
-// checked on one store is not checked (see DESIGN.md, "Two stores, one behaviour").
+// PostgreSQL database created for the suite and dropped after it. The test runner
+// (scripts/run-tests.mjs) makes sure a PostgreSQL answers at PRAXIS_TEST_PG_URL, starting a
+// private one when none does; a file run without it against no server fails with a message
+// saying so. It is never skipped, because a behaviour only checked on one store is not checked
+// (see DESIGN.md, "Two stores, one behaviour").
 
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -122,7 +124,7 @@ async function onMaintenanceDb<T>(url: string, work: (client: pg.Client) => Prom
     const reason = error instanceof Error ? error.message || error.name : String(error);
     throw new Error(
       `PostgreSQL tests cannot run: no server at ${redact(url)} (${reason}). ` +
-        'Start it (pg_ctlcluster --skip-systemctl-redirect <version> main start) or point PRAXIS_TEST_PG_URL at one.',
+        'Run the tests through `node scripts/run-tests.mjs`, which starts a private PostgreSQL when none answers, or point PRAXIS_TEST_PG_URL at one.',
     );
   }
   try {
