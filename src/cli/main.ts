@@ -20,6 +20,7 @@ import { serveCommand } from './commands/serve.ts';
 import { timelineCommand } from './commands/timeline.ts';
 import { tokenCommand } from './commands/token.ts';
 import { validateCommand } from './commands/validate.ts';
+import { webhooksCommand } from './commands/webhooks.ts';
 
 // Output piped into `head` and the like may close early; that is not an error of ours.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -50,6 +51,7 @@ tokenCommand(program);
 plansCommand(program);
 releaseCommand(program);
 timelineCommand(program);
+webhooksCommand(program);
 mcpCommand(program);
 
 try {
