@@ -13,6 +13,7 @@ import { registerResources } from './resources.ts';
 import { registerCapabilityTools } from './tools/capabilities.ts';
 import { registerIntentionTools } from './tools/intentions.ts';
 import { registerPlanTools } from './tools/plans.ts';
+import { registerPreviewTool } from './tools/preview.ts';
 import { registerRequestTools } from './tools/requests.ts';
 import { registerTimelineTool } from './tools/timeline.ts';
 
@@ -32,6 +33,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   registerCapabilityTools(server, ctx);
   registerIntentionTools(server, ctx);
   registerPlanTools(server, ctx);
+  registerPreviewTool(server, ctx);
   registerTimelineTool(server, ctx);
   registerRequestTools(server, ctx);
   registerResources(server, ctx);

@@ -8,6 +8,7 @@ export * from './pages.ts';
 export * from './minds.ts';
 export * from './mind-copies.ts';
 export * from './mind-plans.ts';
+export * from './plan-preview.ts';
 export * from './plans.ts';
 export * from './intentions.ts';
 export * from './decisions.ts';

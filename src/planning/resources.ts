@@ -28,24 +28,32 @@ export function zeroResources(): Resources {
  */
 export function estimatePlan(draft: PlanDraft, registry: CapabilityRegistry): Resources {
   const total = zeroResources();
-  const input: unknown = draft;
-  if (!isObj(input) || !Array.isArray(input.steps)) return total;
-  const steps = input.steps.filter(isObj);
-  const byKey = new Map<unknown, Obj>();
-  for (const step of steps) if (!byKey.has(step.key)) byKey.set(step.key, step);
-  const planNeedsApproval = input.require_approval === true;
+  for (const one of estimateSteps(draft, registry)) for (const key of RESOURCE_KEYS) total[key] += one[key];
+  return total;
+}
 
-  const invoke = (definition: CapabilityDefinition | undefined, times: number) => {
-    total.invocations += times;
-    if (!definition) return;
-    total.wall_seconds += definition.cost.wall_seconds * times;
-    total.network_ops += definition.cost.network_ops * times;
-    total.money += definition.cost.money * times;
-  };
+/** What each step of the draft would use, by position, by the rules of estimatePlan (which sums these). */
+export function estimateSteps(draft: PlanDraft, registry: CapabilityRegistry): Resources[] {
+  const input: unknown = draft;
+  if (!isObj(input) || !Array.isArray(input.steps)) return [];
+  const steps: unknown[] = input.steps;
+  const byKey = new Map<unknown, Obj>();
+  for (const step of steps) if (isObj(step) && !byKey.has(step.key)) byKey.set(step.key, step);
+  const planNeedsApproval = input.require_approval === true;
   const lookup = (name: unknown) => (typeof name === 'string' ? registry.get(name) : undefined);
   const spec = (step: Obj): Obj => (isObj(step.spec) ? step.spec : {});
 
-  for (const step of steps) {
+  return steps.map((raw) => {
+    const total = zeroResources();
+    if (!isObj(raw)) return total;
+    const step = raw;
+    const invoke = (definition: CapabilityDefinition | undefined, times: number) => {
+      total.invocations += times;
+      if (!definition) return;
+      total.wall_seconds += definition.cost.wall_seconds * times;
+      total.network_ops += definition.cost.network_ops * times;
+      total.money += definition.cost.money * times;
+    };
     switch (step.kind) {
       case 'capability': {
         const definition = lookup(step.capability);
@@ -86,8 +94,8 @@ export function estimatePlan(draft: PlanDraft, registry: CapabilityRegistry): Re
       default:
         if (step.require_approval === true) total.approvals += 1;
     }
-  }
-  return total;
+    return total;
+  });
 }
 
 /** The caps a budget sets; invocations are capped at the default when the budget is silent. */

@@ -14,7 +14,7 @@ function textOf(content: object | undefined): string {
   return content.text;
 }
 
-const TOOLS = ['form_intention', 'list_capabilities', 'preview_decision', 'propose_plan', 'show_plan', 'show_timeline', 'withdraw_requests'];
+const TOOLS = ['form_intention', 'list_capabilities', 'preview_decision', 'preview_plan', 'propose_plan', 'show_plan', 'show_timeline', 'withdraw_requests'];
 
 for (const kind of STORE_KINDS) {
   describe(`MCP over HTTP (${kind})`, () => {

@@ -6,6 +6,7 @@ import { EXIT } from '../exit-codes.ts';
 import { cliOperator } from '../operator.ts';
 import { action, findMind, printJson, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
 import { describeIssue } from '../report.ts';
+import { planPreviewCommand } from './plan-preview.ts';
 
 interface SubmitLine {
   file: string;
@@ -19,7 +20,8 @@ interface SubmitLine {
 }
 
 export function planCommand(program: Command): void {
-  const plan = program.command('plan').description('store and inspect plans');
+  const plan = program.command('plan').description('store, preview and inspect plans');
+  planPreviewCommand(plan);
 
   withJsonOption(withDbOption(plan.command('submit').argument('<files...>', 'plan files (JSON or YAML)')))
     .description('store operator-authored plans: valid ones as `validated`, invalid ones as `draft` with their errors')

@@ -1,8 +1,8 @@
 // Forking, exporting and importing minds (administrators only: a copy carries the mind's policy),
-// and releasing a blocked step through the plan's mind. See docs/api.md.
+// previewing a plan, and releasing a blocked step through the plan's mind. See docs/api.md.
 
 import { Type } from 'typebox';
-import { exportMindBundle, forkMindCopy, importMindBundle, releaseMindPlanStep } from '../../operations/index.ts';
+import { exportMindBundle, forkMindCopy, importMindBundle, previewPlanDraft, releaseMindPlanStep } from '../../operations/index.ts';
 import { principal } from '../auth.ts';
 import { Id, MindParams, MindRef, Note, strictObject } from '../schemas.ts';
 import type { Services } from '../../operations/services.ts';
@@ -50,6 +50,21 @@ export function mindCopyRoutes(api: Api, ctx: Services): void {
     },
     async (request, reply) =>
       reply.code(201).send(await importMindBundle(store, principal(request), request.body.bundle, { name: request.body.name, bundlePath: 'bundle' })),
+  );
+
+  api.post(
+    '/minds/:mind/plans/preview',
+    {
+      config: { permission: 'read', acceptsYaml: true },
+      schema: {
+        tags: ['plans'],
+        summary: 'what a plan draft would meet now, step by step; stores nothing',
+        params: MindParams,
+        // As for a submission, the plan validator is the schema of a draft.
+        body: Type.Unknown({ description: 'a plan draft (docs/plan-format.md)' }),
+      },
+    },
+    async (request) => previewPlanDraft(store, ctx.registry, principal(request), request.params.mind, request.body),
   );
 
   api.post(
