@@ -11,7 +11,7 @@ import type { EventType, StepStatus } from '../core/vocabulary.ts';
 import { abandonIntention, blockIntention, formSubordinate, fulfilIntention, resumeParent, suspendIntention } from '../mind/intentions.ts';
 import { makePrediction, resolvePrediction } from '../mind/predictions.ts';
 import type { FailureKind } from '../mind/reconsideration.ts';
-import type { IntentionRecord, NewEvent, PlanWithSteps, StepGuard, StepPatch, StepRecord, Store } from '../store/index.ts';
+import type { IntentionRecord, NewEvent, PlanWithSteps, StepGuard, StepMove, StepPatch, StepRecord, Store } from '../store/index.ts';
 import type { ExecutorContext } from './context.ts';
 import type { Effect, StepDecision } from './decisions.ts';
 import { reconsiderPlan } from './replan.ts';
@@ -147,8 +147,7 @@ function newAfter(): AfterCommit {
 async function writeMoves(ctx: ExecutorContext, scoped: Store, moves: readonly Move[], afters: readonly AfterCommit[]): Promise<(StepRecord | undefined)[]> {
   const records = moves.map((m) => (m.options.records && !isEmpty(m.options.records) ? m.options.records : null));
   await writeCallRows(scoped, mergeRecords(...records.filter((r): r is CallRecords => r !== null)));
-  const moved: (StepRecord | undefined)[] = [];
-  for (const move of moves) moved.push(await moveStep(scoped, move));
+  const moved = await moveSteps(scoped, moves);
   await scoped.events.appendMany(
     moves.flatMap((move, i) => {
       const { decision, scene } = move;
@@ -166,14 +165,26 @@ async function writeMoves(ctx: ExecutorContext, scoped: Store, moves: readonly M
   return moved;
 }
 
-/** A step's conditional move; for `keep`, at most a new due time. Undefined when the move lost. */
-function moveStep(scoped: Store, { scene, decision, options }: Move): Promise<StepRecord | undefined> {
-  const { step } = scene;
-  if (decision.kind === 'keep') {
-    return decision.at ? scoped.steps.transition(step.id, options.from, step.status, { nextRunAt: decision.at }, options.guard ?? {}) : Promise.resolve(step);
+/**
+ * Each step's conditional move, all of them together (steps.moveMany: one statement per shape of
+ * move); for `keep`, at most a new due time. Undefined for a move that lost.
+ */
+async function moveSteps(scoped: Store, moves: readonly Move[]): Promise<(StepRecord | undefined)[]> {
+  const asked: { index: number; move: StepMove }[] = [];
+  const answers: (StepRecord | undefined)[] = moves.map(({ scene }) => scene.step);
+  for (const [index, { scene, decision, options }] of moves.entries()) {
+    const { step } = scene;
+    const guard = options.guard ?? {};
+    if (decision.kind === 'keep') {
+      if (decision.at) asked.push({ index, move: { id: step.id, from: options.from, to: step.status, patch: { nextRunAt: decision.at }, guard } });
+      continue;
+    }
+    const transition = moveOf(decision);
+    asked.push({ index, move: { id: step.id, from: options.from, to: transition.to, patch: { ...transition.patch, ...(options.countAttempt ? { countAttempt: true } : {}) }, guard } });
   }
-  const transition = moveOf(decision);
-  return scoped.steps.transition(step.id, options.from, transition.to, { ...transition.patch, ...(options.countAttempt ? { countAttempt: true } : {}) }, options.guard ?? {});
+  const moved = await scoped.steps.moveMany(asked.map((a) => a.move));
+  asked.forEach(({ index }, i) => (answers[index] = moved[i]));
+  return answers;
 }
 
 /** What follows from a won move, in the same unit of work; notes in `after` what must follow the commit. */

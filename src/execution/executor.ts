@@ -10,7 +10,7 @@ import type { CapabilityRegistry } from '../capabilities/registry.ts';
 import type { CapabilityService } from '../capabilities/service.ts';
 import type { MindRecord, Store } from '../store/index.ts';
 import { Pass } from './pass.ts';
-import { pollStep } from './polling.ts';
+import { performApprovedStep } from './polling.ts';
 import { settlePlansTogether } from './settle.ts';
 import { silentLog, type ExecutorContext, type ExecutorLog } from './context.ts';
 import type { PlanningServices } from './plan-intention.ts';
@@ -153,11 +153,13 @@ export class Executor {
     if (!stepId) return (await this.#ctx.capabilities.performApproved(approvalId)) !== undefined;
     const step = await store.steps.get(stepId);
     if (!step || step.status !== 'awaiting_approval' || step.approvalId !== approval.id) return false;
-    // As the due-step query would have it: a live plan's step (a closed plan's waits are withdrawn instead).
-    const plan = await store.plans.get(step.planId);
-    if (!plan || plan.origin === 'dream' || (plan.status !== 'executing' && plan.status !== 'blocked')) return false;
     const pass = new Pass();
-    const moved = await pollStep(this.#ctx, pass, step);
+    const scene = await pass.scene(store, step);
+    // As the due-step query would have it: a live plan's step (a closed plan's waits are withdrawn instead).
+    const plan = scene?.plan;
+    if (!scene || !plan || plan.origin === 'dream' || (plan.status !== 'executing' && plan.status !== 'blocked')) return false;
+    // The approval and the scene just read are handed on, not read again.
+    const moved = await performApprovedStep(this.#ctx, pass, scene, approval);
     // The step's plan is settled now (its next steps promoted), as a pass would after its steps.
     const { planIds, known } = pass.takePlansToSettle();
     await settlePlansTogether(this.#ctx, planIds, known);

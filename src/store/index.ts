@@ -15,7 +15,7 @@ export type { MindRecord, NewMind, MindRepository } from './repositories/minds.t
 export type { IntentionMeans, IntentionRecord, NewIntention, IntentionRepository } from './repositories/intentions.ts';
 export type { NewPlan, PlanListOptions, PlanPatch, PlanRecord, PlanWithSteps, PlanRepository } from './repositories/plans.ts';
 export { FINAL_STEP_STATUSES } from './repositories/steps.ts';
-export type { StepGuard, StepPatch, StepRecord, StepRepository } from './repositories/steps.ts';
+export type { StepGuard, StepMove, StepPatch, StepRecord, StepRepository } from './repositories/steps.ts';
 export type { EventQuery, EventRecord, NewEvent, EventRepository } from './repositories/events.ts';
 export type { PolicyRuleInput, PolicyRuleRecord, PolicyRuleRepository } from './repositories/policy-rules.ts';
 export type { CommitmentKind, CommitmentRecord, NewCommitment, CommitmentRepository } from './repositories/commitments.ts';

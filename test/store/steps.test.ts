@@ -4,6 +4,7 @@ import { CompiledQuery } from 'kysely';
 import { addSeconds } from '../../src/core/clock.ts';
 import { dueStepsQuery } from '../../src/store/repositories/steps.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
+import type { StepRecord } from '../../src/store/index.ts';
 import { sampleDraft, seedPlan, seedReadyStep } from '../support/fixtures.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 
@@ -162,6 +163,47 @@ for (const kind of STORE_KINDS) {
         (await store.steps.listByPlan(plan.id)).map((s) => s.position),
         [0, 1, 2, 3],
       );
+    });
+
+    it('moves many steps in one statement per shape, each exactly as its own transition would', async () => {
+      const { store, clock, config } = current();
+      // Two identical plans: one moved step by step, the other with moveMany; the results must match.
+      const twoReady = async () => {
+        const { plan } = await seedPlan(store);
+        for (const s of plan.steps) await store.steps.transition(s.id, 'pending', 'ready');
+        return plan.steps.map((s) => s.id);
+      };
+      const alone = await twoReady();
+      const together = await twoReady();
+      clock.advance(5);
+      const due = clock.now();
+      const lease = addSeconds(due, 90);
+      const movesOf = (ids: string[]) => [
+        { id: ids[0]!, from: 'ready' as const, to: 'completed' as const, patch: { countAttempt: true, leaseUntil: null, nextRunAt: null, result: { ok: [1, 'a'] }, observation: { state: 'active' }, executionId: '00000000-0000-7000-8000-0000000000e1', statusReason: 'read' }, guard: { dueBy: due } },
+        { id: ids[1]!, from: 'ready' as const, to: 'completed' as const, patch: { countAttempt: true, leaseUntil: null, nextRunAt: null, result: { ok: [2] }, observation: null, executionId: '00000000-0000-7000-8000-0000000000e2', statusReason: 'read again' }, guard: { dueBy: due } },
+      ];
+      const extra = (ids: string[]) => [
+        // Another shape in the same call: claimed under a lease, no due guard.
+        { id: ids[0]!, from: ['completed'] as const, to: 'executing' as const, patch: { leaseUntil: lease, claimedBy: 'x' }, guard: { leaseUntil: null } },
+      ];
+      const expected = [];
+      for (const m of movesOf(alone)) expected.push(await store.steps.transition(m.id, m.from, m.to, m.patch, m.guard));
+      const statements: string[] = [];
+      const observed = await openStore(config, { clock, observeQuery: (text) => statements.push(text) });
+      try {
+        const got = await observed.steps.moveMany(movesOf(together));
+        assert.equal(statements.length, 1, 'one statement for two moves of one shape');
+        const strip = (s: StepRecord | undefined) => s && { ...s, id: '', planId: '', mindId: '', createdAt: null, updatedAt: s.updatedAt };
+        assert.deepEqual(got.map(strip), expected.map(strip));
+        for (const [i, s] of got.entries()) assert.deepEqual(await store.steps.get(together[i]!), s, 'the answer is the stored row');
+        // A completed step is not in `ready` any more, nor is its lease unset with another shape asked alongside: both lose.
+        clock.advance(1);
+        const again = await observed.steps.moveMany([...movesOf(together), ...extra(together)]);
+        assert.deepEqual(again.map((s) => s?.status), [undefined, undefined, 'executing'], 'the lost moves are undefined; the other shape moved');
+        assert.equal((await store.steps.get(together[1]!))?.statusReason, 'read again', 'a lost move changed nothing');
+      } finally {
+        await observed.close();
+      }
     });
 
     it('gives one winner to 20 concurrent claims from 4 connections', async () => {

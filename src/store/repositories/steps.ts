@@ -10,6 +10,7 @@ import type { Codec } from '../codec.ts';
 import type { Database, PlanStepsTable } from '../schema.ts';
 import { stepIsDue } from '../vocabulary-sql.ts';
 import { asList, IDS_PER_STATEMENT, type RepositoryContext } from './context.ts';
+import { movesStatement, shapeOf, type EncodedMove } from './step-moves.ts';
 
 export interface StepRecord {
   id: string;
@@ -88,6 +89,33 @@ export interface StepGuard {
   dueBy?: Date;
   /** The claim is still held by this executor: for taking over from one known to be gone. */
   claimedBy?: string;
+}
+
+/** One move for `moveMany`: what `transition` takes. */
+export interface StepMove {
+  id: string;
+  from: StepStatus | readonly StepStatus[];
+  to: StepStatus;
+  patch?: StepPatch;
+  guard?: StepGuard;
+}
+
+/** Rows per set-based move statement: far below either store's limit on bound parameters. */
+const MOVES_PER_STATEMENT = 200;
+
+/** A move with its columns encoded as `transition` would set them. */
+function encodeMove({ id, from, to, patch = {}, guard = {} }: StepMove, codec: Codec, now: Date): EncodedMove {
+  const set = encodePatch(patch, codec);
+  if (FINAL_STEP_STATUSES.includes(to) && patch.finishedAt === undefined) set.finished_at = codec.time(now);
+  // Counting the attempt stamps started_at itself (movesStatement), as transition does.
+  if (patch.countAttempt) delete set.started_at;
+  const encodedGuard: EncodedMove['guard'] = {};
+  if (guard.leaseUntil !== undefined) encodedGuard.lease_until = codec.timeOrNull(guard.leaseUntil);
+  if (guard.leaseExpiredBy !== undefined) encodedGuard.lease_expired_by = codec.time(guard.leaseExpiredBy);
+  if (guard.attempts !== undefined) encodedGuard.attempts = guard.attempts;
+  if (guard.dueBy !== undefined) encodedGuard.due_by = codec.time(guard.dueBy);
+  if (guard.claimedBy !== undefined) encodedGuard.claimed_by = guard.claimedBy;
+  return { id, from: asList(from), to, set, countAttempt: patch.countAttempt === true, guard: encodedGuard };
 }
 
 /** Statuses a step never leaves; reaching one stamps finished_at unless the patch says otherwise. */
@@ -229,6 +257,42 @@ export class StepRepository {
     }
     const row = await query.returningAll().executeTakeFirst();
     return row && decodeStep(row, codec);
+  }
+
+  /**
+   * Several moves at once, each exactly as `transition` would make it (its own `from`, patch and
+   * guards), in one conditional statement per shape of move (step-moves.ts): a pass's batch of
+   * steps, most of which move alike, costs a statement or two instead of one per step. Answers
+   * in the order asked, undefined for a move that lost.
+   */
+  async moveMany(moves: readonly StepMove[]): Promise<(StepRecord | undefined)[]> {
+    const { codec, clock } = this.#ctx;
+    const now = clock.now();
+    const at = codec.time(now);
+    const encoded = moves.map((move) => encodeMove(move, codec, now));
+    const groups = new Map<string, number[]>();
+    encoded.forEach((move, i) => {
+      const shape = shapeOf(move);
+      groups.set(shape, [...(groups.get(shape) ?? []), i]);
+    });
+    const answers: (StepRecord | undefined)[] = moves.map(() => undefined);
+    for (const indexes of groups.values()) {
+      // A step asked twice would make the join ambiguous; a lone move needs no join.
+      if (indexes.length === 1 || new Set(indexes.map((i) => moves[i]!.id)).size < indexes.length) {
+        for (const i of indexes) {
+          const { id, from, to, patch, guard } = moves[i]!;
+          answers[i] = await this.transition(id, from, to, patch, guard);
+        }
+        continue;
+      }
+      for (let c = 0; c < indexes.length; c += MOVES_PER_STATEMENT) {
+        const chunk = indexes.slice(c, c + MOVES_PER_STATEMENT);
+        const { rows } = await movesStatement(codec, chunk.map((i) => encoded[i]!), at).execute(this.#ctx.db);
+        const moved = new Map((rows as Selectable<PlanStepsTable>[]).map((row) => [row.id, decodeStep(row, codec)]));
+        for (const i of chunk) answers[i] = moved.get(moves[i]!.id);
+      }
+    }
+    return answers;
   }
 
   /**
