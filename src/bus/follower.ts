@@ -26,6 +26,7 @@ export interface FollowerOptions {
 
 /** Events to handle, in log order, and the cursor move that records them handled. */
 export interface FollowedBatch {
+  /** The cursor's seq in the store, which the move is conditional on. */
   from: number;
   to: number;
   events: EventRecord[];
@@ -33,6 +34,8 @@ export interface FollowedBatch {
 
 export const DEFAULT_LEASE_MS = 30_000;
 export const DEFAULT_GAP_GRACE_MS = 10_000;
+/** How often a follower that finds nothing to do records how far it read. */
+export const PASS_PERSIST_MS = 5_000;
 
 export class EventFollower {
   readonly consumer: string;
@@ -45,11 +48,13 @@ export class EventFollower {
   /** Missing seqs seen, with when they were first seen (this process's memory only). */
   readonly #gaps = new Map<number, number>();
   /**
-   * The cursor as this daemon holds it. While more than half the lease is left nobody else can
-   * have taken it, so it is neither renewed nor read again: an idle follower costs a read, not a
-   * commit, per look.
+   * The cursor as this daemon holds it: its seq in the store, how far this daemon has read past
+   * it (events that needed nothing written), and the lease. While more than half the lease is
+   * left nobody else can have taken it, so it is neither renewed nor read again: an idle follower
+   * costs a read, not a commit, per look.
    */
-  #held: { seq: number; until: number } | null = null;
+  #held: { stored: number; read: number; until: number } | null = null;
+  #storedAt = 0;
 
   constructor(store: Store, options: FollowerOptions) {
     this.#store = store;
@@ -76,13 +81,15 @@ export class EventFollower {
     if (this.#held === null || this.#held.until - now < this.#leaseMs / 2) {
       const until = now + this.#leaseMs;
       const cursor = await this.#store.eventCursors.hold(this.consumer, this.holder, new Date(until));
-      this.#held = cursor ? { seq: cursor.seq, until } : null;
+      // Still where this daemon left it: what it read past it stays read.
+      const read = cursor && this.#held?.stored === cursor.seq ? this.#held.read : cursor?.seq;
+      this.#held = cursor ? { stored: cursor.seq, read: read!, until } : null;
     }
     if (this.#held === null) return null;
-    const from = this.#held.seq;
-    const read = await this.#store.events.list({ afterSeq: from, limit: this.#batchSize });
+    const { stored, read: after } = this.#held;
+    const read = await this.#store.events.list({ afterSeq: after, limit: this.#batchSize });
     const events: EventRecord[] = [];
-    let to = from;
+    let to = after;
     for (const event of read) {
       if (event.seq !== to + 1) {
         const missing = to + 1;
@@ -94,7 +101,18 @@ export class EventFollower {
       to = event.seq;
     }
     for (const seq of this.#gaps.keys()) if (seq <= to) this.#gaps.delete(seq);
-    return to === from ? null : { from, to, events };
+    return to === after ? null : { from: stored, to, events };
+  }
+
+  /**
+   * Records a batch that needed nothing written. The cursor moves in memory, and in the store at
+   * most every PASS_PERSIST_MS: most events need nothing, and a commit for each batch of them
+   * would compete with the executor's. A restart reads those events again and again finds
+   * nothing to do in them.
+   */
+  async pass(batch: FollowedBatch): Promise<void> {
+    if (this.#held) this.#held.read = batch.to;
+    if (this.#clock.now().getTime() - this.#storedAt >= PASS_PERSIST_MS) await this.advance(batch);
   }
 
   /** Records a batch handled; false when the cursor was taken over or moved meanwhile. */
@@ -119,12 +137,15 @@ export class EventFollower {
 
   #remember(batch: FollowedBatch | null): void {
     // Anything but a known move makes the next read ask the store where the cursor is.
-    this.#held = batch && this.#held ? { ...this.#held, seq: batch.to } : null;
+    this.#held = batch && this.#held ? { ...this.#held, stored: batch.to, read: Math.max(this.#held.read, batch.to) } : null;
+    if (batch) this.#storedAt = this.#clock.now().getTime();
   }
 
-  /** Lets another daemon take over at once (a clean stop). */
-  release(): Promise<void> {
+  /** Records how far it read, then lets another daemon take over at once (a clean stop). */
+  async release(): Promise<void> {
+    const held = this.#held;
+    if (held && held.read > held.stored) await this.advance({ from: held.stored, to: held.read, events: [] });
     this.#held = null;
-    return this.#store.eventCursors.release(this.consumer, this.holder);
+    await this.#store.eventCursors.release(this.consumer, this.holder);
   }
 }

@@ -113,6 +113,10 @@ export class Notifier {
     const deliveries: NewDelivery[] = [];
     const mindNames = new Map<string, string | null>();
     for (const event of batch.events) deliveries.push(...(await this.#deliveriesOf(event, mindNames)));
+    if (deliveries.length === 0) {
+      await this.#follower.pass(batch);
+      return 0;
+    }
     try {
       await store.transaction(async (tx) => {
         await tx.webhookDeliveries.enqueue(deliveries);

@@ -123,8 +123,10 @@ export class TraceExporter {
   async runOnce(): Promise<number> {
     let sent = 0;
     for (let batch = await this.#follower.next(); batch && !this.#stopping; batch = await this.#follower.next()) {
-      sent += await this.#export(batch);
-      await this.#follower.advance(batch);
+      const exported = await this.#export(batch);
+      if (exported === 0) await this.#follower.pass(batch);
+      else await this.#follower.advance(batch);
+      sent += exported;
     }
     return sent;
   }

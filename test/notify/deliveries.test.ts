@@ -99,6 +99,31 @@ for (const kind of STORE_KINDS) {
       answer = 200;
     });
 
+    it('events that need no delivery move the stored cursor at most every 5 s, and on a clean stop', async () => {
+      const { store, clock } = current();
+      for (const holder of ['daemon-a', 'daemon-b', 'daemon-c', 'daemon-r']) await store.eventCursors.release('webhooks', holder);
+      const n = notifier('daemon-q', [target('ops')]);
+      const note = () => store.events.append({ type: 'operator_note', data: { message: 'nothing to tell' } });
+      await note();
+      await n.runOnce();
+      const first = (await store.eventCursors.get('webhooks'))!.seq;
+      assert.equal(first, await store.events.latestSeq(), 'the first pass is recorded');
+      await note();
+      await note();
+      assert.deepEqual(await n.runOnce(), { enqueued: 0, attempted: 0 });
+      assert.equal((await store.eventCursors.get('webhooks'))!.seq, first, 'read, not yet recorded');
+      clock.advance(5);
+      await note();
+      await n.runOnce();
+      assert.equal((await store.eventCursors.get('webhooks'))!.seq, await store.events.latestSeq());
+      await note();
+      await n.runOnce();
+      await n.stop();
+      const stopped = await store.eventCursors.get('webhooks');
+      assert.equal(stopped?.seq, await store.events.latestSeq(), 'a clean stop records how far it read');
+      assert.equal(stopped?.holder, '');
+    });
+
     it('a follower waits for a seq not visible yet and reads it in order once it is', async () => {
       const { store, clock } = current();
       const follower = new EventFollower(store, { consumer: 'gaps', holder: 'me', gapGraceMs: 10_000 });
