@@ -328,7 +328,7 @@ describe('planner: diagnose_then_escalate', () => {
       n1.spec.message,
       'Tried service.restart on atlas-worker.service (revision 1); it did not bring about "restart atlas-worker.service". ' +
         'Seen: V1 (Verify: atlas-worker.service is active) failed: expectation failed: atlas-worker.service was not active within 60 s; ' +
-        'observed {"active_state":"failed","sub_state":"failed"}. service.restart is not being repeated. ' +
+        'observed active_state "failed", sub_state "failed". service.restart is not being repeated. ' +
         'The findings of a read-only diagnosis of atlas-worker.service (U1, M1, D1, L1) are summarised in S1.',
     );
     assert.equal(outcome.validation.valid, true);

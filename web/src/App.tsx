@@ -3,15 +3,15 @@
 
 import { useCallback, useEffect, useMemo, useState, type FormEvent } from 'react';
 import { ApiClient, asApiError, type ApiError } from './api/client.ts';
-import type { Whoami } from './api/types.ts';
+import type { ApprovalRecord, CapabilityRequestRecord, Grouped, Whoami } from './api/types.ts';
 import { ErrorBox } from './components/common.tsx';
-import { LiveProvider, useLive } from './live.tsx';
-import { ApprovalCentre } from './pages/ApprovalCentre.tsx';
+import { LiveProvider, useLive, useLiveResource } from './live.tsx';
+import { ApprovalCentre, concernsDecisions } from './pages/ApprovalCentre.tsx';
 import { PlanPage } from './pages/PlanPage.tsx';
 import { PlansList } from './pages/PlansList.tsx';
 import { TimelinePage } from './pages/TimelinePage.tsx';
 import { href, useRoute, type Route } from './router.ts';
-import { adoptTokenFromFragment, forgetToken, storedToken, storeToken } from './session.ts';
+import { adoptTokenFromFragment, forgetToken, storedToken, storeToken, tokenOfPasted } from './session.ts';
 
 type Session =
   | { state: 'signed_out'; error?: ApiError; notice?: string }
@@ -27,6 +27,17 @@ export function App() {
   const signOut = useCallback((notice?: string, error?: ApiError) => {
     forgetToken();
     setSession({ state: 'signed_out', ...(notice ? { notice } : {}), ...(error ? { error } : {}) });
+  }, []);
+
+  // A sign-in link pasted into a tab that is already open changes only the fragment: no page
+  // load, so the token is taken from the hash change too (and removed from the address bar).
+  useEffect(() => {
+    const adopt = () => {
+      const token = adoptTokenFromFragment();
+      if (token) setSession({ state: 'checking', token });
+    };
+    window.addEventListener('hashchange', adopt);
+    return () => window.removeEventListener('hashchange', adopt);
   }, []);
 
   useEffect(() => {
@@ -71,16 +82,20 @@ function SignIn({ error, notice, onToken }: { error?: ApiError | undefined; noti
   const [token, setToken] = useState('');
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (token.trim()) onToken(token.trim());
+    const value = tokenOfPasted(token);
+    if (value) onToken(value);
   };
   return (
     <main className="sign-in">
       <form className="card sign-in-card" onSubmit={submit} aria-labelledby="sign-in-title" data-testid="sign-in">
         <h1 id="sign-in-title">Praxis console</h1>
-        <p className="muted">Sign in with an access token. The token stays in this tab only.</p>
+        <p className="muted">
+          Sign in with an access token (<code>praxis token create</code>), or paste the sign-in link. The token stays in this tab
+          only.
+        </p>
         {notice && <p role="status">{notice}</p>}
         <ErrorBox error={error} title="Sign-in failed" />
-        <label htmlFor="token-input">Access token</label>
+        <label htmlFor="token-input">Access token or sign-in link</label>
         <input
           id="token-input"
           name="token"
@@ -99,8 +114,18 @@ function SignIn({ error, notice, onToken }: { error?: ApiError | undefined; noti
   );
 }
 
+/** What waits for the operator: pending approvals and open capability requests. */
+function useWaitingCount(): number | null {
+  const approvals = useLiveResource('nav:approvals', (api) => api.get<Grouped<ApprovalRecord>>('/approvals', { status: 'pending' }), concernsDecisions);
+  const requests = useLiveResource('nav:requests', (api) => api.get<Grouped<CapabilityRequestRecord>>('/capability-requests', { status: 'open' }), concernsDecisions);
+  if (!approvals.data || !requests.data) return null;
+  const count = (grouped: Grouped<unknown>) => grouped.groups.reduce((n, group) => n + group.items.length, 0);
+  return count(approvals.data) + count(requests.data);
+}
+
 function Shell({ onSignOut }: { onSignOut(): void }) {
   const { me, streamState } = useLive();
+  const waiting = useWaitingCount();
   const route = useRoute();
   const section = route.page === 'plan' ? 'plans' : route.page;
   const streamLabel = useMemo(
@@ -123,8 +148,15 @@ function Shell({ onSignOut }: { onSignOut(): void }) {
           <a href={href.plans()} aria-current={section === 'plans' ? 'page' : undefined}>
             Plans
           </a>
-          <a href={href.approvals()} aria-current={section === 'approvals' ? 'page' : undefined}>
+          <a href={href.approvals()} aria-current={section === 'approvals' ? 'page' : undefined} data-testid="nav-approvals">
             Approvals
+            {waiting !== null && waiting > 0 && (
+              <span className="nav-count" data-testid="waiting-count">
+                {' '}
+                {waiting}
+                <span className="sr-only"> waiting for you</span>
+              </span>
+            )}
           </a>
           <a href={href.timeline()} aria-current={section === 'timeline' ? 'page' : undefined}>
             Timeline

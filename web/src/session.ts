@@ -64,3 +64,15 @@ export function adoptTokenFromFragment(): string | null {
   storeToken(split.token);
   return split.token;
 }
+
+/**
+ * The token in what was pasted into the sign-in box: the token itself, or a whole sign-in link
+ * (`http://…/#token=…`, `#/plans?token=…`), whose token is taken out of it.
+ */
+export function tokenOfPasted(text: string): string {
+  const value = text.trim();
+  const hash = value.indexOf('#');
+  if (hash >= 0) return splitTokenFragment(value.slice(hash))?.token ?? '';
+  if (/^token=/.test(value)) return splitTokenFragment(`#${value}`)?.token ?? '';
+  return value;
+}

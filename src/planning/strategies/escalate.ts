@@ -15,12 +15,24 @@ function clip(text: string, max: number): string {
 }
 
 /** "What was seen" in the latest failed direct revision, in one line per failed step. */
+/**
+ * An observation as words for a note a person reads: `active_state "failed", sub_state "failed"`;
+ * record ids (`prediction_id`) are left out, nested values stay compact JSON.
+ */
+function observationText(observation: unknown): string {
+  if (observation === null || typeof observation !== 'object' || Array.isArray(observation)) return JSON.stringify(observation);
+  const parts = Object.entries(observation as Record<string, unknown>)
+    .filter(([key]) => !/(^|_)id$/.test(key))
+    .map(([key, value]) => `${key} ${JSON.stringify(value)}`);
+  return parts.length > 0 ? parts.join(', ') : 'nothing';
+}
+
 export function whatWasSeen(revision: PriorRevision | undefined): string {
   if (!revision) return 'no record of the earlier attempt was found';
   const troubled = revision.steps.filter((s) => ['failed', 'blocked', 'cancelled'].includes(s.status));
   const lines = troubled.map((s) => {
     const why = s.error || s.statusReason;
-    const observed = s.observation !== undefined && s.observation !== null ? `; observed ${clip(JSON.stringify(s.observation), 200)}` : '';
+    const observed = s.observation !== undefined && s.observation !== null ? `; observed ${clip(observationText(s.observation), 200)}` : '';
     return `${s.key} (${s.title}) ${s.status}${why ? `: ${why}` : ''}${observed}`;
   });
   if (lines.length > 0) return lines.join('; ');

@@ -1,19 +1,54 @@
 // The plan's dependency graph: dagre lays it out left to right, SVG draws it. Nodes are coloured
 // by step status (the legend lists every status), edges run from a prerequisite to the step that
-// depends on it. Nodes are keyboard-focusable buttons that select the step.
+// depends on it. Nodes are keyboard-focusable buttons that select the step. Titles wrap (a node
+// grows to hold its whole title); the drawing fits its card (a small plan is not stretched), and
+// a wide one can be zoomed (buttons, Ctrl + wheel) and panned (drag, or focus a node off view).
 
 import dagre from '@dagrejs/dagre';
-import { useMemo, type KeyboardEvent } from 'react';
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type PointerEvent, type WheelEvent } from 'react';
 import { STEP_STATUSES, type StepView } from '../api/types.ts';
 
-const NODE_WIDTH = 190;
-const NODE_HEIGHT = 58;
+const NODE_WIDTH = 210;
+const LINE = 15;
+const TITLE_CHARS = 30;
+const MAX_TITLE_LINES = 4;
 const MARGIN = 16;
+const MAX_ZOOM = 4;
+
+/** Splits a title into lines of at most `width` characters at spaces (a longer word is cut). */
+export function wrapTitle(title: string, width = TITLE_CHARS, maxLines = MAX_TITLE_LINES): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of title.split(/\s+/).filter(Boolean)) {
+    for (let rest = word; rest.length > 0; ) {
+      const room = line ? width - line.length - 1 : width;
+      if (rest.length <= room) {
+        line = line ? `${line} ${rest}` : rest;
+        rest = '';
+      } else if (line) {
+        lines.push(line);
+        line = '';
+      } else {
+        lines.push(rest.slice(0, width));
+        rest = rest.slice(width);
+      }
+    }
+  }
+  if (line) lines.push(line);
+  if (lines.length <= maxLines) return lines;
+  const kept = lines.slice(0, maxLines);
+  kept[maxLines - 1] = `${kept[maxLines - 1]!.slice(0, width - 1)}…`;
+  return kept;
+}
+
+function nodeHeight(lines: number): number {
+  return 40 + lines * LINE;
+}
 
 interface LaidOut {
   width: number;
   height: number;
-  nodes: { step: StepView; x: number; y: number }[];
+  nodes: { step: StepView; x: number; y: number; lines: string[]; height: number }[];
   edges: { from: string; to: string; points: { x: number; y: number }[] }[];
 }
 
@@ -22,7 +57,8 @@ export function layoutPlan(steps: readonly StepView[]): LaidOut {
   graph.setGraph({ rankdir: 'LR', nodesep: 24, ranksep: 56, marginx: MARGIN, marginy: MARGIN });
   graph.setDefaultEdgeLabel(() => ({}));
   const keys = new Set(steps.map((step) => step.key));
-  for (const step of steps) graph.setNode(step.key, { width: NODE_WIDTH, height: NODE_HEIGHT });
+  const lines = new Map(steps.map((step) => [step.key, wrapTitle(step.title || step.key)]));
+  for (const step of steps) graph.setNode(step.key, { width: NODE_WIDTH, height: nodeHeight(lines.get(step.key)!.length) });
   for (const step of steps) {
     for (const dependency of step.dependsOn) if (keys.has(dependency)) graph.setEdge(dependency, step.key);
   }
@@ -30,13 +66,21 @@ export function layoutPlan(steps: readonly StepView[]): LaidOut {
   const label = graph.graph() as { width?: number; height?: number };
   const nodes = steps.map((step) => {
     const node = graph.node(step.key) as { x?: number; y?: number };
-    return { step, x: node.x ?? 0, y: node.y ?? 0 };
+    const text = lines.get(step.key)!;
+    return { step, x: node.x ?? 0, y: node.y ?? 0, lines: text, height: nodeHeight(text.length) };
   });
   const edges = graph.edges().map((edge) => {
     const data = graph.edge(edge) as { points?: { x: number; y: number }[] };
     return { from: edge.v, to: edge.w, points: data.points ?? [] };
   });
-  return { width: Math.max(label.width ?? 0, NODE_WIDTH + 2 * MARGIN), height: Math.max(label.height ?? 0, NODE_HEIGHT + 2 * MARGIN), nodes, edges };
+  return { width: Math.max(label.width ?? 0, NODE_WIDTH + 2 * MARGIN), height: Math.max(label.height ?? 0, nodeHeight(1) + 2 * MARGIN), nodes, edges };
+}
+
+interface View {
+  zoom: number;
+  /** Top-left corner of the visible part, in layout units. */
+  x: number;
+  y: number;
 }
 
 export function PlanGraph({
@@ -50,25 +94,96 @@ export function PlanGraph({
 }) {
   const layout = useMemo(() => layoutPlan(steps), [steps]);
   const present = new Set(steps.map((step) => step.status));
+  const [view, setView] = useState<View>({ zoom: 1, x: 0, y: 0 });
+  const svgRef = useRef<SVGSVGElement | null>(null);
+  const drag = useRef<{ id: number; x: number; y: number; view: View } | null>(null);
+  const w = layout.width / view.zoom;
+  const h = layout.height / view.zoom;
+  const clamp = (next: View): View => {
+    const zoom = Math.min(MAX_ZOOM, Math.max(1, next.zoom));
+    return { zoom, x: Math.min(Math.max(0, next.x), layout.width - layout.width / zoom), y: Math.min(Math.max(0, next.y), layout.height - layout.height / zoom) };
+  };
+  // A new layout (a step added by a replan) starts fitted again.
+  useEffect(() => setView({ zoom: 1, x: 0, y: 0 }), [layout.width, layout.height]);
+
+  const zoomBy = (factor: number, cx = view.x + w / 2, cy = view.y + h / 2) =>
+    setView((current) => {
+      const zoom = Math.min(MAX_ZOOM, Math.max(1, current.zoom * factor));
+      const nw = layout.width / zoom;
+      const nh = layout.height / zoom;
+      return clamp({ zoom, x: cx - ((cx - current.x) / (layout.width / current.zoom)) * nw, y: cy - ((cy - current.y) / (layout.height / current.zoom)) * nh });
+    });
+  const unitsPerPixel = () => w / (svgRef.current?.clientWidth || layout.width);
+
+  const onPointerDown = (event: PointerEvent<SVGSVGElement>) => {
+    if (view.zoom === 1 || (event.target as Element).closest('.node')) return;
+    drag.current = { id: event.pointerId, x: event.clientX, y: event.clientY, view };
+    event.currentTarget.setPointerCapture(event.pointerId);
+  };
+  const onPointerMove = (event: PointerEvent<SVGSVGElement>) => {
+    const start = drag.current;
+    if (!start || start.id !== event.pointerId) return;
+    const k = unitsPerPixel();
+    setView(clamp({ ...start.view, x: start.view.x - (event.clientX - start.x) * k, y: start.view.y - (event.clientY - start.y) * k }));
+  };
+  const onPointerUp = () => {
+    drag.current = null;
+  };
+  const onWheel = (event: WheelEvent<SVGSVGElement>) => {
+    // Plain wheel scrolls the page; Ctrl (or a pinch, which browsers send as Ctrl + wheel) zooms.
+    if (!event.ctrlKey && !event.metaKey) return;
+    event.preventDefault();
+    const box = event.currentTarget.getBoundingClientRect();
+    const k = unitsPerPixel();
+    zoomBy(event.deltaY < 0 ? 1.25 : 0.8, view.x + (event.clientX - box.left) * k, view.y + (event.clientY - box.top) * k);
+  };
+  /** A node reached by Tab while zoomed off view is brought into view. */
+  const reveal = (x: number, y: number) => {
+    if (x - NODE_WIDTH / 2 >= view.x && x + NODE_WIDTH / 2 <= view.x + w && y >= view.y && y <= view.y + h) return;
+    setView((current) => clamp({ ...current, x: x - w / 2, y: y - h / 2 }));
+  };
   const onKey = (key: string) => (event: KeyboardEvent) => {
     if (event.key === 'Enter' || event.key === ' ') {
       event.preventDefault();
       onSelect(key);
     }
   };
+  const wide = layout.width > 900;
   return (
     <figure className="graph" aria-labelledby="graph-caption">
       <figcaption id="graph-caption" className="sr-only">
         Dependency graph with {steps.length} steps; select a step for its details.
       </figcaption>
-      <div className="graph-scroll">
+      {wide && (
+        <div className="graph-tools" role="toolbar" aria-label="Zoom the graph">
+          <button type="button" className="quiet" onClick={() => zoomBy(1.5)} disabled={view.zoom >= MAX_ZOOM} data-testid="graph-zoom-in" aria-label="Zoom in">
+            +
+          </button>
+          <button type="button" className="quiet" onClick={() => zoomBy(1 / 1.5)} disabled={view.zoom <= 1} data-testid="graph-zoom-out" aria-label="Zoom out">
+            −
+          </button>
+          <button type="button" className="quiet" onClick={() => setView({ zoom: 1, x: 0, y: 0 })} disabled={view.zoom === 1} data-testid="graph-fit">
+            Fit
+          </button>
+          <span className="muted small">{view.zoom > 1 ? 'drag to pan' : 'Ctrl + wheel zooms'}</span>
+        </div>
+      )}
+      <div className="graph-frame">
         <svg
+          ref={svgRef}
           data-testid="plan-graph"
-          width={layout.width}
-          height={layout.height}
-          viewBox={`0 0 ${layout.width} ${layout.height}`}
+          data-zoom={view.zoom.toFixed(2)}
+          width="100%"
+          style={{ maxWidth: `${layout.width}px`, cursor: view.zoom > 1 ? 'grab' : undefined }}
+          viewBox={`${view.x} ${view.y} ${w} ${h}`}
+          preserveAspectRatio="xMinYMin meet"
           role="group"
           aria-label="Plan dependency graph"
+          onPointerDown={onPointerDown}
+          onPointerMove={onPointerMove}
+          onPointerUp={onPointerUp}
+          onPointerCancel={onPointerUp}
+          onWheel={onWheel}
         >
           <defs>
             <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
@@ -86,33 +201,37 @@ export function PlanGraph({
               markerEnd="url(#arrow)"
             />
           ))}
-          {layout.nodes.map(({ step, x, y }) => (
+          {layout.nodes.map(({ step, x, y, lines, height }) => (
             <g
               key={step.key}
               className={`node status-${step.status}${selected === step.key ? ' selected' : ''}`}
-              transform={`translate(${x - NODE_WIDTH / 2}, ${y - NODE_HEIGHT / 2})`}
+              transform={`translate(${x - NODE_WIDTH / 2}, ${y - height / 2})`}
               role="button"
               tabIndex={0}
               aria-pressed={selected === step.key}
-              aria-label={`Step ${step.key}: ${step.title}, ${step.kind}, ${step.status.replace(/_/g, ' ')}`}
               data-testid="graph-node"
               data-step-key={step.key}
               data-status={step.status}
               onClick={() => onSelect(step.key)}
               onKeyDown={onKey(step.key)}
+              onFocus={() => reveal(x, y)}
             >
-              <title>{`${step.key}: ${step.title} (${step.status})`}</title>
-              <rect width={NODE_WIDTH} height={NODE_HEIGHT} rx={8} ry={8} />
+              <rect width={NODE_WIDTH} height={height} rx={8} ry={8} />
+              {/* The button's name is its visible text (key, kind, title, status): the spaces keep the words apart. */}
               <text x={10} y={20} className="node-key">
-                {step.key}
-                <tspan className="node-kind" dx={6}>
-                  {step.kind}
+                {`${step.key} `}
+                <tspan className="node-kind" dx={2}>
+                  {`${step.kind} `}
                 </tspan>
               </text>
-              <text x={10} y={36} className="node-title">
-                {truncate(step.title, 26)}
+              <text x={10} y={20 + LINE} className="node-title" data-testid="node-title">
+                {lines.map((line, i) => (
+                  <tspan key={i} x={10} dy={i === 0 ? 0 : LINE}>
+                    {`${line} `}
+                  </tspan>
+                ))}
               </text>
-              <text x={10} y={51} className="node-status">
+              <text x={10} y={height - 9} className="node-status">
                 {step.status.replace(/_/g, ' ')}
               </text>
             </g>
@@ -148,6 +267,3 @@ function pathOf(points: { x: number; y: number }[]): string {
   return d;
 }
 
-function truncate(text: string, length: number): string {
-  return text.length > length ? `${text.slice(0, length - 1)}…` : text;
-}

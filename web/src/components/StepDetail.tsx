@@ -6,7 +6,7 @@ import { useState, type FormEvent, type ReactNode } from 'react';
 import type { Check, StepView } from '../api/types.ts';
 import { useAction } from '../live.tsx';
 import { href } from '../router.ts';
-import { Age, ErrorBox, Facts, JsonView, StatusBadge, Time, shortId } from './common.tsx';
+import { Age, ErrorBox, Facts, Readable, ShortId, StatusBadge, Time, Until, words } from './common.tsx';
 
 export function StepDetail({ planId, step, onChanged }: { planId: string; step: StepView; onChanged(): void }) {
   return (
@@ -33,12 +33,12 @@ export function StepDetail({ planId, step, onChanged }: { planId: string; step: 
       />
       {Object.keys(step.params ?? {}).length > 0 && (
         <Section title="Parameters">
-          <JsonView value={step.params} label="Parameters" />
+          <Readable value={step.params} label="Parameters" />
         </Section>
       )}
       {Object.keys(step.spec ?? {}).length > 0 && (
         <Section title="Spec">
-          <JsonView value={step.spec} label="Spec" />
+          <Readable value={step.spec} label="Spec" />
         </Section>
       )}
       <Section title="Expectation">
@@ -72,12 +72,15 @@ export function StepDetail({ planId, step, onChanged }: { planId: string; step: 
           <p className="muted">none</p>
         )}
       </Section>
-      <Section title="Observation">
-        <JsonView value={step.observation} label="Observation" />
+      {/* Observation and result are often the same record (a read's result is what it observed): said once. */}
+      <Section title={same(step.observation, step.result) ? 'Observation and result' : 'Observation'}>
+        <Readable value={step.observation} label="Observation" />
       </Section>
-      <Section title="Result">
-        <JsonView value={step.result} label="Result" />
-      </Section>
+      {!same(step.observation, step.result) && (
+        <Section title="Result">
+          <Readable value={step.result} label="Result" />
+        </Section>
+      )}
       {step.error && (
         <Section title="Error">
           <p className="step-error">{step.error}</p>
@@ -140,8 +143,8 @@ function Linked({ step }: { step: StepView }) {
                     </div>
                   )),
               ],
-              ['Expires', approval.status === 'pending' && <Age at={approval.expiresAt} />],
-              ['Id', <code title={approval.id}>{shortId(approval.id)}</code>],
+              ['Expires', approval.status === 'pending' && <Until at={approval.expiresAt} past="expired" />],
+              ['Id', <ShortId id={approval.id} label="approval id" />],
             ]}
           />
           {approval.status === 'pending' && <a href={href.approvals()}>Decide in the approval centre</a>}
@@ -172,7 +175,12 @@ function Linked({ step }: { step: StepView }) {
               ['Error', execution.error],
             ]}
           />
-          {execution.result && <JsonView value={execution.result} label="Execution result" />}
+          {execution.result &&
+            (same(execution.result, step.result) ? (
+              <p className="muted small">Its result is the step's result above.</p>
+            ) : (
+              <Readable value={execution.result} label="Execution result" />
+            ))}
         </Section>
       )}
       {prediction && (
@@ -186,7 +194,7 @@ function Linked({ step }: { step: StepView }) {
               ['Resolved', prediction.resolvedAt && <Time at={prediction.resolvedAt} />],
             ]}
           />
-          {prediction.outcome && <JsonView value={prediction.outcome} label="Prediction outcome" />}
+          {prediction.outcome && <Readable value={prediction.outcome} label="Prediction outcome" />}
         </Section>
       )}
       {subordinate && (
@@ -196,7 +204,8 @@ function Linked({ step }: { step: StepView }) {
             items={[
               ['Status', <StatusBadge status={subordinate.status} />],
               ['Reason', subordinate.reason],
-              ['Timeline', <a href={href.intentionTimeline(subordinate.id)}>{shortId(subordinate.id)}</a>],
+              ['Timeline', <a href={href.intentionTimeline(subordinate.id)}>its timeline</a>],
+              ['Id', <ShortId id={subordinate.id} label="intention id" />],
               ['Plans', <a href={href.plans({ intention: subordinate.id })}>plans for it</a>],
             ]}
           />
@@ -206,16 +215,22 @@ function Linked({ step }: { step: StepView }) {
   );
 }
 
+/** A check as a sentence: `service.status of atlas-worker.service: active_state equals "active"`. */
 export function CheckText({ check }: { check: Check }) {
-  const value = check.comparison === 'exists' ? '' : ` ${JSON.stringify(check.value)}`;
+  const params = Object.values(check.params ?? {}).filter((v) => typeof v === 'string' || typeof v === 'number');
+  const of = params.length > 0 ? ` of ${params.join(', ')}` : '';
+  const value = check.comparison === 'exists' ? '' : ` ${typeof check.value === 'string' ? `"${check.value}"` : JSON.stringify(check.value)}`;
   return (
-    <span>
+    <span className="check">
       <code>{check.capability}</code>
-      {Object.keys(check.params ?? {}).length > 0 && <code> {JSON.stringify(check.params)}</code>}: <code>{check.field}</code>{' '}
-      {check.comparison.replace(/_/g, ' ')}
-      <code>{value}</code>
+      {of}: <code>{check.field}</code> {words(check.comparison)}
+      {value}
     </span>
   );
+}
+
+function same(a: unknown, b: unknown): boolean {
+  return a !== null && a !== undefined && JSON.stringify(a) === JSON.stringify(b);
 }
 
 function Section({ title, children }: { title: string; children: ReactNode }) {

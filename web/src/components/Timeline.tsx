@@ -4,7 +4,7 @@
 import type { EventRecord, Json, Page } from '../api/types.ts';
 import { useLiveResource } from '../live.tsx';
 import { href } from '../router.ts';
-import { Age, ErrorBox, Loading, shortId } from './common.tsx';
+import { Age, ErrorBox, Loading, RawJson, Value, shortId, words } from './common.tsx';
 
 /** The API pages timelines oldest first; the console reads up to this many pages and shows them newest first. */
 const MAX_PAGES = 10;
@@ -45,15 +45,15 @@ export function Timeline({ path, concerns }: { path: string; concerns(event: Eve
           {items.map((event) => (
             <li key={event.id} className={`event type-${event.type}`} data-testid="timeline-event" data-type={event.type}>
               <div className="event-head">
-                <span className="event-type">{event.type.replace(/_/g, ' ')}</span>
+                <span className="event-type">{eventTitle(event)}</span>
                 <Age at={event.createdAt} />
                 {event.planId && (
-                  <a href={href.plan(event.planId)} className="small">
+                  <a href={href.plan(event.planId)} className="small" title={event.planId}>
                     plan {shortId(event.planId)}
                   </a>
                 )}
                 {event.intentionId && (
-                  <a href={href.intentionTimeline(event.intentionId)} className="small">
+                  <a href={href.intentionTimeline(event.intentionId)} className="small" title={event.intentionId}>
                     intention {shortId(event.intentionId)}
                   </a>
                 )}
@@ -70,22 +70,39 @@ export function Timeline({ path, concerns }: { path: string; concerns(event: Eve
   );
 }
 
+/** The event in words, with the step key when it names one: `plan step completed: P1`. */
+function eventTitle(event: EventRecord): string {
+  const data = event.data ?? event.payload ?? {};
+  const key = typeof data['key'] === 'string' ? `: ${data['key']}` : '';
+  return `${event.type.replace(/_/g, ' ')}${key}`;
+}
+
 function newestFirst(a: EventRecord, b: EventRecord): number {
   if (a.seq !== undefined && b.seq !== undefined) return b.seq - a.seq;
   return Date.parse(b.createdAt) - Date.parse(a.createdAt);
 }
 
+/** Fields that say which process did something, not what happened: kept in the raw JSON. */
+const MACHINERY = new Set(['executor', 'claimed_by', 'claimant', 'lease_until', 'leaseUntil', 'lease_expires_at', 'digest']);
+
 function EventData({ data }: { data: { [key: string]: Json } }) {
-  const entries = Object.entries(data).filter(([, value]) => value !== null && value !== '');
-  if (entries.length === 0) return null;
+  const entries = Object.entries(data).filter(([key, value]) => value !== null && value !== '' && !MACHINERY.has(key));
+  if (entries.length === 0 && Object.keys(data).length === 0) return null;
   return (
-    <dl className="event-data">
-      {entries.map(([key, value]) => (
-        <div key={key}>
-          <dt>{key.replace(/_/g, ' ')}</dt>
-          <dd>{typeof value === 'object' ? <code>{JSON.stringify(value)}</code> : <span>{String(value)}</span>}</dd>
-        </div>
-      ))}
-    </dl>
+    <div className="event-data">
+      {entries.length > 0 && (
+        <dl className="facts">
+          {entries.map(([key, value]) => (
+            <div key={key} className="fact">
+              <dt>{words(key)}</dt>
+              <dd>
+                <Value value={value} depth={1} />
+              </dd>
+            </div>
+          ))}
+        </dl>
+      )}
+      <RawJson value={data} label="Raw event" />
+    </div>
   );
 }

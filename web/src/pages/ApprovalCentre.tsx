@@ -14,11 +14,11 @@ import {
   type Json,
   type JsonObject,
 } from '../api/types.ts';
-import { Age, ErrorBox, Facts, JsonView, Loading, StatusBadge, shortId } from '../components/common.tsx';
+import { Age, ErrorBox, Facts, JsonView, Loading, Readable, ShortId, StatusBadge, Until, Value } from '../components/common.tsx';
 import { useAction, useLive, useLiveResource } from '../live.tsx';
 import { href } from '../router.ts';
 
-const concernsDecisions = (event: EventRecord) => /^(approval_|capability_|grant_|tool_|plan_)/.test(event.type);
+export const concernsDecisions = (event: EventRecord) => /^(approval_|capability_|grant_|tool_|plan_)/.test(event.type);
 
 export function ApprovalCentre() {
   const { me } = useLive();
@@ -117,7 +117,7 @@ function BatchGroup<T>({ group, kind, children }: { group: Batch<T>; kind: strin
   return (
     <section className="batch" aria-label={`Batch ${group.batch_key || 'without key'}`} data-testid="batch" data-batch-key={group.batch_key}>
       <h3 className="batch-key">
-        batch <code title={group.batch_key}>{group.batch_key ? shortId(group.batch_key) : '(none)'}</code>{' '}
+        batch {group.batch_key ? <ShortId id={group.batch_key} label="batch key" /> : <code>(none)</code>}{' '}
         <span className="muted small">
           {group.items.length} {kind}
         </span>
@@ -154,16 +154,28 @@ function ApprovalCard({ approval, onDecided }: { approval: ApprovalRecord; onDec
             ['Capability', <code data-testid="action-capability">{approval.capability}</code>],
             ['Target', <code data-testid="action-target">{approval.target}</code>],
             ['Parameters', <JsonView value={approval.params} label="Parameters" />],
-            ['Digest', <code title={approval.digest}>{shortId(approval.digest)}</code>],
+            ['Digest', <ShortId id={approval.digest} label="digest" />],
           ]}
         />
         <p className="muted small">Approval binds to this exact action: any change to it needs a new approval.</p>
       </div>
+      <form className="decide" onSubmit={decide('approve')}>
+        <label htmlFor={noteId}>Note (optional)</label>
+        <input id={noteId} value={note} onChange={(event) => setNote(event.target.value)} placeholder="recorded with your decision" />
+        <div className="buttons">
+          <button type="submit" className="primary" disabled={action.busy} data-testid="approve">
+            Approve
+          </button>
+          <button type="button" className="danger" disabled={action.busy} onClick={() => decide('deny')()} data-testid="deny">
+            Deny
+          </button>
+        </div>
+      </form>
       <Explanation explanation={explanation} evidence={evidence} />
       <Facts
         items={[
-          ['Plan', plan && <a href={href.plan(plan, stepOf(evidence) ?? undefined)}>{shortId(plan)}</a>],
-          ['Origin', <code>{approval.origin}</code>],
+          ['Plan', plan && <a href={href.plan(plan, stepOf(evidence) ?? undefined)}>{stepOf(evidence) ? `step ${stepOf(evidence)} of its plan` : 'its plan'}</a>],
+          ['Origin', <Value value={approval.origin} />],
           ['Authored by', approval.authoredBy],
           ['Approvers', `${approvals} of ${approval.approversRequired}${approval.approversRequired > 1 ? ' (four eyes)' : ''}`],
           [
@@ -177,21 +189,9 @@ function ApprovalCard({ approval, onDecided }: { approval: ApprovalRecord; onDec
               )),
           ],
           ['Requested', <Age at={approval.createdAt} />],
-          ['Expires', <Age at={approval.expiresAt} />],
+          ['Expires', <Until at={approval.expiresAt} past="expired" />],
         ]}
       />
-      <form className="decide" onSubmit={decide('approve')}>
-        <label htmlFor={noteId}>Note (optional)</label>
-        <input id={noteId} value={note} onChange={(event) => setNote(event.target.value)} placeholder="recorded with your decision" />
-        <div className="buttons">
-          <button type="submit" className="primary" disabled={action.busy} data-testid="approve">
-            Approve
-          </button>
-          <button type="button" className="danger" disabled={action.busy} onClick={() => decide('deny')()} data-testid="deny">
-            Deny
-          </button>
-        </div>
-      </form>
       {action.done && <p role="status">{action.done}.</p>}
       <ErrorBox error={action.error} title="Decision refused" onDismiss={action.clear} />
     </article>
@@ -230,12 +230,14 @@ function render(value: Json | undefined): ReactNode {
     return (
       <ul>
         {value.map((item, i) => (
-          <li key={i}>{typeof item === 'string' ? item : JSON.stringify(item)}</li>
+          <li key={i}>
+            <Value value={item} />
+          </li>
         ))}
       </ul>
     );
   }
-  if (typeof value === 'object') return <JsonView value={value} />;
+  if (typeof value === 'object') return <Readable value={value} label="Detail" />;
   return String(value);
 }
 
@@ -270,24 +272,12 @@ function RequestCard({ request, onDecided }: { request: CapabilityRequestRecord;
           items={[
             ['Capability', <code>{request.capability}</code>],
             ['Target pattern', <code>{request.targetPattern}</code>],
-            ['Parameter limits', Object.keys(request.paramLimits ?? {}).length > 0 && <JsonView value={request.paramLimits} />],
+            ['Parameter limits', Object.keys(request.paramLimits ?? {}).length > 0 && <Readable value={request.paramLimits} label="Parameter limits" />],
             ['Duration', `${request.durationSeconds} s`],
             ['Uses', String(request.maxOperations)],
           ]}
         />
       </div>
-      <Facts
-        items={[
-          ['Reason', request.reason],
-          ['Risk', request.risk],
-          ['Mitigation', request.mitigation],
-          ['Fallback', request.fallback],
-          ['Alternatives', render(request.alternatives)],
-          ['Intention', request.intentionId && <a href={href.intentionTimeline(request.intentionId)}>{shortId(request.intentionId)}</a>],
-          ['Origin', <code>{request.origin}</code>],
-          ['Requested', <Age at={request.createdAt} />],
-        ]}
-      />
       <form className="decide grant" onSubmit={grant}>
         <div className="row">
           <label>
@@ -316,6 +306,18 @@ function RequestCard({ request, onDecided }: { request: CapabilityRequestRecord;
           </button>
         </div>
       </form>
+      <Facts
+        items={[
+          ['Reason', request.reason],
+          ['Risk', request.risk],
+          ['Mitigation', request.mitigation],
+          ['Fallback', request.fallback],
+          ['Alternatives', render(request.alternatives)],
+          ['Intention', request.intentionId && <a href={href.intentionTimeline(request.intentionId)}>its timeline</a>],
+          ['Origin', <Value value={request.origin} />],
+          ['Requested', <Age at={request.createdAt} />],
+        ]}
+      />
       {action.done && <p role="status">{action.done}.</p>}
       <ErrorBox error={action.error} title="Decision refused" onDismiss={action.clear} />
     </article>

@@ -1,4 +1,5 @@
-// One plan: the graph and the selected step, estimate against budget and actual use, what the plan
+// One plan: first what became of its intention (fulfilled, escalated with the note, waiting for
+// the operator, abandoned and why), then the graph and the selected step, estimate against budget and actual use, what the plan
 // assumes and what else was considered, validation findings, the revision chain, cancel, and the
 // plan's timeline. Everything reloads when an event for this plan (or its intention) arrives.
 
@@ -9,16 +10,18 @@ import {
   type Alternative,
   type Assumption,
   type EventRecord,
+  type IntentionRecord,
   type Issue,
   type Json,
   type PlanDetail,
   type Resources,
 } from '../api/types.ts';
-import { Age, ErrorBox, Facts, Loading, StatusBadge, Time, shortId } from '../components/common.tsx';
+import { Age, ErrorBox, Facts, Loading, ShortId, StatusBadge, Time, shortId } from '../components/common.tsx';
 import { PlanGraph } from '../components/PlanGraph.tsx';
 import { StepDetail } from '../components/StepDetail.tsx';
 import { Timeline } from '../components/Timeline.tsx';
 import { useAction, useLive, useLiveResource } from '../live.tsx';
+import { displayStatus, outcomeOf, reasonText, type Outcome } from '../outcome.ts';
 import { href, navigate } from '../router.ts';
 import { listMinds } from './PlansList.tsx';
 
@@ -29,6 +32,12 @@ export function PlanPage({ id, selectedStep }: { id: string; selectedStep: strin
     `plan:${id}`,
     (api) => api.get<PlanDetail>(`/plans/${encodeURIComponent(id)}`),
     (event, current) => concernsPlan(event, id, current),
+  );
+  const intentionId = detail.data?.plan.intentionId ?? null;
+  const intention = useLiveResource(
+    `intention:${intentionId ?? ''}`,
+    async (api) => (intentionId ? (await api.get<{ intention: IntentionRecord }>(`/intentions/${encodeURIComponent(intentionId)}`)).intention : null),
+    (event) => event.intentionId !== null && event.intentionId === intentionId,
   );
 
   if (!detail.data) {
@@ -47,6 +56,8 @@ export function PlanPage({ id, selectedStep }: { id: string; selectedStep: strin
   const selected = steps.find((step) => step.key === selectedStep) ?? null;
   const select = (key: string) => navigate(href.plan(id, key === selectedStep ? undefined : key), true);
   const closed = CLOSED_PLAN_STATUSES.includes(plan.status);
+  const shown = displayStatus(plan, steps);
+  const latest = [...revisions].sort((a, b) => b.revision - a.revision)[0];
 
   return (
     <section aria-labelledby="plan-title" data-testid="plan-page" data-plan-id={plan.id} data-plan-status={plan.status}>
@@ -55,17 +66,28 @@ export function PlanPage({ id, selectedStep }: { id: string; selectedStep: strin
       </p>
       <header className="plan-head">
         <h1 id="plan-title">{plan.objective || '(no objective)'}</h1>
-        <StatusBadge status={plan.status} />
+        <StatusBadge status={shown.status} label={shown.label} />
       </header>
-      {plan.statusReason && <p className="reason">{plan.statusReason}</p>}
+      <OutcomePanel
+        outcome={outcomeOf(intention.data ?? null, plan, steps)}
+        planId={plan.id}
+        latest={plan.status === 'superseded' && latest && latest.id !== plan.id ? latest : null}
+      />
       <ErrorBox error={detail.error} title="Could not refresh the plan" />
       <Facts
         items={[
           ['Revision', String(plan.revision)],
           ['Origin', plan.origin],
-          ['Strategy', plan.strategy],
+          ['Strategy', plan.strategy.replace(/_/g, ' ')],
           ['Mind', <a href={href.mindTimeline(plan.mindId)}>{plan.mindName ?? minds.data?.find((m) => m.id === plan.mindId)?.name ?? shortId(plan.mindId)}</a>],
-          ['Intention', <a href={href.intentionTimeline(plan.intentionId)}>{shortId(plan.intentionId)}</a>],
+          [
+            'Intention',
+            <>
+              <a href={href.intentionTimeline(plan.intentionId)}>{intention.data ? `${intention.data.status.replace(/_/g, ' ')}${intention.data.reason ? `: ${reasonText(intention.data.reason)}` : ''}` : 'timeline'}</a>{' '}
+              <ShortId id={plan.intentionId} label="intention id" />
+            </>,
+          ],
+          ['Plan id', <ShortId id={plan.id} label="plan id" />],
           ['Created', <Time at={plan.createdAt} />],
           ['Updated', <Age at={plan.updatedAt} />],
           ['Closed', plan.closedAt && <Time at={plan.closedAt} />],
@@ -115,6 +137,27 @@ export function PlanPage({ id, selectedStep }: { id: string; selectedStep: strin
       <Card title="Plan timeline">
         <Timeline path={`/plans/${encodeURIComponent(plan.id)}/timeline`} concerns={(event) => event.planId === plan.id} />
       </Card>
+    </section>
+  );
+}
+
+/** What became of the intention, first and in words: no step needs opening to know it. */
+function OutcomePanel({ outcome, planId, latest }: { outcome: Outcome; planId: string; latest: { id: string; revision: number } | null }) {
+  return (
+    <section className={`outcome outcome-${outcome.kind}`} aria-labelledby="outcome-title" data-testid="outcome" data-kind={outcome.kind}>
+      <h2 id="outcome-title">{outcome.headline}</h2>
+      <p className="outcome-detail" data-testid="outcome-detail">
+        {outcome.detail}
+      </p>
+      <p className="outcome-links">
+        {outcome.act === 'approvals' && (
+          <a className="button primary" href={href.approvals()}>
+            Decide in Approvals
+          </a>
+        )}
+        {outcome.stepKey && <a href={href.plan(planId, outcome.stepKey)}>Open step {outcome.stepKey}</a>}
+        {latest && <a href={href.plan(latest.id)}>Go to the latest revision ({latest.revision})</a>}
+      </p>
     </section>
   );
 }
@@ -304,7 +347,12 @@ function Assumptions({ assumptions }: { assumptions: (Assumption | string)[] }) 
             <li key={i}>
               {assumption.statement}
               {assumption.min_confidence !== undefined && <span className="muted"> (needs confidence ≥ {assumption.min_confidence})</span>}
-              {assumption.belief_id && <span className="muted"> belief {shortId(assumption.belief_id)}</span>}
+              {assumption.belief_id && (
+                <span className="muted">
+                  {' '}
+                  belief <ShortId id={assumption.belief_id} label="belief id" />
+                </span>
+              )}
             </li>
           ),
         )}
