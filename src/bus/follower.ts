@@ -149,3 +149,60 @@ export class EventFollower {
     await this.#store.eventCursors.release(this.consumer, this.holder);
   }
 }
+
+/**
+ * A consumer's passes, one after another until stopped: `pauseMs` apart or sooner when woken, and
+ * at least `afterErrorMs` after a pass that threw (which is reported, never fatal).
+ */
+export class PassLoop {
+  readonly #pass: () => Promise<unknown>;
+  readonly #options: { pauseMs: number; afterErrorMs?: number; onError(error: Error): void };
+  #stopping = false;
+  #wake: (() => void) | null = null;
+  #running: Promise<void> | null = null;
+
+  constructor(pass: () => Promise<unknown>, options: { pauseMs: number; afterErrorMs?: number; onError(error: Error): void }) {
+    this.#pass = pass;
+    this.#options = options;
+  }
+
+  /** True once `stop` was called: a pass ends early rather than start more work. */
+  get stopping(): boolean {
+    return this.#stopping;
+  }
+
+  start(): void {
+    this.#running ??= (async () => {
+      while (!this.#stopping) {
+        let pause = this.#options.pauseMs;
+        try {
+          await this.#pass();
+        } catch (error) {
+          pause = Math.max(pause, this.#options.afterErrorMs ?? 0);
+          this.#options.onError(error instanceof Error ? error : new Error(String(error)));
+        }
+        if (this.#stopping) break;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, pause);
+          this.#wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.#wake = null;
+      }
+    })();
+  }
+
+  /** Cuts the pause short. */
+  wake(): void {
+    this.#wake?.();
+  }
+
+  /** Lets the pass in progress finish; no other starts. */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    this.wake();
+    await this.#running;
+  }
+}

@@ -4,7 +4,7 @@
 // daemons on one PostgreSQL, one follows the log at a time, and each attempt is made by the one
 // daemon that claimed the delivery.
 
-import { EventFollower, type FollowedBatch } from '../bus/follower.ts';
+import { EventFollower, PassLoop, type FollowedBatch } from '../bus/follower.ts';
 import type { DeliveryRecord, EventRecord, NewDelivery, Store } from '../store/index.ts';
 import { bodyOf, notificationOf } from './message.ts';
 import { isRetryable, RETRY, retryDelayMs, type RetryPolicy } from './retry.ts';
@@ -42,47 +42,33 @@ export class Notifier {
   readonly #options: NotifierOptions;
   readonly #follower: EventFollower;
   readonly #targets: Map<string, WebhookTarget>;
-  #running: Promise<void> | null = null;
-  #stopping = false;
-  #wake: (() => void) | null = null;
+  readonly #loop: PassLoop;
+  #unsubscribe: () => void = () => {};
   #lastSweep = 0;
 
   constructor(options: NotifierOptions) {
     this.#options = options;
     this.#targets = new Map(options.targets.map((t) => [t.name, t]));
     this.#follower = new EventFollower(options.store, { consumer: CONSUMER, holder: options.name, ...(options.gapGraceMs !== undefined ? { gapGraceMs: options.gapGraceMs } : {}) });
+    this.#loop = new PassLoop(() => this.runOnce(), {
+      pauseMs: options.pollMs ?? 1_000,
+      onError: (error) => options.log.warn({ component: 'webhooks', error: error.message }, 'webhook notifier pass failed; trying again'),
+    });
   }
 
   /** Creates the cursor (at the newest event, for a store that never notified) and starts the loop. */
   async start(): Promise<void> {
     await this.#follower.ensureCursor();
-    const unsubscribe = this.#options.store.wakeups.on(() => this.#wake?.());
-    this.#running = (async () => {
-      while (!this.#stopping) {
-        try {
-          await this.runOnce();
-        } catch (error) {
-          this.#options.log.warn({ component: 'webhooks', error: (error as Error).message }, 'webhook notifier pass failed; trying again');
-        }
-        if (this.#stopping) break;
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.#options.pollMs ?? 1_000);
-          this.#wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        this.#wake = null;
-      }
-      unsubscribe();
-    })();
+    // Not every event that is told wakes anyone (an approval requested does not): the loop also
+    // looks every pollMs.
+    this.#unsubscribe = this.#options.store.wakeups.on(() => this.#loop.wake());
+    this.#loop.start();
   }
 
   /** Finishes the pass in progress and lets another daemon follow the log at once. */
   async stop(): Promise<void> {
-    this.#stopping = true;
-    this.#wake?.();
-    await this.#running;
+    this.#unsubscribe();
+    await this.#loop.stop();
     await this.#follower.release().catch(() => {});
   }
 
@@ -94,7 +80,7 @@ export class Notifier {
       await this.#options.expireApprovals();
     }
     let enqueued = 0;
-    for (let batch = await this.#follower.next(); batch; batch = this.#stopping ? null : await this.#follower.next()) {
+    for (let batch = await this.#follower.next(); batch; batch = this.#loop.stopping ? null : await this.#follower.next()) {
       enqueued += await this.#enqueue(batch);
     }
     let attempted = 0;
@@ -103,7 +89,7 @@ export class Notifier {
       if (due.length === 0) break;
       await Promise.all(due.map((delivery) => this.#attempt(delivery)));
       attempted += due.length;
-      if (this.#stopping) break;
+      if (this.#loop.stopping) break;
     }
     return { enqueued, attempted };
   }

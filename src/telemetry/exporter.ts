@@ -10,7 +10,7 @@ import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace
 import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { TracerProvider, type IdGenerator, type ReadableSpan, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace';
-import { EventFollower, type FollowedBatch } from '../bus/follower.ts';
+import { EventFollower, PassLoop, type FollowedBatch } from '../bus/follower.ts';
 import type { DaemonLogger } from '../daemon/logger.ts';
 import type { EventRecord, Store } from '../store/index.ts';
 import { closedBy, intentionSpan, planSpans, type Lineage, type SpanRecord } from './spans.ts';
@@ -64,9 +64,7 @@ export class TraceExporter {
   readonly #ids = new ChosenIds();
   readonly #collected = new Collected();
   readonly #provider: TracerProvider;
-  #running: Promise<void> | null = null;
-  #stopping = false;
-  #wake: (() => void) | null = null;
+  readonly #loop: PassLoop;
 
   constructor(options: TraceExporterOptions) {
     this.#options = options;
@@ -80,6 +78,11 @@ export class TraceExporter {
       // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over the defaults.
       .merge(detectResources({ detectors: [envDetector] }));
     this.#provider = new TracerProvider({ resource, idGenerator: this.#ids, spanProcessors: [this.#collected] });
+    this.#loop = new PassLoop(() => this.runOnce(), {
+      pauseMs: options.pollMs ?? 2_000,
+      afterErrorMs: 5_000,
+      onError: (error) => options.log.warn({ component: 'traces', error: error.message }, 'trace export failed; trying again'),
+    });
   }
 
   /** Creates the cursor at the newest event for a store that never exported traces. */
@@ -89,32 +92,11 @@ export class TraceExporter {
 
   async start(): Promise<void> {
     await this.prepare();
-    this.#running = (async () => {
-      while (!this.#stopping) {
-        let pause = this.#options.pollMs ?? 2_000;
-        try {
-          await this.runOnce();
-        } catch (error) {
-          pause = Math.max(pause, 5_000);
-          this.#options.log.warn({ component: 'traces', error: (error as Error).message }, 'trace export failed; trying again');
-        }
-        if (this.#stopping) break;
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, pause);
-          this.#wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        this.#wake = null;
-      }
-    })();
+    this.#loop.start();
   }
 
   async stop(): Promise<void> {
-    this.#stopping = true;
-    this.#wake?.();
-    await this.#running;
+    await this.#loop.stop();
     await this.#follower.release().catch(() => {});
     await this.#exporter.shutdown().catch(() => {});
   }
@@ -122,7 +104,7 @@ export class TraceExporter {
   /** Exports what the events since the cursor closed; returns how many spans were sent. */
   async runOnce(): Promise<number> {
     let sent = 0;
-    for (let batch = await this.#follower.next(); batch && !this.#stopping; batch = await this.#follower.next()) {
+    for (let batch = await this.#follower.next(); batch && !this.#loop.stopping; batch = await this.#follower.next()) {
       const exported = await this.#export(batch);
       if (exported === 0) await this.#follower.pass(batch);
       else await this.#follower.advance(batch);
