@@ -7,9 +7,9 @@ import { RESTART_REQUESTED } from '../../src/capabilities/host/service-restart.t
 import { capability, context, failsWith, settle, status, systemctl, waitFor } from './support/container.ts';
 
 async function restart(unit: string): Promise<{ elapsedMs: number; observation: Record<string, unknown>; summary: string }> {
-  const started = Date.now();
+  const started = performance.now(); // monotonic: the wall clock may step
   const { observation, summary } = await capability('service.restart')({ unit }, context());
-  return { elapsedMs: Date.now() - started, observation, summary };
+  return { elapsedMs: performance.now() - started, observation, summary };
 }
 
 describe('service.restart on real systemd', () => {

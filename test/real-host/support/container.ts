@@ -68,11 +68,11 @@ export function property(unit: string, name: string): string {
 }
 
 export async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = performance.now() + timeoutMs;
   for (;;) {
     const value = await probe();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    if (performance.now() > deadline) assert.fail(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
