@@ -61,9 +61,20 @@ const work = mkdtempSync(join(tmpdir(), 'praxis-test-run-'));
 const scratch = join(work, 'tmp');
 mkdirSync(scratch);
 
+// Interrupted (Ctrl-C): the test processes and the private PostgreSQL get the signal too;
+// remove what the run made (a test build cut short is removed by the next run).
+let compiled;
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    compiled?.remove();
+    rmSync(work, { recursive: true, force: true });
+    process.exit(130);
+  });
+}
+
 const started = Date.now();
 const postgres = await providePostgres(work, (line) => console.log(line));
-const compiled = await buildTests(root);
+compiled = await buildTests(root);
 
 const previous = readTimes();
 // Unknown files first (they may be slow), then the slowest known ones.

@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
+import { programArgs } from '../support/programs.ts';
 
 function runCrashInvoker(config: unknown, mindId: string, origin: string): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/crash-invoker.ts', JSON.stringify(config), mindId, origin], {
+    const child = spawn(process.execPath, [...programArgs(new URL('../support/crash-invoker.ts', import.meta.url)), JSON.stringify(config), mindId, origin], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

@@ -15,6 +15,7 @@ import type { StepStatus } from '../../src/core/vocabulary.ts';
 import { OUTCOME_UNKNOWN } from '../../src/execution/index.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 import { draftOf, makeWorld, step, type World } from './support.ts';
+import { programArgs } from '../support/programs.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'praxis-crash-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -25,7 +26,7 @@ function sideEffectsIn(file: string): string[] {
 
 function runUntilKilled(configJson: string, mode: string, clockIso: string, file: string): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/execution/processes/crash-executor.ts', configJson, mode, clockIso, file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...programArgs(new URL('./processes/crash-executor.ts', import.meta.url)), configJson, mode, clockIso, file], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));

@@ -10,6 +10,7 @@ import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { useStore } from '../support/stores.ts';
 import { draftOf, makeWorld, readStep, step } from './support.ts';
+import { programArgs } from '../support/programs.ts';
 
 const PROCESSES = 3;
 const PLANS = 60;
@@ -20,7 +21,7 @@ interface Racer {
 }
 
 function startRacer(configJson: string): Racer {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/execution/processes/race-executor.ts', configJson], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...programArgs(new URL('./processes/race-executor.ts', import.meta.url)), configJson], { stdio: ['pipe', 'pipe', 'pipe'] });
   child.stderr.on('data', (chunk) => process.stderr.write(chunk));
   return { child, lines: createInterface({ input: child.stdout })[Symbol.asyncIterator]() };
 }

@@ -2,9 +2,9 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { PassThrough, Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { mask } from '../../src/capabilities/host/masking.ts';
 import { runMask } from '../../src/cli/commands/mask.ts';
+import { programArgs } from '../support/programs.ts';
 
 async function maskThrough(chunks: (string | Buffer)[]): Promise<string> {
   const output = new PassThrough();
@@ -47,8 +47,8 @@ describe('runMask', () => {
 
 describe('praxis mask as a process', () => {
   it('reads standard input and writes masked standard output', async () => {
-    const script = fileURLToPath(new URL('./support/mask-program.ts', import.meta.url));
-    const child = spawn(process.execPath, ['--import', 'tsx', script, 'mask'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const script = new URL('./support/mask-program.ts', import.meta.url);
+    const child = spawn(process.execPath, [...programArgs(script), 'mask'], { stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (c: Buffer) => out.push(c));

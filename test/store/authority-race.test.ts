@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import type { Clock } from '../../src/core/clock.ts';
 import type { StoreConfig } from '../../src/store/config.ts';
@@ -14,8 +13,9 @@ import { openStore } from '../../src/store/store.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 import { perform, type RaceAction, type RaceOutcome } from './authority/actions.ts';
 import { logAccessGrant, logAccessRequest, restartApproval, seedMind } from './authority/fixtures.ts';
+import { programArgs } from '../support/programs.ts';
 
-const RACER = fileURLToPath(new URL('./authority/racer.ts', import.meta.url));
+const RACER = new URL('./authority/racer.ts', import.meta.url);
 const CONTENDERS = 10;
 
 /** Performs its actions one per round, when told to. */
@@ -39,7 +39,7 @@ async function inProcessContender(config: StoreConfig, clock: Clock, actions: Ra
 function processContender(config: StoreConfig, clock: Clock, actions: RaceAction[]): Contender {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', RACER, JSON.stringify(config), clock.now().toISOString(), JSON.stringify(actions)],
+    [...programArgs(RACER), JSON.stringify(config), clock.now().toISOString(), JSON.stringify(actions)],
     { stdio: ['pipe', 'pipe', 'pipe'] },
   );
   let err = '';

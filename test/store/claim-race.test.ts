@@ -4,12 +4,12 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { seedReadyStep } from '../support/fixtures.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
+import { programArgs } from '../support/programs.ts';
 
-const RACER = fileURLToPath(new URL('../support/claim-racer.ts', import.meta.url));
+const RACER = new URL('../support/claim-racer.ts', import.meta.url);
 const CONTENDERS = 8;
 /** A fallback start line only: racers are normally released together once all are connected. */
 const DEADLINE_MS = 45_000;
@@ -29,7 +29,7 @@ interface Racer {
 function startRacer(configJson: string, stepId: string, startAt: number): Racer {
   const child: ChildProcessByStdio<Writable, Readable, Readable> = spawn(
     process.execPath,
-    ['--import', 'tsx', RACER, configJson, stepId, String(startAt)],
+    [...programArgs(RACER), configJson, stepId, String(startAt)],
     { stdio: ['pipe', 'pipe', 'pipe'] },
   );
   let out = '';
