@@ -434,8 +434,9 @@ for (const kind of STORE_KINDS) {
         const second = (await call('viewer', 'GET', `/api/v1/intentions/${intention.id}/timeline?limit=2&cursor=${first.next_cursor}`)).body;
         assert.deepEqual(second.items.map((e: { data: { note: string } }) => e.data.note), ['three']);
         assert.equal(second.next_cursor, null);
-        const byMind = (await call('viewer', 'GET', `/api/v1/minds/${world.mind.name}/timeline`)).body.items;
-        assert.equal(byMind.length, 3);
+        // The mind's timeline also holds the issuing of its agent's token (the audit trail).
+        const byMind = (await call('viewer', 'GET', `/api/v1/minds/${world.mind.name}/timeline`)).body.items as { type: string }[];
+        assert.deepEqual(byMind.map((e) => e.type), ['token_created', 'operator_note', 'operator_note', 'operator_note']);
       });
     });
 
