@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { EventFollower } from '../../src/bus/follower.ts';
 import { newId } from '../../src/core/ids.ts';
 import { Notifier } from '../../src/notify/notifier.ts';
+import { openStore, type Store } from '../../src/store/index.ts';
 import type { WebhookTarget } from '../../src/notify/targets.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 
@@ -36,7 +37,7 @@ for (const kind of STORE_KINDS) {
     after(() => server.close());
 
     const target = (name: string, topics: WebhookTarget['topics'] = null): WebhookTarget => ({ name, url, secret: 'sixteen-chars-or-more', format: name === 'chat' ? 'slack' : 'praxis', topics });
-    const notifier = (name: string, targets: WebhookTarget[]) => new Notifier({ store: current().store, targets, consoleUrl: 'https://console.example.test', name, log: quiet });
+    const notifier = (name: string, targets: WebhookTarget[], store: Store = current().store) => new Notifier({ store, targets, consoleUrl: 'https://console.example.test', name, log: quiet });
     const approvalRequested = (mindId: string) =>
       current().store.events.append({ type: 'approval_requested', mindId, data: { approval_id: newId(), capability: 'service.restart', target: 'web.service', origin: 'operator', approvers_required: 1 } });
 
@@ -46,15 +47,21 @@ for (const kind of STORE_KINDS) {
       await approvalRequested(mind.id); // before the notifier existed: not told
       await new EventFollower(store, { consumer: 'webhooks', holder: 'setup' }).ensureCursor();
       const targets = [target('ops'), target('chat', ['approval.requested'])];
+      // Two daemons: two connections (pools) to one database, racing.
+      const second = await openStore(current().config, { clock: current().clock });
       const a = notifier('daemon-a', targets);
-      const b = notifier('daemon-b', targets);
+      const b = notifier('daemon-b', targets, second);
       await approvalRequested(mind.id);
       await approvalRequested(mind.id);
       await store.events.append({ type: 'intention_blocked', mindId: mind.id, data: { reason: 'awaiting_approval' } }); // a wait: not told
       await store.events.append({ type: 'intention_blocked', mindId: mind.id, data: { reason: 'expectation_failed', escalated: true } });
       received.length = 0;
-      await Promise.all([a.runOnce(), b.runOnce()]);
-      await Promise.all([a.runOnce(), b.runOnce()]);
+      try {
+        await Promise.all([a.runOnce(), b.runOnce()]);
+        await Promise.all([a.runOnce(), b.runOnce()]);
+      } finally {
+        await second.close();
+      }
       const log = await store.webhookDeliveries.list({});
       assert.deepEqual(log.map((d) => `${d.target} ${d.topic}`).sort(), ['chat approval.requested', 'chat approval.requested', 'ops approval.requested', 'ops approval.requested', 'ops intention.escalated']);
       assert.ok(log.every((d) => d.status === 'delivered' && d.attempts === 1));

@@ -3,7 +3,9 @@
 // ids) go out on the next try, and a restarted exporter sends nothing twice.
 
 import assert from 'node:assert/strict';
-import { afterEach, describe, it } from 'node:test';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, afterEach, describe, it } from 'node:test';
 import { ExportResultCode } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
 import { EventFollower } from '../../src/bus/follower.ts';
@@ -88,3 +90,50 @@ for (const kind of STORE_KINDS) {
     });
   });
 }
+
+describe('trace exporter over OTLP/HTTP protobuf (the default protocol)', () => {
+  const current = useStore('sqlite');
+  let world: World | undefined;
+  after(() => world?.host?.remove());
+
+  it('posts protobuf to <endpoint>/v1/traces with the story in it', { timeout: 60_000 }, async () => {
+    const bodies: { path: string; type: string; body: Buffer }[] = [];
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        bodies.push({ path: req.url ?? '', type: String(req.headers['content-type']), body: Buffer.concat(chunks) });
+        res.statusCode = 200;
+        res.setHeader('content-type', 'application/x-protobuf');
+        res.end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const saved = process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const w = (world = await makeWorld(current(), { simulated: true }));
+      w.host!.setUnit(UNIT, { active_state: 'failed', sub_state: 'failed', restart: { outcome: 'active', delay_seconds: 5 } });
+      await w.allow('service.restart');
+      const exporter = new TraceExporter({ store: w.store, name: 'daemon-p', env: {}, log: createLogger('silent') });
+      await exporter.prepare();
+      const { intention } = await w.plan(restartPlan());
+      const executor = w.executor();
+      await executor.drain();
+      w.advance(10);
+      await executor.drain();
+      assert.ok((await exporter.runOnce()) > 0);
+      await exporter.stop();
+      assert.equal(bodies.length, 1);
+      assert.equal(bodies[0]!.path, '/v1/traces');
+      assert.equal(bodies[0]!.type, 'application/x-protobuf');
+      // Protobuf keeps strings as UTF-8 and ids as raw bytes.
+      assert.ok(bodies[0]!.body.includes('execute_tool service.restart'));
+      assert.ok(bodies[0]!.body.includes(Buffer.from(intention.id.replace(/-/g, ''), 'hex')), 'the trace id is the intention id');
+    } finally {
+      if (saved === undefined) delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+      else process.env.OTEL_EXPORTER_OTLP_ENDPOINT = saved;
+      server.close();
+    }
+  });
+});
