@@ -7,42 +7,16 @@
 import dagre from '@dagrejs/dagre';
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type PointerEvent, type WheelEvent } from 'react';
 import { STEP_STATUSES, type StepView } from '../api/types.ts';
+import { wrapTitle } from './wrap-title.ts';
 
 const NODE_WIDTH = 210;
 const LINE = 15;
-const TITLE_CHARS = 30;
-const MAX_TITLE_LINES = 4;
 const MARGIN = 16;
 const MAX_ZOOM = 4;
 
-/** Splits a title into lines of at most `width` characters at spaces (a longer word is cut). */
-export function wrapTitle(title: string, width = TITLE_CHARS, maxLines = MAX_TITLE_LINES): string[] {
-  const lines: string[] = [];
-  let line = '';
-  for (const word of title.split(/\s+/).filter(Boolean)) {
-    for (let rest = word; rest.length > 0; ) {
-      const room = line ? width - line.length - 1 : width;
-      if (rest.length <= room) {
-        line = line ? `${line} ${rest}` : rest;
-        rest = '';
-      } else if (line) {
-        lines.push(line);
-        line = '';
-      } else {
-        lines.push(rest.slice(0, width));
-        rest = rest.slice(width);
-      }
-    }
-  }
-  if (line) lines.push(line);
-  if (lines.length <= maxLines) return lines;
-  const kept = lines.slice(0, maxLines);
-  kept[maxLines - 1] = `${kept[maxLines - 1]!.slice(0, width - 1)}…`;
-  return kept;
-}
-
+/** Key line, title lines, and the status line below them with room to breathe. */
 function nodeHeight(lines: number): number {
-  return 40 + lines * LINE;
+  return 44 + lines * LINE;
 }
 
 interface LaidOut {
@@ -231,7 +205,7 @@ export function PlanGraph({
                   </tspan>
                 ))}
               </text>
-              <text x={10} y={height - 9} className="node-status">
+              <text x={10} y={height - 8} className="node-status">
                 {step.status.replace(/_/g, ' ')}
               </text>
             </g>
