@@ -20,6 +20,7 @@ import { serveCommand } from './commands/serve.ts';
 import { timelineCommand } from './commands/timeline.ts';
 import { tokenCommand } from './commands/token.ts';
 import { validateCommand } from './commands/validate.ts';
+import { wantsCommand } from './commands/wants.ts';
 import { webhooksCommand } from './commands/webhooks.ts';
 
 // Output piped into `head` and the like may close early; that is not an error of ours.
@@ -53,6 +54,7 @@ releaseCommand(program);
 timelineCommand(program);
 webhooksCommand(program);
 mcpCommand(program);
+wantsCommand(program);
 
 try {
   await program.parseAsync(process.argv);

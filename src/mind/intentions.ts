@@ -10,6 +10,7 @@ import type { Problem } from '../core/errors.ts';
 import type { JsonObject } from '../core/plan.ts';
 import type { EventType, IntentionReason, IntentionStatus } from '../core/vocabulary.ts';
 import type { IntentionMeans, IntentionRecord, Repositories, Store } from '../store/index.ts';
+import { suppressWantOf } from './wants.ts';
 
 export const MAX_OBJECTIVE_LENGTH = 2_000;
 const CAPABILITY_NAME = /^[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)+$/;
@@ -230,7 +231,10 @@ export function abandonIntention(
   return store.transaction((tx) => abandonIntentionIn(tx, id, reason, data));
 }
 
-/** As abandonIntention, on the repositories given (a caller's transaction). */
+/**
+ * As abandonIntention, on the repositories given (a caller's transaction). A fresh intention (one
+ * no plan was ever stored for) abandoned because nothing could plan it has its want suppressed.
+ */
 export async function abandonIntentionIn(
   repos: Repositories,
   id: string,
@@ -239,6 +243,7 @@ export async function abandonIntentionIn(
 ): Promise<IntentionRecord | undefined> {
   const abandoned = await move(repos, id, ['active', 'blocked', 'suspended'], 'abandoned', reason, 'intention_abandoned', data);
   if (!abandoned) return undefined;
+  if (reason === 'no_possible_plan' && (await repos.plans.listByIntention(id)).length === 0) await suppressWantOf(repos, abandoned, reason);
   for (const sub of await repos.intentions.listSubordinates(id)) {
     await move(repos, sub.id, ['active', 'blocked', 'suspended'], 'abandoned', 'cancelled', 'intention_abandoned', { parent_id: id });
   }

@@ -9,6 +9,7 @@ export * from './minds.ts';
 export * from './mind-copies.ts';
 export * from './mind-plans.ts';
 export * from './plan-preview.ts';
+export * from './dreams.ts';
 export * from './plans.ts';
 export * from './intentions.ts';
 export * from './decisions.ts';
