@@ -26,7 +26,8 @@ for (const kind of STORE_KINDS) {
       const before = await store.events.append({ type: 'operator_note', data: { note: 'kept' } });
       await assert.rejects(store.events.append({ type: 'mind_forked', data: {} }), /check|constraint/i);
 
-      assert.deepEqual(await migrateToLatest(db, kind), ['0008_wants']);
+      // 0007 and any later migration run too; 0008 is the one that matters here.
+      assert.ok((await migrateToLatest(db, kind)).includes('0008_wants'));
       const forked = await store.events.append({ type: 'mind_forked', data: { from: 'a' } });
       assert.ok(Number(forked.seq) > Number(before.seq), 'the sequence continues');
       assert.deepEqual((await store.events.get(before.id))?.data, { note: 'kept' });
