@@ -17,6 +17,7 @@ import type { Effect, StepDecision } from './decisions.ts';
 import { reconsiderPlan } from './replan.ts';
 import { settlePlan } from './settle.ts';
 import { inUnitOfWork } from './unit-of-work.ts';
+import { errorText, MAX_FAILURES } from './stuck.ts';
 
 /** A step together with what deciding about it needs: its plan (with every step) and intention. */
 export interface StepScene {
@@ -263,26 +264,56 @@ export async function applyDecision(ctx: ExecutorContext, scene: StepScene, deci
  * one bad step never holds back the others; a move that fails alone is logged and counts as lost.
  */
 export async function applyMoves(ctx: ExecutorContext, moves: readonly Move[]): Promise<(StepRecord | undefined)[]> {
-  if (moves.length <= 1) return Promise.all(moves.map((m) => applyDecision(ctx, m.scene, m.decision, m.options)));
+  if (moves.length === 0) return [];
   const afters = moves.map(newAfter);
   let results: (StepRecord | undefined)[];
   try {
     results = await inUnitOfWork(ctx.store, (scoped) => writeMoves(ctx, scoped, moves, afters));
   } catch (error) {
-    ctx.log.warn('a batch of step moves failed; applying them one at a time', { moves: moves.length, error: error instanceof Error ? error.message : String(error) });
+    if (moves.length > 1) ctx.log.warn('a batch of step moves failed; applying them one at a time', { moves: moves.length, error: errorText(error) });
     const alone: (StepRecord | undefined)[] = [];
     for (const move of moves) {
       try {
-        alone.push(await applyDecision(ctx, move.scene, move.decision, move.options));
+        alone.push(await (moves.length > 1 ? applyDecision(ctx, move.scene, move.decision, move.options) : Promise.reject(error)));
+        ctx.failures.moved(move.scene.step.id);
       } catch (single) {
-        ctx.log.error('a step move failed', { step: move.scene.step.id, error: single instanceof Error ? single.stack ?? single.message : String(single) });
+        await stuckStep(ctx, move, single);
         alone.push(undefined);
       }
     }
     return alone;
   }
-  for (const [i, move] of moves.entries()) if (move.decision.kind !== 'keep') await afterMove(ctx, move, afters[i]!, results[i]);
+  for (const [i, move] of moves.entries()) {
+    ctx.failures.moved(move.scene.step.id);
+    if (move.decision.kind !== 'keep') await afterMove(ctx, move, afters[i]!, results[i]);
+  }
   return results;
+}
+
+/**
+ * A step's move could not be written. The failure is logged; the MAX_FAILURES-th in a row blocks
+ * the step with the error as its reason (and `plan_step_blocked`), written on its own, so it is
+ * not acted on and tried again on every pass. An operator may release it.
+ */
+async function stuckStep(ctx: ExecutorContext, { scene, options }: Move, error: unknown): Promise<void> {
+  const { step, plan } = scene;
+  const failures = ctx.failures.failed(step.id);
+  ctx.log.error('a step move failed', { step: step.id, error: error instanceof Error ? error.stack ?? error.message : String(error), failures, executor: ctx.name });
+  if (failures < MAX_FAILURES) return;
+  const reason = `its move could not be recorded ${failures} times in a row: ${errorText(error)}`;
+  try {
+    const blocked = await ctx.store.transaction(async (tx) => {
+      const moved = await tx.steps.transition(step.id, options.from, 'blocked', { leaseUntil: null, nextRunAt: null, statusReason: reason, error: reason });
+      if (moved) await tx.events.append({ type: 'plan_step_blocked', mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id, stepId: step.id, data: { key: step.key, kind: step.kind, reason, stuck: true, failures, executor: ctx.name } });
+      return moved;
+    });
+    if (blocked) {
+      ctx.failures.moved(step.id);
+      ctx.log.error('blocked a step whose move could not be recorded; an operator must look at it', { step: step.id, reason, executor: ctx.name });
+    }
+  } catch (blocking) {
+    ctx.log.error(`blocking step ${step.id} failed too`, { error: errorText(blocking), executor: ctx.name });
+  }
 }
 
 async function applyEffect(scoped: Store, scene: StepScene, current: StepRecord, effect: Effect, after: AfterCommit): Promise<StepRecord> {

@@ -7,6 +7,7 @@ import type { CapabilityService } from '../capabilities/service.ts';
 import type { Clock } from '../core/clock.ts';
 import type { Store } from '../store/index.ts';
 import type { PlanningServices } from './plan-intention.ts';
+import type { FailureTally } from './stuck.ts';
 
 export interface ExecutorLog {
   debug(message: string, data?: Record<string, unknown>): void;
@@ -28,6 +29,8 @@ export interface ExecutorContext {
   /** Who the executor is in logs and event data (several may share a store). */
   readonly name: string;
   readonly log: ExecutorLog;
+  /** Plans and steps this executor failed to move, in a row (stuck.ts). */
+  readonly failures: FailureTally;
 }
 
 /** Extra time on top of a capability's own timeout before a claim counts as abandoned. */

@@ -16,6 +16,7 @@ import { silentLog, type ExecutorContext, type ExecutorLog } from './context.ts'
 import type { PlanningServices } from './plan-intention.ts';
 import { releaseStep, type Release } from './recovery.ts';
 import { tick, type ExecutorObserver, type TickReport } from './tick.ts';
+import { FailureTally } from './stuck.ts';
 
 export const DEFAULT_TICK_INTERVAL_MS = 15_000;
 /** How often, by the store's clock, a pass also sweeps every executing plan for settling to repair (see TickOptions.sweep). */
@@ -86,6 +87,7 @@ export class Executor {
       planning: options.planning ?? null,
       name: options.name ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
       log: options.log ?? silentLog,
+      failures: new FailureTally(),
     };
     this.#ownsBus = !options.bus;
     this.#bus = options.bus ?? new WakeBus(options.store);

@@ -13,6 +13,7 @@ import type { ExecutorContext } from './context.ts';
 import { reconsiderPlan, cancelOpenSteps } from './replan.ts';
 import { inUnitOfWork } from './unit-of-work.ts';
 import type { Loaded } from './pass.ts';
+import { errorText, MAX_FAILURES } from './stuck.ts';
 
 const DONE: readonly StepStatus[] = ['completed', 'skipped'];
 const BROKEN: readonly StepStatus[] = ['failed', 'cancelled'];
@@ -76,15 +77,15 @@ export async function startPlans(ctx: ExecutorContext, limit: number): Promise<n
     const closed = !intention || intention.status === 'fulfilled' || intention.status === 'abandoned' ? (intention?.status ?? 'gone') : null;
     candidates.push({ plan, closed });
   }
-  const started = await store.transaction(async (tx) => {
+  const start = (some: typeof candidates) => store.transaction(async (tx) => {
     const moved: string[] = [];
     const events: NewEvent[] = [];
-    for (const { plan, closed } of candidates) {
+    for (const { plan, closed } of some) {
       if (!closed) continue;
       const ended = await tx.plans.transition(plan.id, 'validated', 'abandoned', { statusReason: `the intention is ${closed}` });
       if (ended) events.push({ type: 'plan_abandoned', mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id, data: { reason: 'intention_closed' } });
     }
-    const starting = candidates.filter((c) => !c.closed).map((c) => c.plan);
+    const starting = some.filter((c) => !c.closed).map((c) => c.plan);
     const executing = new Set(await tx.plans.transitionMany(starting.map((p) => p.id), 'validated', 'executing', { statusReason: '' }));
     for (const plan of starting) {
       if (!executing.has(plan.id)) continue;
@@ -94,6 +95,22 @@ export async function startPlans(ctx: ExecutorContext, limit: number): Promise<n
     await tx.events.appendMany(events);
     return moved;
   });
+  let started: string[];
+  try {
+    started = await start(candidates);
+  } catch (error) {
+    // One plan that cannot be started must not hold back the others: each on its own.
+    if (candidates.length > 1) ctx.log.warn('starting plans together failed; starting them one at a time', { plans: candidates.length, error: errorText(error) });
+    started = [];
+    for (const one of candidates) {
+      try {
+        started.push(...(await (candidates.length > 1 ? start([one]) : Promise.reject(error))));
+        ctx.failures.moved(one.plan.id);
+      } catch (single) {
+        await stuckPlan(ctx, one.plan, single, 'starting');
+      }
+    }
+  }
   await settlePlansTogether(ctx, started);
   return started.length;
 }
@@ -163,15 +180,16 @@ export async function settlePlansTogether(ctx: ExecutorContext, planIds: readonl
   let outcomes: number[];
   try {
     outcomes = await inUnitOfWork(store, (scoped) => settleIn(ctx, scoped, plans));
+    for (const { plan } of plans) ctx.failures.moved(plan.id);
   } catch (error) {
-    if (plans.length === 1) throw error;
-    ctx.log.warn('settling plans together failed; settling them one at a time', { plans: plans.length, error: error instanceof Error ? error.message : String(error) });
+    if (plans.length > 1) ctx.log.warn('settling plans together failed; settling them one at a time', { plans: plans.length, error: errorText(error) });
     outcomes = [];
     for (const one of plans) {
       try {
-        outcomes.push(...(await inUnitOfWork(store, (scoped) => settleIn(ctx, scoped, [one]))));
+        outcomes.push(...(await (plans.length > 1 ? inUnitOfWork(store, (scoped) => settleIn(ctx, scoped, [one])) : Promise.reject(error))));
+        ctx.failures.moved(one.plan.id);
       } catch (single) {
-        ctx.log.error(`settling plan ${one.plan.id} failed`, { error: single instanceof Error ? single.stack ?? single.message : String(single), executor: ctx.name });
+        await stuckPlan(ctx, one.plan, single);
         outcomes.push(0);
       }
     }
@@ -242,6 +260,31 @@ async function completeIn(ctx: ExecutorContext, scoped: Store, plan: PlanWithSte
   }
   await recordProcedure(scoped, plan.id, { ...plan, status: 'completed' });
   return true;
+}
+
+/**
+ * Starting or settling `plan` failed. The failure is logged; the MAX_FAILURES-th in a row blocks the plan
+ * with the error as its reason (and `plan_blocked`), so it is not tried again on every pass.
+ */
+async function stuckPlan(ctx: ExecutorContext, plan: PlanWithSteps, error: unknown, doing: 'starting' | 'settling' = 'settling'): Promise<void> {
+  const failures = ctx.failures.failed(plan.id);
+  const why = errorText(error);
+  ctx.log.error(`${doing} plan ${plan.id} failed`, { error: error instanceof Error ? error.stack ?? error.message : String(error), failures, executor: ctx.name });
+  if (failures < MAX_FAILURES) return;
+  const reason = `${doing} failed ${failures} times in a row: ${why}`;
+  try {
+    const blocked = await ctx.store.transaction(async (tx) => {
+      const moved = await tx.plans.transition(plan.id, ['validated', 'executing'], 'blocked', { statusReason: reason });
+      if (moved) await tx.events.append({ type: 'plan_blocked', mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id, data: { reason, stuck: true, failures, executor: ctx.name } });
+      return moved;
+    });
+    if (blocked) {
+      ctx.failures.moved(plan.id);
+      ctx.log.error(`blocked a plan that could not be moved (${doing}); an operator must look at it`, { plan: plan.id, reason, executor: ctx.name });
+    }
+  } catch (blocking) {
+    ctx.log.error(`blocking plan ${plan.id} failed too`, { error: errorText(blocking), executor: ctx.name });
+  }
 }
 
 /** The intention went away under the plan: its open steps are cancelled and the plan abandoned. */

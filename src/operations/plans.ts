@@ -9,6 +9,7 @@ import type { Budget, Resources, ValidationIssue } from '../core/plan.ts';
 import { CLOSED_PLAN_STATUSES, PLAN_STATUSES, type PlanOrigin, type PlanStatus } from '../core/vocabulary.ts';
 import { originsOf, usage } from '../execution/budget.ts';
 import { silentLog } from '../execution/context.ts';
+import { FailureTally } from '../execution/stuck.ts';
 import { cancelOpenSteps } from '../execution/replan.ts';
 import { submitPlan } from '../execution/submit-plan.ts';
 import { budgetLimits } from '../planning/resources.ts';
@@ -231,7 +232,7 @@ export async function cancelPlan(
   });
   if (!closed) throw new Conflict('id', `plan ${plan.id} is already ${(await store.plans.get(plan.id))?.status ?? plan.status}`, 'plan_closed');
   await cancelOpenSteps(
-    { store, capabilities, registry, clock: store.clock, host: null, planning: null, name: `api:${principal.operator}`, log: silentLog },
+    { store, capabilities, registry, clock: store.clock, host: null, planning: null, name: `api:${principal.operator}`, log: silentLog, failures: new FailureTally() },
     plan,
     why,
   );
