@@ -15,6 +15,7 @@ import type { JsonObject } from '../../src/core/plan.ts';
 import type { Store } from '../../src/store/index.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 import { testImplementations, testRegistry } from '../support/test-capabilities.ts';
+import { draftOf, makeWorld, step } from '../execution/support.ts';
 
 const keyA = approvalKeyFrom(randomBytes(32));
 const keyB = approvalKeyFrom(randomBytes(32));
@@ -172,6 +173,29 @@ for (const kind of STORE_KINDS) {
       await alter(store, other.approvalId, { author_named_by: '' });
       const forged = await service.approve(other.approvalId, 'nina');
       assert.equal(forged.status === 'refused' && forged.code, 'tampered');
+    });
+
+    it("a plan step's approved action altered before it runs: the executor's check refuses it, the step fails, nothing runs", async () => {
+      const ts = current();
+      const w = await makeWorld(ts);
+      const keyed = new CapabilityService(ts.store, w.registry, testImplementations(w.log), { approvalKey: keyA });
+      const executor = w.executor({ capabilities: keyed });
+      const { plan } = await w.plan(draftOf([step('W1', { kind: 'capability', capability: 'test.write', params: { name: 'beta' } })]));
+      await executor.drain();
+      const waiting = (await ts.store.plans.get(plan.id))!.steps[0]!;
+      assert.equal(waiting.status, 'awaiting_approval');
+      assert.match((await ts.store.approvals.get(waiting.approvalId!))!.digest, /^hmac-sha256:/);
+      assert.equal((await keyed.approve(waiting.approvalId!, 'alice')).status, 'approved');
+      await alter(ts.store, waiting.approvalId!, { target: 'gamma', params: ts.kind === 'postgres' ? sql`'{"name":"gamma"}'::jsonb` : '{"name":"gamma"}' });
+      await executor.drain();
+      const failed = (await ts.store.plans.get(plan.id))!.steps[0]!;
+      assert.equal(failed.status, 'failed');
+      assert.match(failed.error, /tampered/);
+      assert.equal((await ts.store.approvals.get(waiting.approvalId!))?.status, 'failed');
+      assert.equal((await tamperEvents(ts.store, w.mind.id)).length, 1);
+      // (The executor also performs what earlier tests here left approved: only this plan's action matters.)
+      assert.deepEqual(w.log.calls.filter((c) => c.params.name === 'beta' || c.params.name === 'gamma'), [], 'nothing ran');
+      assert.deepEqual(w.errors, []);
     });
 
     it('naming refuses bad names and requests that are not pending; nothing changes', async () => {
