@@ -132,6 +132,8 @@ export interface ApprovalRecord {
   approversRequired: number;
   decisions: ApprovalDecision[];
   authoredBy: string;
+  /** Who named the author of a request raised without one; empty otherwise. */
+  authorNamedBy?: string;
   batchKey: string;
   executionId: string | null;
   expiresAt: string;

@@ -176,7 +176,12 @@ function ApprovalCard({ approval, onDecided }: { approval: ApprovalRecord; onDec
         items={[
           ['Plan', plan && <a href={href.plan(plan, stepOf(evidence) ?? undefined)}>{stepOf(evidence) ? `step ${stepOf(evidence)} of its plan` : 'its plan'}</a>],
           ['Origin', <Value value={approval.origin} />],
-          ['Authored by', approval.authoredBy],
+          [
+            'Authored by',
+            approval.authoredBy
+              ? `${approval.authoredBy}${approval.authorNamedBy ? ` (named later by ${approval.authorNamedBy}, who may not approve it)` : ''}`
+              : 'nobody recorded: it cannot be approved until an author is named (praxis author, or POST /api/v1/approvals/{id}/author)',
+          ],
           ['Approvers', `${approvals} of ${approval.approversRequired}${approval.approversRequired > 1 ? ' (four eyes)' : ''}`],
           [
             'Decisions so far',
