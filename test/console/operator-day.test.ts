@@ -150,7 +150,9 @@ describe("operator's day (browser, demo story)", () => {
 
   it('approves by keyboard alone, from the navigation to the Approve button', async () => {
     await page.goto(`${base()}/#/plans`);
-    await page.waitForSelector('[data-testid=nav-approvals]');
+    // The list says the same as the plan page: the plan waits for a person, not "executing".
+    await page.waitForSelector(`[data-testid=plan-row][data-plan-id="${story.planId}"] [data-testid=status][data-status=awaiting_approval]`);
+    assert.equal((await page.textContent(`[data-testid=plan-row][data-plan-id="${story.planId}"] [data-testid=status]`))?.trim(), 'waiting for an approval');
     await page.focus('[data-testid=nav-approvals]');
     await page.keyboard.press('Enter');
     await page.waitForSelector('[data-testid=approval]');

@@ -3,14 +3,15 @@
 
 import { useCallback, useEffect, useMemo, useState, type FormEvent } from 'react';
 import { ApiClient, asApiError, type ApiError } from './api/client.ts';
-import type { ApprovalRecord, CapabilityRequestRecord, Grouped, Whoami } from './api/types.ts';
+import type { Whoami } from './api/types.ts';
 import { ErrorBox } from './components/common.tsx';
-import { LiveProvider, useLive, useLiveResource } from './live.tsx';
-import { ApprovalCentre, concernsDecisions } from './pages/ApprovalCentre.tsx';
+import { LiveProvider, useLive } from './live.tsx';
+import { ApprovalCentre } from './pages/ApprovalCentre.tsx';
 import { PlanPage } from './pages/PlanPage.tsx';
 import { PlansList } from './pages/PlansList.tsx';
 import { TimelinePage } from './pages/TimelinePage.tsx';
 import { href, useRoute, type Route } from './router.ts';
+import { useWaitingWork } from './waiting.tsx';
 import { adoptTokenFromFragment, forgetToken, storedToken, storeToken, tokenOfPasted } from './session.ts';
 
 type Session =
@@ -114,18 +115,10 @@ function SignIn({ error, notice, onToken }: { error?: ApiError | undefined; noti
   );
 }
 
-/** What waits for the operator: pending approvals and open capability requests. */
-function useWaitingCount(): number | null {
-  const approvals = useLiveResource('nav:approvals', (api) => api.get<Grouped<ApprovalRecord>>('/approvals', { status: 'pending' }), concernsDecisions);
-  const requests = useLiveResource('nav:requests', (api) => api.get<Grouped<CapabilityRequestRecord>>('/capability-requests', { status: 'open' }), concernsDecisions);
-  if (!approvals.data || !requests.data) return null;
-  const count = (grouped: Grouped<unknown>) => grouped.groups.reduce((n, group) => n + group.items.length, 0);
-  return count(approvals.data) + count(requests.data);
-}
-
 function Shell({ onSignOut }: { onSignOut(): void }) {
   const { me, streamState } = useLive();
-  const waiting = useWaitingCount();
+  const work = useWaitingWork();
+  const waiting = work ? work.approvals.length + work.requests.length : null;
   const route = useRoute();
   const section = route.page === 'plan' ? 'plans' : route.page;
   const streamLabel = useMemo(

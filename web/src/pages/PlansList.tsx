@@ -7,6 +7,7 @@ import { PLAN_STATUSES, type MindRecord, type Page, type PlanSummary } from '../
 import { Age, ErrorBox, Loading, StatusBadge, shortId } from '../components/common.tsx';
 import { useLiveResource } from '../live.tsx';
 import { href, navigate } from '../router.ts';
+import { useWaitingWork, waitingStatusOf } from '../waiting.tsx';
 
 export function PlansList({ query }: { query: URLSearchParams }) {
   const status = query.get('status') ?? '';
@@ -16,6 +17,7 @@ export function PlansList({ query }: { query: URLSearchParams }) {
   const [pages, setPages] = useState(1);
 
   const minds = useLiveResource('minds', (api) => listMinds(api), () => false);
+  const work = useWaitingWork();
   const plans = useLiveResource(
     `plans:${status}:${mind}:${intention}:${pages}`,
     (api) => loadPages(api, { status, mind, intention }, pages),
@@ -98,7 +100,7 @@ export function PlansList({ query }: { query: URLSearchParams }) {
                     <a href={href.plan(plan.id)}>{plan.objective || <span className="muted">(no objective)</span>}</a>
                   </td>
                   <td>
-                    <StatusBadge status={plan.status} />
+                    <StatusBadge {...(waitingStatusOf(plan, work) ?? { status: plan.status })} />
                   </td>
                   <td>
                     <a href={href.mindTimeline(plan.mindId)} title="Mind timeline">
