@@ -10,7 +10,7 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { readFileSync, readdirSync, readlinkSync, statSync } from 'node:fs';
 import { property, settle, systemctl, waitFor } from './support/container.ts';
 import { DATABASE, api, installPraxis, issueToken, ok, sh, startPraxis } from './support/praxis-service.ts';
 
@@ -73,6 +73,15 @@ describe('Praxis as praxis.service: unprivileged, sandboxed, acting through polk
     for (const point of ['/tmp', '/var/tmp', '/dev', '/home', '/root']) {
       assert.notEqual(seen(mounts, point), '', `nothing is mounted over ${point}`);
       assert.notEqual(seen(mounts, point), seen(system, point), `${point} is the system's`);
+    }
+    // StateDirectory and UMask: its state (the database, the daemon secret) is the praxis user's alone.
+    const state = statSync('/var/lib/praxis');
+    assert.deepEqual([state.uid, state.mode & 0o777], [Number(uid), 0o750]);
+    const files = readdirSync('/var/lib/praxis');
+    assert.ok(files.includes('praxis.db'), files.join(' '));
+    for (const file of files) {
+      const { uid: owner, mode } = statSync(`/var/lib/praxis/${file}`);
+      assert.deepEqual([file, owner, mode & 0o077], [file, Number(uid), 0], `${file} is the praxis user's alone`);
     }
     // PrivateIPC and ProtectHostname: namespaces of its own.
     for (const ns of ['ipc', 'uts', 'mnt']) assert.notEqual(readlinkSync(`/proc/${pid}/ns/${ns}`), readlinkSync(`/proc/1/ns/${ns}`), `${ns} namespace`);
