@@ -4,11 +4,12 @@
 // naming where the bad value came from, so an operator fixes the lot in one go.
 
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse as parseYaml } from 'yaml';
+import type * as Yaml from 'yaml';
 import { InputError, type Problem } from '../core/errors.ts';
 import { AccessRoles, type AccessRole } from '../core/vocabulary.ts';
 import { resolveStoreConfig, type StoreConfig } from '../store/index.ts';
@@ -110,7 +111,8 @@ export function readConfigFile(path: string): ConfigFile {
   }
   let parsed: unknown;
   try {
-    parsed = extname(path).toLowerCase() === '.json' ? JSON.parse(text) : parseYaml(text);
+    // The YAML parser is loaded only for a YAML file: a daemon without one never needs it.
+    parsed = extname(path).toLowerCase() === '.json' ? JSON.parse(text) : (createRequire(import.meta.url)('yaml') as typeof Yaml).parse(text);
   } catch (error) {
     throw new InputError([{ code: 'malformed_config', path: path, message: `not valid ${extname(path).toLowerCase() === '.json' ? 'JSON' : 'YAML'}: ${(error as Error).message.split('\n')[0]}` }]);
   }
