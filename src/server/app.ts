@@ -19,6 +19,7 @@ import type { Api } from './routes/context.ts';
 import { decisionRoutes } from './routes/decisions.ts';
 import { mindRoutes } from './routes/minds.ts';
 import { mindCopyRoutes } from './routes/mind-copies.ts';
+import { mindPlanRoutes } from './routes/mind-plans.ts';
 import { wantRoutes } from './routes/wants.ts';
 import { workRoutes } from './routes/work.ts';
 import { webhookDeliveryRoutes } from './routes/webhook-deliveries.ts';
@@ -106,6 +107,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       const api = scope as unknown as Api;
       mindRoutes(api, ctx);
       mindCopyRoutes(api, ctx);
+      mindPlanRoutes(api, ctx);
       wantRoutes(api, ctx);
       workRoutes(api, ctx);
       decisionRoutes(api, ctx);

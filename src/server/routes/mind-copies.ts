@@ -1,10 +1,10 @@
-// Forking, exporting and importing minds (administrators only: a copy carries the mind's policy),
-// previewing a plan, and releasing a blocked step through the plan's mind. See docs/api.md.
+// Forking, exporting and importing minds (administrators only: a copy carries the mind's policy).
+// See docs/api.md and docs/mind.md.
 
 import { Type } from 'typebox';
-import { exportMindBundle, forkMindCopy, importMindBundle, previewPlanDraft, releaseMindPlanStep } from '../../operations/index.ts';
+import { exportMindBundle, forkMindCopy, importMindBundle } from '../../operations/index.ts';
 import { principal } from '../auth.ts';
-import { Id, MindParams, MindRef, Note, strictObject } from '../schemas.ts';
+import { MindParams, strictObject } from '../schemas.ts';
 import type { Services } from '../../operations/services.ts';
 import type { Api } from './context.ts';
 
@@ -50,34 +50,5 @@ export function mindCopyRoutes(api: Api, ctx: Services): void {
     },
     async (request, reply) =>
       reply.code(201).send(await importMindBundle(store, principal(request), request.body.bundle, { name: request.body.name, bundlePath: 'bundle' })),
-  );
-
-  api.post(
-    '/minds/:mind/plans/preview',
-    {
-      config: { permission: 'read', acceptsYaml: true },
-      schema: {
-        tags: ['plans'],
-        summary: 'what a plan draft would meet now, step by step; stores nothing',
-        params: MindParams,
-        // As for a submission, the plan validator is the schema of a draft.
-        body: Type.Unknown({ description: 'a plan draft (docs/plan-format.md)' }),
-      },
-    },
-    async (request) => previewPlanDraft(store, ctx.registry, principal(request), request.params.mind, request.body),
-  );
-
-  api.post(
-    '/minds/:mind/plans/:id/steps/:step/retry',
-    {
-      config: { permission: 'decide' },
-      schema: {
-        tags: ['plans'],
-        summary: 'release a blocked step of a plan of this mind',
-        params: strictObject({ mind: MindRef, id: Id, step: Type.String({ minLength: 1, maxLength: 200, description: 'step key or id' }) }),
-        body: strictObject({ note: Type.Optional(Note) }),
-      },
-    },
-    async (request) => releaseMindPlanStep(store, principal(request), request.params.mind, request.params.id, request.params.step, request.body.note),
   );
 }
