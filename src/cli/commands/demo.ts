@@ -57,7 +57,8 @@ function instructions(consoleUrl: string, story: DemoStory): string {
     '  3. The executor replans to a diagnosis: it asks for temporary access to the journal. Approvals, Capability requests: grant it.',
     '  4. It reads the logs (masked), summarises them and escalates to you: the plan page leads with the note.',
     '',
-    `Intention ${story.intentionId}, first plan ${story.planId}. Stop with Ctrl-C.`,
+    `Intention ${story.intentionId}, first plan ${story.planId}.`,
+    `Store: SQLite file ${resolve(DEMO_DB_PATH)}, created afresh for this demo. Stop with Ctrl-C.`,
     '',
   ].join('\n');
 }

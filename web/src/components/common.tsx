@@ -140,8 +140,10 @@ export function shortId(id: string | null | undefined): string {
 export function ShortId({ id, label }: { id: string | null | undefined; label?: string }) {
   const [copied, setCopied] = useState(false);
   if (!id) return <span className="muted">–</span>;
+  // The clipboard API exists only where the page is a secure context (loopback or HTTPS); elsewhere the title still shows the whole id.
+  if (!navigator.clipboard) return <code title={id}>{shortId(id)}</code>;
   const copy = () => {
-    void navigator.clipboard?.writeText(id).then(
+    void navigator.clipboard.writeText(id).then(
       () => {
         setCopied(true);
         setTimeout(() => setCopied(false), 1500);
