@@ -2,8 +2,9 @@
 // decision: the approved action runs in an executor serving the mind's host (a mind bound to
 // host A must never be acted on by the process that happened to approve, on host B or on an
 // operator's laptop). That executor performs exactly the stored action and nothing else, only
-// while it still matches the digest taken when the request was raised and no lock, deny rule or
-// disabled mind has come since. Every move is conditional on the previous status, so a racing
+// while it still matches the digest taken when the request was raised (keyed with the daemon
+// secret, so someone who can write the database cannot alter the request and forge it: see
+// policy/action-digest.ts) and no lock, deny rule or disabled mind has come since. Every move is conditional on the previous status, so a racing
 // approve and withdraw cannot both win, and claiming an approved request for execution is
 // conditional too, so two executors never perform it twice. Approval history is shown to
 // operators but never consulted to decide.
@@ -72,7 +73,7 @@ interface IntegrityRefusal {
  * parameters; else why it may not be acted on. Checked at each decision and again right before
  * the action runs, so a row altered between approval and execution is caught too.
  */
-export function integrityRefusal(ctx: ServiceContext, approval: ApprovalRecord): IntegrityRefusal | null {
+function integrityRefusal(ctx: ServiceContext, approval: ApprovalRecord): IntegrityRefusal | null {
   const key = ctx.approvalKey;
   let check: DigestCheck = checkApprovalDigest(key, approval, approval.digest);
   if (check === 'intact') {
