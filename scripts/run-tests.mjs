@@ -15,11 +15,11 @@
 // end: a test that leaves a file or folder behind fails the run, and the leftovers are named.
 // (It also keeps the tests apart from other runs on the same machine.)
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildTests } from './test-build.mjs';
+import { buildTests, files as allFiles } from './test-build.mjs';
 import { providePostgres } from './test-postgres.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -27,14 +27,6 @@ const REPORTER = fileURLToPath(new URL('test-reporter.mjs', import.meta.url));
 const TIMES = join(root, '.cache', 'test-times.json');
 /** A file still running after this long is stopped and counted as failed. */
 const FILE_TIMEOUT_MS = 10 * 60_000;
-
-function testFiles(dir) {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return testFiles(path);
-    return name.endsWith('.test.ts') ? [path] : [];
-  });
-}
 
 function readTimes() {
   try {
@@ -47,7 +39,8 @@ function readTimes() {
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
 const filters = process.argv.slice(2);
-const files = testFiles(join(root, 'test'))
+const files = allFiles(join(root, 'test'))
+  .filter((f) => f.endsWith('.test.ts'))
   .map((f) => relative(root, f))
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
   .sort();

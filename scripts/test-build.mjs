@@ -20,7 +20,8 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 
 const PREFIX = '.praxis-test-';
 
-function files(dir) {
+/** Every file under `dir`, recursively. */
+export function files(dir) {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
     return statSync(path).isDirectory() ? files(path) : [path];
