@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { BUNDLE_VERSION, type MindBundle } from '../../src/mind/bundle.ts';
 import { exportMind, forkMind, importMind } from '../../src/mind/copies.ts';
-import type { Store } from '../../src/store/index.ts';
+import { CARRIED_COLUMNS, CARRIED_TABLES, MIND_COLUMNS, type Store } from '../../src/store/index.ts';
 import { draftOf, makeWorld, readStep, step, type World } from '../execution/support.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 
@@ -130,6 +130,18 @@ for (const kind of STORE_KINDS) {
       for (let i = 0; i < 3; i += 1) await executor.tick();
       assert.equal((await store.plans.get(copiedPlan.id))?.status, 'blocked');
       assert.deepEqual(world.errors, []);
+    });
+
+    it('carries every column of every carried table: a migration that adds one makes a new bundle version', async () => {
+      const { store } = current();
+      for (const table of ['minds', ...CARRIED_TABLES]) {
+        const { rows } =
+          kind === 'sqlite'
+            ? await sql<{ name: string }>`select name from pragma_table_info(${table})`.execute(store.db)
+            : await sql<{ name: string }>`select column_name as name from information_schema.columns where table_schema = current_schema() and table_name = ${table}`.execute(store.db);
+        const columns = table === 'minds' ? MIND_COLUMNS : CARRIED_COLUMNS[table as keyof typeof CARRIED_COLUMNS];
+        assert.deepEqual(rows.map((r) => r.name).sort(), Object.keys(columns).sort(), table);
+      }
     });
 
     it('refuses a name in use, writing nothing', async () => {
