@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { builtinRegistry } from '../../src/capabilities/registry.ts';
 import { planIntention } from '../../src/execution/plan-intention.ts';
+import { submitPlan } from '../../src/execution/submit-plan.ts';
 import { abandonIntention, formIntention } from '../../src/mind/intentions.ts';
 import { recordDream } from '../../src/operations/dreams.ts';
 import { draftOf, makeWorld, readStep } from '../execution/support.ts';
@@ -71,6 +72,15 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(after.steps.map((s) => s.status), ['pending']);
       assert.deepEqual(world.log.calls, [], 'nothing was invoked');
       assert.deepEqual(world.errors, []);
+    });
+
+    it('never lets a submission claim the dream origin: it is ignored and reported', async () => {
+      const world = await makeWorld(current());
+      const submitted = await submitPlan(world.store, world.registry, { mindId: world.mind.id, input: { ...draftOf([readStep('a')]), origin: 'dream' }, origin: 'model', authoredBy: 'model' });
+      assert.ok(submitted.stored);
+      if (!submitted.stored) return;
+      assert.equal(submitted.plan.origin, 'model');
+      assert.ok(submitted.assessment.warnings.some((w) => w.code === 'ignored_provenance_claim' && w.path === 'origin'));
     });
 
     it('refuses a dream with a draft that is not a plan, storing nothing of it', async () => {
