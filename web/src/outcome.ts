@@ -23,7 +23,7 @@ export interface Outcome {
 const WAITS_FOR_PERSON = new Set(['awaiting_approval', 'awaiting_grant']);
 
 /** The message of the note an escalation step left (spec.message of a notify_operator step). */
-export function escalationNote(steps: readonly StepView[]): { key: string; message: string } | null {
+export function escalationNote(steps: readonly Pick<StepView, 'key' | 'kind' | 'spec'>[]): { key: string; message: string } | null {
   for (const step of steps) {
     const spec = step.spec ?? {};
     if (step.kind === 'internal' && spec['action'] === 'notify_operator' && typeof spec['message'] === 'string') {
@@ -38,13 +38,13 @@ export function escalationNote(steps: readonly StepView[]): { key: string; messa
  * waiting for them (the engine may name that status itself: `awaiting_approval`, `waiting`); a
  * completed escalation reads as escalated, never as a green success.
  */
-export function displayStatus(plan: Pick<PlanRecord, 'status' | 'strategy'>, steps: readonly Pick<StepView, 'status' | 'kind' | 'spec'>[]): { status: string; label: string } {
+export function displayStatus(plan: Pick<PlanRecord, 'status'>, steps: readonly Pick<StepView, 'key' | 'status' | 'kind' | 'spec'>[]): { status: string; label: string } {
   if (plan.status === 'executing' || plan.status === 'waiting' || plan.status === 'awaiting_approval') {
     const waiting = steps.find((s) => WAITS_FOR_PERSON.has(s.status));
     if (waiting) return { status: waiting.status, label: waiting.status === 'awaiting_grant' ? 'waiting for a grant' : 'waiting for an approval' };
     if (plan.status === 'awaiting_approval') return { status: 'awaiting_approval', label: 'waiting for an approval' };
   }
-  if (plan.status === 'completed' && escalationNote(steps as StepView[])) return { status: 'escalated', label: 'escalated to you' };
+  if (plan.status === 'completed' && escalationNote(steps)) return { status: 'escalated', label: 'escalated to you' };
   return { status: plan.status, label: plan.status.replace(/_/g, ' ') };
 }
 
