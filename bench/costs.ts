@@ -20,6 +20,9 @@ import type { StoreKind } from '../src/store/index.ts';
 import { benchImplementations, benchRegistry } from './capabilities.ts';
 import { benchStore } from './stores.ts';
 
+/** Plans run together for the figure per step in a batch. */
+const BATCH_PLANS = 50;
+
 export interface Counts {
   statements: number;
   commits: number;
@@ -62,32 +65,48 @@ export async function costPerStep(kind: StoreKind, capability: 'bench.read' | 'b
     const service = new CapabilityService(store, benchRegistry, benchImplementations);
     const executor = new Executor({ store, capabilities: service, concurrency: 1, batch: 100 });
 
-    const run = async (steps: StepDraft[]): Promise<Counts> => {
+    /** Runs `copies` plans of `steps` to completion; what they cost together. */
+    const run = async (steps: StepDraft[], copies = 1): Promise<Counts> => {
       const draft: PlanDraft = { objective: 'cost', strategy: 'operator', assumptions: [], completion_criteria: '', abort_conditions: [], risk: '', estimate: {}, budget: {}, alternatives: [], steps };
       const validation = validate(draft, benchRegistry);
       if (!validation.valid) throw new Error(`cost plan is invalid: ${JSON.stringify(validation.errors)}`);
-      const intention = await store.intentions.create({ mindId: mind.id, objective: 'cost', origin: 'operator' });
-      const plan = await store.plans.create({ mindId: mind.id, intentionId: intention.id, origin: 'operator', draft, validation, status: 'validated' });
-      // Only the plan under test is live, so every statement counted is spent on it.
+      const plans: string[] = [];
+      for (let i = 0; i < copies; i += 1) {
+        const intention = await store.intentions.create({ mindId: mind.id, objective: 'cost', origin: 'operator' });
+        plans.push((await store.plans.create({ mindId: mind.id, intentionId: intention.id, origin: 'operator', draft, validation, status: 'validated' })).id);
+      }
+      // Only the plans under test are live, so every statement counted is spent on them.
       const started = counter.snapshot();
       await executor.drain();
       const after = counter.snapshot();
-      const closed = await store.plans.get(plan.id);
-      if (closed?.status !== 'completed') throw new Error(`cost plan ended ${closed?.status}: ${closed?.statusReason}`);
+      for (const id of plans) {
+        const closed = await store.plans.get(id);
+        if (closed?.status !== 'completed') throw new Error(`cost plan ended ${closed?.status}: ${closed?.statusReason}`);
+      }
       return { statements: after.statements - started.statements, commits: after.commits - started.commits };
     };
+    // The executor's first pass also sweeps every plan for settling (and its statements would be
+    // charged to the first plan measured): a plan run first, and not counted, takes that pass.
+    await run([benchStep('W', capability)]);
     const one = await run([benchStep('A', capability)]);
     const many = await run(Array.from({ length: wide }, (_, i) => benchStep(`S${i}`, capability)));
     // A chain runs one step per pass, so nothing is shared between steps: each pays for its own
     // move and for settling its plan after it (promoting the next step).
     const chain = await run(Array.from({ length: wide }, (_, i) => benchStep(`L${i}`, capability, i === 0 ? [] : [`L${i - 1}`])));
+    // A batch as a busy daemon sees it: BATCH_PLANS plans of four steps (A, then B and C side by
+    // side, then D) run together, everything they cost (starting, moving, settling, closing, and
+    // each pass's housekeeping) shared out over their steps.
+    const diamond = [benchStep('A', capability), benchStep('B', capability, ['A']), benchStep('C', capability, ['A']), benchStep('D', capability, ['B', 'C'])];
+    const batch = await run(diamond, BATCH_PLANS);
     const per = (of: Counts, key: keyof Counts) => Math.round(((of[key] - one[key]) / (wide - 1)) * 100) / 100;
+    const shared = (key: keyof Counts) => Math.round((batch[key] / (BATCH_PLANS * diamond.length)) * 100) / 100;
     return {
       plan_of_one_step: one,
       side_by_side: many,
       chain,
       per_step: { statements: per(many, 'statements'), commits: per(many, 'commits') },
       per_step_in_a_chain: { statements: per(chain, 'statements'), commits: per(chain, 'commits') },
+      per_step_in_a_batch: { statements: shared('statements'), commits: shared('commits') },
     };
   } finally {
     await bench.dispose();

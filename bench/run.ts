@@ -6,7 +6,8 @@
 //   ratio_to_commit_limit: the same figure over the store's own one-row commit stream measured
 //   in the same run at the same durability (commit-rate.ts).
 // - statements_per_step and commits_per_step for a read-only and a non-idempotent step, counted
-//   from the store's query log (costs.ts).
+//   from the store's query log (costs.ts): what one more step in a pass adds; and
+//   per_step_in_a_batch: everything 50 plans of four steps cost together, shared out per step.
 // - approval_to_executing_ms_p50 in process on SQLite, cross_process_wake_ms_p50 and
 //   takeover_after_kill_ms_p50 on PostgreSQL (latency.ts).
 // - tick_cost_ratio_100k {sqlite, postgres}: the median cost of a pass with nothing due, with
@@ -22,7 +23,7 @@ import { newId } from '../src/core/ids.ts';
 import { Executor } from '../src/execution/index.ts';
 import type { StoreKind } from '../src/store/index.ts';
 import { benchImplementations, benchRegistry } from './capabilities.ts';
-import { costPerStep } from './costs.ts';
+import { costPerStep, type Counts } from './costs.ts';
 import { fillHistory } from './history.ts';
 import { approvalToExecuting, crossProcessWake, median, takeoverAfterKill } from './latency.ts';
 import { benchStore } from './stores.ts';
@@ -68,6 +69,8 @@ const results = {
   ratio_to_commit_limit: {} as Record<StoreKind, number>,
   statements_per_step: {} as Record<StoreKind, { read_only: number; non_idempotent: number }>,
   commits_per_step: {} as Record<StoreKind, { read_only: number; non_idempotent: number }>,
+  /** Everything a batch of plans costs (starting, moves, settling, closing, housekeeping), per step. */
+  per_step_in_a_batch: {} as Record<StoreKind, { read_only: Counts; non_idempotent: Counts }>,
   approval_to_executing_ms_p50: 0,
   cross_process_wake_ms_p50: 0,
   takeover_after_kill_ms_p50: 0,
@@ -97,7 +100,11 @@ for (const kind of kinds) {
   const write = await costPerStep(kind, 'bench.write');
   results.statements_per_step[kind] = { read_only: read.per_step.statements, non_idempotent: write.per_step.statements };
   results.commits_per_step[kind] = { read_only: read.per_step.commits, non_idempotent: write.per_step.commits };
-  process.stdout.write(`read-only ${read.per_step.statements} statements, ${read.per_step.commits} commits; non-idempotent ${write.per_step.statements} statements, ${write.per_step.commits} commits\n`);
+  results.per_step_in_a_batch[kind] = { read_only: read.per_step_in_a_batch, non_idempotent: write.per_step_in_a_batch };
+  process.stdout.write(
+    `read-only ${read.per_step.statements} statements, ${read.per_step.commits} commits; non-idempotent ${write.per_step.statements} statements, ${write.per_step.commits} commits (each step more in a pass); ` +
+      `in a batch of 50 plans, all costs shared out: read-only ${read.per_step_in_a_batch.statements} statements, ${read.per_step_in_a_batch.commits} commits; non-idempotent ${write.per_step_in_a_batch.statements} statements, ${write.per_step_in_a_batch.commits} commits\n`,
+  );
 
   process.stdout.write(`${kind}: tick cost with ${HISTORY} closed plans... `);
   const ratio = await tickCostRatio(kind);

@@ -72,10 +72,10 @@ export async function throughput(kind: StoreKind, steps: number): Promise<Throug
       reading = true;
       try {
         for (;;) {
-          const events = await store.events.list({ mindId: mind.id, afterSeq: seen, limit: 5000 });
+          const events = await store.events.list({ mindId: mind.id, types: ['plan_completed'], afterSeq: seen, limit: 5000 });
           if (events.length === 0) break;
           seen = events.at(-1)!.seq;
-          completed += events.filter((e) => e.type === 'plan_completed').length;
+          completed += events.length;
         }
         if (completed >= plans) finish();
       } finally {
