@@ -61,12 +61,13 @@ export async function recordDream(store: Store, registry: CapabilityRegistry, pr
 
   return store.transaction(async (tx) => {
     const dreamt: Dreamt = { wants: [], skipped: [], drafts: [] };
-    const keep = async (statement: string, extra: { intentionId?: string; planId?: string } = {}): Promise<WantRecord | null> => {
-      const suppressed = await tx.wants.findSuppressed(mind.id, statement);
-      if (suppressed) {
-        dreamt.skipped.push({ statement, why: 'suppressed', want_id: suppressed.id });
-        return null;
-      }
+    /** True (and reported) when the mind suppressed this want: a dream may not raise it again. */
+    const suppressed = async (statement: string): Promise<boolean> => {
+      const want = await tx.wants.findSuppressed(mind.id, statement);
+      if (want) dreamt.skipped.push({ statement, why: 'suppressed', want_id: want.id });
+      return want !== undefined;
+    };
+    const record = async (statement: string, extra: { intentionId?: string; planId?: string } = {}): Promise<WantRecord> => {
       const want = await tx.wants.create({ mindId: mind.id, statement, origin: 'dream', ...extra });
       await tx.events.append({
         type: 'want_recorded',
@@ -79,17 +80,14 @@ export async function recordDream(store: Store, registry: CapabilityRegistry, pr
     };
 
     for (const statement of new Set((input.wants ?? []).map((w) => w.trim()))) {
-      const want = await keep(statement);
-      if (want) dreamt.wants.push({ id: want.id, statement });
+      if (await suppressed(statement)) continue;
+      const want = await record(statement);
+      dreamt.wants.push({ id: want.id, statement });
     }
     for (const assessment of assessed) {
       const draft = assessment.draft!;
       const objective = draft.objective.trim() || '(a dream without an objective)';
-      const suppressed = await tx.wants.findSuppressed(mind.id, objective);
-      if (suppressed) {
-        dreamt.skipped.push({ statement: objective, why: 'suppressed', want_id: suppressed.id });
-        continue;
-      }
+      if (await suppressed(objective)) continue;
       // The intention a dream's draft serves waits suspended: nothing of a dream acts.
       const formed = await tx.intentions.create({ mindId: mind.id, objective, origin: 'dream', authoredBy: principal.operator });
       const intention = (await tx.intentions.transition(formed.id, 'active', 'suspended', ''))!;
@@ -110,7 +108,7 @@ export async function recordDream(store: Store, registry: CapabilityRegistry, pr
         { type: 'intention_suspended', ...where, data: { reason: '', why: 'a dream: nothing it leaves runs' } },
         { type: 'plan_created', ...where, planId: plan.id, data: { origin: 'dream', steps: plan.steps.length, valid: assessment.valid, errors: assessment.errors.length } as JsonObject },
       ]);
-      const want = (await keep(objective, { intentionId: intention.id, planId: plan.id }))!;
+      const want = await record(objective, { intentionId: intention.id, planId: plan.id });
       dreamt.drafts.push({ plan_id: plan.id, intention_id: intention.id, want_id: want.id, valid: assessment.valid, errors: assessment.errors });
     }
     return dreamt;
