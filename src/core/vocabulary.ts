@@ -245,6 +245,8 @@ export const WAKE_EVENT_TYPES: ReadonlySet<EventType> = new Set<EventType>([
   'approval_denied',
   'approval_expired',
   'approval_withdrawn',
+  // A request that failed its digest may have been closed under a step waiting for it.
+  'approval_tampered',
   'capability_request_denied',
   'capability_request_withdrawn',
   'grant_created',
