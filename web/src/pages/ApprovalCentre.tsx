@@ -155,6 +155,7 @@ function ApprovalCard({ approval, onDecided }: { approval: ApprovalRecord; onDec
             ['Target', <code data-testid="action-target">{approval.target}</code>],
             ['Parameters', <JsonView value={approval.params} label="Parameters" />],
             ['Digest', <ShortId id={approval.digest} label="digest" />],
+            ['Signed with', signedWith(approval.digest)],
           ]}
         />
         <p className="muted small">Approval binds to this exact action: any change to it needs a new approval.</p>
@@ -369,4 +370,10 @@ function planOf(evidence: JsonObject | undefined): string | null {
 function stepOf(evidence: JsonObject): string | null {
   const value = evidence['step_key'];
   return typeof value === 'string' ? value : null;
+}
+
+/** Which daemon secret signed a request's digest (its key id, never the secret), or that none did. */
+function signedWith(digest: string): string {
+  const keyed = /^hmac-sha256:([0-9a-f]{12}):/.exec(digest);
+  return keyed ? `the daemon secret ${keyed[1]}` : 'no secret: an unkeyed digest, which a daemon refuses';
 }
