@@ -22,6 +22,9 @@ export const DEFAULT_TICK_INTERVAL_MS = 15_000;
 /** How often, by the store's clock, a pass also sweeps every executing plan for settling to repair (see TickOptions.sweep). */
 export const SETTLE_SWEEP_SECONDS = 30;
 
+/** How long a busy loop may go without its passes' housekeeping (see TickOptions.housekeeping). */
+export const HOUSEKEEPING_MS = 1000;
+
 /** The wake-up an approval sends (events.ts wakeReason): `approval_approved:<approval id>`. */
 const APPROVED_WAKE = /^approval_approved:(.+)$/;
 
@@ -70,6 +73,8 @@ export class Executor {
   #abort: AbortController | null = null;
   #loop: Promise<void> | null = null;
   #ticks = 0;
+  /** When (performance.now) this executor's last pass did its housekeeping. */
+  #housekeptAt = Number.NEGATIVE_INFINITY;
   /** When this executor last swept every plan for settling; null before its first pass. */
   #sweptAt: number | null = null;
   /** Approved requests this executor was woken for, to perform before its next pass. */
@@ -110,14 +115,22 @@ export class Executor {
     return this.#ticks;
   }
 
-  /** One pass over the store. Usable without the loop, e.g. by tests driving a manual clock. */
-  async tick(signal?: AbortSignal): Promise<TickReport> {
+  /**
+   * One pass over the store. Usable without the loop, e.g. by tests driving a manual clock; a
+   * pass called this way always does its housekeeping.
+   */
+  tick(signal?: AbortSignal): Promise<TickReport> {
+    return this.#tick(signal, true);
+  }
+
+  async #tick(signal: AbortSignal | undefined, housekeeping: boolean): Promise<TickReport> {
     const observer = this.#observer;
     const started = performance.now();
+    if (housekeeping) this.#housekeptAt = started;
     const now = this.#ctx.clock.now().getTime();
     const sweep = this.#sweptAt === null || now - this.#sweptAt >= SETTLE_SWEEP_SECONDS * 1000 || now < this.#sweptAt;
     if (sweep) this.#sweptAt = now;
-    const report = await tick(this.#ctx, { batch: this.#batch, concurrency: this.#concurrency, sweep, ...(signal ? { signal } : {}), ...(observer ? { observer } : {}) });
+    const report = await tick(this.#ctx, { batch: this.#batch, concurrency: this.#concurrency, sweep, housekeeping, ...(signal ? { signal } : {}), ...(observer ? { observer } : {}) });
     if (observer?.tick) {
       try {
         observer.tick(report, (performance.now() - started) / 1000);
@@ -203,6 +216,8 @@ export class Executor {
   }
 
   async #run(signal: AbortSignal): Promise<void> {
+    // A pass that follows a busy one at once skips the housekeeping for up to HOUSEKEEPING_MS.
+    let following = false;
     while (!signal.aborted) {
       let busy = false;
       // An approval names its request: perform it before looking at anything else.
@@ -216,12 +231,13 @@ export class Executor {
         }
       }
       try {
-        busy = (await this.tick(signal)).busy;
+        busy = (await this.#tick(signal, !following || performance.now() - this.#housekeptAt >= HOUSEKEEPING_MS)).busy;
       } catch (error) {
         this.#ctx.log.error('tick failed', { error: error instanceof Error ? error.message : String(error), executor: this.#ctx.name });
       }
       this.#ticks += 1;
       if (signal.aborted) break;
+      following = busy;
       if (busy) {
         // Let timers and I/O callbacks run between back-to-back passes.
         await new Promise((resolve) => setImmediate(resolve));

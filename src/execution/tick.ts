@@ -31,6 +31,14 @@ export interface TickOptions {
    * then (Executor: SETTLE_SWEEP_SECONDS), not on every pass.
    */
   sweep?: boolean;
+  /**
+   * Also do the pass's housekeeping: expire approvals and forgotten predictions, perform one-off
+   * approved actions, resume stalled replans, withdraw the waits of closed plans and take over
+   * claims of executors known to be gone. Default true; the loop skips it on a pass that follows
+   * a busy one at once, at most for HOUSEKEEPING_MS (Executor), since none of it is urgent to the
+   * millisecond and a busy loop would otherwise pay for it on every pass.
+   */
+  housekeeping?: boolean;
 }
 
 /** How a verify step's run ended: its prediction's fate, or still looking. */
@@ -97,21 +105,24 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
     }
   };
 
-  report.expiredApprovals = await guarded('expiring approvals', () => ctx.capabilities.expireApprovals(), 0);
-  report.performedApprovals = await guarded('performing approved actions', () => performApprovedActions(ctx, options.batch, options.signal), 0);
-  report.expiredPredictions = await guarded('expiring forgotten predictions', () => expireForgottenPredictions(ctx, options.batch), 0);
+  const housekeeping = options.housekeeping ?? true;
+  if (housekeeping) {
+    report.expiredApprovals = await guarded('expiring approvals', () => ctx.capabilities.expireApprovals(), 0);
+    report.performedApprovals = await guarded('performing approved actions', () => performApprovedActions(ctx, options.batch, options.signal), 0);
+    report.expiredPredictions = await guarded('expiring forgotten predictions', () => expireForgottenPredictions(ctx, options.batch), 0);
+  }
   if (options.signal?.aborted) return report;
   report.startedPlans = await guarded('starting plans', () => startPlans(ctx, options.batch), 0);
-  report.resumedReplans = await guarded('resuming stalled replans', () => resumeStalledReplans(ctx, STALLED_REPLAN_SECONDS, options.batch), 0);
+  if (housekeeping) report.resumedReplans = await guarded('resuming stalled replans', () => resumeStalledReplans(ctx, STALLED_REPLAN_SECONDS, options.batch), 0);
   if (options.sweep ?? true) report.settled = await guarded('settling plans', () => settlePlans(ctx, options.batch), 0);
   // Before any due step runs: a step bound by a commitment taken since its plan was made must
   // not start under the old plan.
   report.replannedForCommitments = await guarded('replanning under new commitments', () => replanUnderNewCommitments(ctx, options.batch), 0);
-  report.cancelledOrphans = await guarded('cancelling waits of closed plans', () => cancelOrphanedWaits(ctx, options.batch), 0);
+  if (housekeeping) report.cancelledOrphans = await guarded('cancelling waits of closed plans', () => cancelOrphanedWaits(ctx, options.batch), 0);
   if (options.signal?.aborted) return report;
 
   const pass = new Pass();
-  report.takenOver = await guarded('taking over from stopped executors', () => takeOverFromGone(ctx, pass, options.batch), 0);
+  if (housekeeping) report.takenOver = await guarded('taking over from stopped executors', () => takeOverFromGone(ctx, pass, options.batch), 0);
   const due = await guarded('finding due steps', () => store.executorQueries.dueSteps({ now: ctx.clock.now(), host: ctx.host, limit: options.batch }), []);
   report.dueSteps = due.length;
   // Every plan the due steps belong to, with its intention and its budget's counts, in a few statements.
