@@ -9,6 +9,7 @@ import { InputError, type Problem } from '../core/errors.ts';
 import type { JsonObject } from '../core/plan.ts';
 import type { IntentionStatus } from '../core/vocabulary.ts';
 import { planIntention, type PlanningServices } from '../execution/plan-intention.ts';
+import { didYouMean } from '../planning/did-you-mean.ts';
 import { abandonIntention, formIntention } from '../mind/intentions.ts';
 import type { IntentionMeans, IntentionRecord, Store } from '../store/index.ts';
 import { Conflict } from './errors.ts';
@@ -64,7 +65,7 @@ export interface Proposed {
 function checkMeans(registry: CapabilityRegistry, means: NonNullable<IntentionProposal['means']>): IntentionMeans {
   const problems: Problem[] = registry.checkParams(means.capability, means.params).map((p) => ({
     code: p.code,
-    message: p.message,
+    message: p.code === 'unknown_capability' ? `${p.message}${didYouMean(means.capability, registry.list().map((d) => d.name))}` : p.message,
     path: `means.${p.path}`,
   }));
   if (problems.length > 0) throw new InputError(problems);

@@ -100,6 +100,11 @@ for (const kind of STORE_KINDS) {
         assert.equal(stored?.status, 'draft');
         assert.equal(stored?.intentionId, answer.body.draft.intention_id);
 
+        const means = await send(api, `/api/v1/minds/${api.world.mind.name}/intentions`, 'application/json', JSON.stringify({ means: { capability: 'test.wirte', params: { name: 'a' } } }));
+        assert.equal(means.status, 400);
+        assert.equal(means.body.error.problems[0].path, 'body.means.capability');
+        assert.match(means.body.error.problems[0].message, /\(did you mean "test\.write"\?\)$/);
+
         const far = await send(api, url, 'application/json', JSON.stringify({ objective: 'x', steps: [{ key: 'a', title: 'a', kind: 'capability', capability: 'deploy', params: {} }] }));
         assert.equal(far.status, 422);
         assert.doesNotMatch(JSON.stringify(far.body.error.problems), /did you mean/, 'no suggestion for a name that is nothing like a known one');
