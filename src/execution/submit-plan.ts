@@ -5,6 +5,8 @@
 import type { PlanOrigin } from '../core/vocabulary.ts';
 import type { CapabilityRegistry } from '../capabilities/registry.ts';
 import { assessProposal, type Assessment } from '../planning/assess.ts';
+import { assumedBeliefIds } from '../planning/assumptions.ts';
+import { heldBeliefs } from '../mind/beliefs.ts';
 import type { IntentionRecord, PlanWithSteps, Store } from '../store/index.ts';
 
 export interface Submission {
@@ -24,7 +26,9 @@ export type SubmissionResult =
   | { stored: false; assessment: Assessment; reason: string };
 
 export async function submitPlan(store: Store, registry: CapabilityRegistry, submission: Submission): Promise<SubmissionResult> {
-  const assessment = assessProposal(submission.input, registry);
+  // Assumptions that name a belief are checked against the mind's beliefs as they are now.
+  const beliefs = await heldBeliefs(store, submission.mindId, assumedBeliefIds(submission.input));
+  const assessment = assessProposal(submission.input, registry, { beliefs });
   const draft = assessment.draft;
   if (!draft || !assessment.estimate) return { stored: false, assessment, reason: 'the input is not a plan' };
   const mind = await store.minds.get(submission.mindId);

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { builtinRegistry } from '../../src/capabilities/registry.ts';
 import { submitPlan } from '../../src/execution/submit-plan.ts';
+import { formBelief } from '../../src/mind/beliefs.ts';
 import { parsePlanText } from '../../src/planning/plan-text.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 
@@ -53,6 +54,29 @@ for (const kind of STORE_KINDS) {
       assert.equal(result.plan.steps[0]!.status, 'pending');
       const events = await store.events.list({ planId: result.plan.id });
       assert.deepEqual(events.map((e) => e.type), ['plan_created', 'plan_rejected']);
+    });
+
+    it('checks assumptions that name a belief against the mind\'s beliefs as they are now', async () => {
+      const { store } = current();
+      const mind = await store.minds.create({ name: 'ops-assumes' });
+      const formed = await formBelief(store, { mindId: mind.id, statement: 'atlas-worker recovers from a restart', confidence: 0.4 });
+      assert.ok(formed.ok);
+      const { belief } = formed;
+      const assuming = (beliefId: string, min: number) => {
+        const plan = example('examples/restart-atlas-worker.json') as { assumptions: unknown[] };
+        return { ...plan, assumptions: [{ statement: 'atlas-worker recovers from a restart', belief_id: beliefId, min_confidence: min }] };
+      };
+      const held = await submitPlan(store, builtinRegistry(), { mindId: mind.id, input: assuming(belief.id, 0.3), origin: 'operator', authoredBy: 'alice' });
+      assert.ok(held.stored);
+      assert.equal(held.plan.status, 'validated');
+      const weak = await submitPlan(store, builtinRegistry(), { mindId: mind.id, input: assuming(belief.id, 0.5), origin: 'operator', authoredBy: 'alice' });
+      assert.ok(weak.stored);
+      assert.equal(weak.plan.status, 'draft', 'a belief held below the minimum keeps the plan a draft');
+      assert.deepEqual(weak.plan.validation.errors.map((e) => [e.code, e.path]), [['assumption_below_confidence', 'assumptions[0].min_confidence']]);
+      const missing = await submitPlan(store, builtinRegistry(), { mindId: mind.id, input: assuming('0190f1c2-0000-7000-8000-00000000beef', 0.1), origin: 'model' });
+      assert.ok(missing.stored);
+      assert.equal(missing.plan.status, 'draft');
+      assert.deepEqual(missing.plan.validation.errors.map((e) => [e.code, e.path]), [['assumption_belief_missing', 'assumptions[0].belief_id']]);
     });
 
     it('stores nothing for input that is not a plan or a mind that does not exist', async () => {
