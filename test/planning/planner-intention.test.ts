@@ -129,7 +129,7 @@ for (const kind of STORE_KINDS) {
       assert.ok(!two.steps.some((s) => s.capability === 'service.restart'), 'no second restart');
       const note = two.steps.find((s) => s.key === 'N1');
       assert.match(String(note?.spec.message), /Tried service\.restart on atlas-worker\.service \(revision 1\).*V1 \(Verify: atlas-worker\.service is active\) failed: expectation failed/);
-      assert.match(String(note?.spec.message), /observed \{"active_state":"failed"\}/);
+      assert.match(String(note?.spec.message), /observed active_state "failed"/);
       assert.deepEqual(result.considered[0], { strategy: 'direct', applicable: false, why: FAILED_BEFORE });
       const old = await store.plans.get(one.id);
       assert.equal(old?.status, 'superseded');
