@@ -5,7 +5,7 @@ export { tick, FORGOTTEN_PREDICTION_SECONDS, type TickOptions, type TickReport }
 export { releaseStep, decideRecovery, decideRequestRecovery, OUTCOME_UNKNOWN, type OriginRecords, type Release } from './recovery.ts';
 export { applyDecision, applyMoves, moveOf, type ApplyOptions, type StepScene } from './apply.ts';
 export { backoffSeconds, type DecisionKind, type Effect, type StepDecision } from './decisions.ts';
-export { settlement, isEscalation, startPlans, settlePlan, settlePlans, type Settlement } from './settle.ts';
+export { settlement, startPlans, settlePlan, settlePlans, type Settlement } from './settle.ts';
 export { reconsiderPlan, cancelOpenSteps, resumeStalledReplans } from './replan.ts';
 export { checkBudget, usage, actualUse, originsOf, zeroUse, type BudgetVerdict } from './budget.ts';
 export { compare, fieldAt, observe, type CheckOutcome } from './checks.ts';

@@ -2,15 +2,15 @@
 // it carries was started under the source mind's authority, and approvals and grants belong to
 // the source. So nothing inherited may move on its own: open steps are blocked with their
 // approval and request ids cleared, open plans blocked, live intentions suspended. An operator
-// releases what should go on.
+// releases what should go on. A fork or import made by praxis quiesces the rows it writes, in the
+// transaction that writes them (src/mind/bundle.ts, the same rule); this is for a mind whose work
+// is already stored, e.g. an embedder's own copy.
 
-import type { PlanStatus, StepStatus } from '../core/vocabulary.ts';
+import { QUIESCED_PLAN_STATUSES as OPEN_PLANS, QUIESCED_REASON, QUIESCED_STEP_STATUSES as OPEN_STEPS } from '../mind/bundle.ts';
 import { suspendIntention } from '../mind/intentions.ts';
 import type { Store } from '../store/index.ts';
 import { inUnitOfWork } from './unit-of-work.ts';
 
-const OPEN_PLANS: readonly PlanStatus[] = ['validated', 'waiting', 'executing', 'awaiting_approval', 'replanning'];
-const OPEN_STEPS: readonly StepStatus[] = ['pending', 'ready', 'executing', 'awaiting_approval', 'awaiting_grant', 'waiting'];
 
 export interface Quiesced {
   plans: number;
@@ -20,7 +20,7 @@ export interface Quiesced {
 
 export async function quiesceMind(store: Store, mindId: string): Promise<Quiesced> {
   const done: Quiesced = { plans: 0, steps: 0, intentions: 0 };
-  const reason = 'inherited by a fork or import: quiesced until an operator releases it';
+  const reason = QUIESCED_REASON;
   for (;;) {
     const plans = await store.plans.listByMind(mindId, { status: OPEN_PLANS, limit: 100 });
     if (plans.length === 0) break;

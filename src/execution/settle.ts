@@ -5,7 +5,7 @@
 import type { JsonObject } from '../core/plan.ts';
 import type { StepStatus } from '../core/vocabulary.ts';
 import { blockIntention, fulfilIntention } from '../mind/intentions.ts';
-import { recordProcedure } from '../mind/procedural-memory.ts';
+import { isEscalation, recordProcedure } from '../mind/procedural-memory.ts';
 import type { Resources } from '../core/plan.ts';
 import { FINAL_STEP_STATUSES, type NewEvent, type PlanRecord, type PlanWithSteps, type StepRecord, type Store } from '../store/index.ts';
 import { originsOf, usage } from './budget.ts';
@@ -46,17 +46,6 @@ export function settlement(steps: readonly StepRecord[]): Settlement {
   const allFinal = steps.every((s) => FINAL_STEP_STATUSES.includes(s.status) || cancelled.has(s.id));
   const outcome = failedStep ? 'failed' : allFinal && promote.length === 0 ? 'completed' : null;
   return { promote, cancel, outcome, failedStep };
-}
-
-/**
- * A plan that only diagnoses and tells the operator. Completing it informs; it does not bring
- * about the intention, so it never fulfils it.
- */
-export function isEscalation(plan: Pick<PlanRecord, 'strategy'>, steps: readonly StepRecord[]): boolean {
-  if (plan.strategy === 'diagnose_then_escalate') return true;
-  const notifies = steps.some((s) => s.kind === 'internal' && s.spec.action === 'notify_operator');
-  const acts = steps.some((s) => s.kind === 'capability' || s.kind === 'request_capability');
-  return notifies && !acts && plan.strategy !== 'diagnose';
 }
 
 /**
@@ -243,7 +232,7 @@ async function settleIn(ctx: ExecutorContext, scoped: Store, plans: readonly ToS
 
 /** Closes a plan whose steps are all done, with its intention and its procedure; false when it was closed already. */
 async function completeIn(ctx: ExecutorContext, scoped: Store, plan: PlanWithSteps, actual: Resources): Promise<boolean> {
-  const escalation = isEscalation(plan, plan.steps);
+  const escalation = isEscalation(plan);
   const completed = await scoped.plans.transition(plan.id, 'executing', 'completed', { statusReason: '', actual });
   if (!completed) return false;
   const where = { mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id };
