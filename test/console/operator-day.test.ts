@@ -5,12 +5,14 @@
 // plan page leads with the outcome in words (waiting for you, then escalated with the note)
 // without opening a step; ages never run into the future; the graph wraps titles, fits its card
 // and zooms; axe-core finds no serious or critical violation on the main pages. The screenshots
-// in docs/console/ are written here, so they show the console as it is.
+// in docs/console/ are taken here, so they show the console as it is; they are written there
+// only with PRAXIS_UPDATE_SCREENSHOTS=1 (`npm run screenshots`), since ids and times make every
+// run's pictures differ and a test run must not change the tree.
 //
 // Needs the built console: `npm run build:console` (npm test builds it first).
 
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -31,6 +33,13 @@ const SHOTS = fileURLToPath(new URL('../../docs/console', import.meta.url));
 const CHROMIUM = '/usr/bin/chromium';
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const VIEWPORT = { width: 1400, height: 900 };
+
+/** Takes a screenshot (a PNG, checked); writes it to docs/console/ when asked to update them. */
+async function shot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
+  const png = await page.screenshot(options);
+  assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], `${name} is a PNG`);
+  if (process.env.PRAXIS_UPDATE_SCREENSHOTS === '1') writeFileSync(join(SHOTS, name), png);
+}
 
 interface Violation {
   id: string;
@@ -134,7 +143,7 @@ describe("operator's day (browser, demo story)", () => {
     assert.equal(await page.evaluate('window.scrollY'), 0);
     assert.ok(box.y + box.height <= VIEWPORT.height, `Approve is at ${box.y}..${box.y + box.height}, below the fold`);
     await assertAccessible(page, 'approvals');
-    await page.screenshot({ path: join(SHOTS, 'approvals.png') });
+    await shot(page, 'approvals.png');
   });
 
   it('a plan waiting for approval says so first, and names what to approve', async () => {
@@ -145,7 +154,7 @@ describe("operator's day (browser, demo story)", () => {
     const ages = await page.$$eval('[data-testid=age]', (nodes) => nodes.map((n) => n.textContent ?? ''));
     assert.ok(ages.length > 0 && ages.every((text) => !text.startsWith('in ')), `ages: ${ages.join(', ')}`);
     await assertAccessible(page, 'plan waiting for approval');
-    await page.screenshot({ path: join(SHOTS, 'plan-waiting.png') });
+    await shot(page, 'plan-waiting.png');
   });
 
   it('approves by keyboard alone, from the navigation to the Approve button', async () => {
@@ -207,7 +216,7 @@ describe("operator's day (browser, demo story)", () => {
     assert.equal((await page.textContent('.plan-head [data-testid=status]'))?.trim(), 'escalated to you', 'not a green "completed"');
     assert.equal(await page.$('[data-testid=step-detail]'), null, 'no step had to be opened');
     await assertAccessible(page, 'escalated plan');
-    await page.screenshot({ path: join(SHOTS, 'plan-escalated.png'), fullPage: true });
+    await shot(page, 'plan-escalated.png', { fullPage: true });
 
     // The summary step's findings read as text, the raw JSON one click away.
     await page.click('[data-testid=graph-node][data-step-key=S1]');
@@ -233,12 +242,12 @@ describe("operator's day (browser, demo story)", () => {
     const ages = await page.$$eval('[data-testid=age]', (nodes) => nodes.map((n) => n.textContent ?? ''));
     assert.ok(ages.every((t) => !t.startsWith('in ')), `ages: ${ages.join(', ')}`);
     await assertAccessible(page, 'timeline');
-    await page.screenshot({ path: join(SHOTS, 'timeline.png') });
+    await shot(page, 'timeline.png');
 
     await page.goto(`${base()}/#/plans`);
     await page.waitForSelector('table');
     await assertAccessible(page, 'plans');
-    await page.screenshot({ path: join(SHOTS, 'plans.png') });
+    await shot(page, 'plans.png');
   });
 
   it('a wide plan: titles wrap whole, the graph fits its card, zooms and pans', async () => {
