@@ -85,8 +85,10 @@ export function demoCommand(program: Command): void {
             import('../../daemon/demo.ts'),
           ]);
         const flags: DaemonFlags = { host: options.host, port: options.port, db: DEMO_DB_PATH, logLevel: options.logLevel ?? 'warn', tickMs: '1000' };
-        // The demo ignores PRAXIS_* store and role settings: it always runs on its own database, with tokens.
-        const config = loadDaemonConfig(flags, { PRAXIS_HOST: process.env.PRAXIS_HOST, PRAXIS_PORT: process.env.PRAXIS_PORT });
+        // The demo ignores PRAXIS_* store and role settings: it always runs on its own database, with
+        // tokens. It does reach people as the daemon would (webhooks) and says where it is seen.
+        const { PRAXIS_HOST, PRAXIS_PORT, PRAXIS_WEBHOOK_URL, PRAXIS_WEBHOOK_SECRET, PRAXIS_WEBHOOK_FORMAT, PRAXIS_PUBLIC_URL } = process.env;
+        const config = loadDaemonConfig(flags, { PRAXIS_HOST, PRAXIS_PORT, PRAXIS_WEBHOOK_URL, PRAXIS_WEBHOOK_SECRET, PRAXIS_WEBHOOK_FORMAT, PRAXIS_PUBLIC_URL });
         const claim = claimDemoDatabase(DEMO_DB_PATH);
         if ('heldBy' in claim) {
           process.stderr.write(
@@ -110,7 +112,7 @@ export function demoCommand(program: Command): void {
           });
           const seeded = story as DemoStory | null;
           if (!seeded) throw new Error('the demo story was not seeded');
-          const { token } = await issueToken(daemon.store, { operator: 'demo', role: 'operator', label: 'praxis demo' });
+          const { token } = await issueToken(daemon.store, { operator: 'demo', role: 'operator', label: 'praxis demo', issuedBy: 'demo' });
           say(instructions(`${daemon.url}/#token=${token}`, seeded));
 
           const auto = options.auto ?? false;
