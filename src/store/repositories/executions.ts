@@ -83,23 +83,12 @@ export class ExecutionRepository {
    * transaction) before acting, or a crash would lose the only trace of the attempt.
    */
   async start(input: NewExecution): Promise<ExecutionRecord> {
-    const { codec, clock } = this.#ctx;
-    const now = codec.time(clock.now());
-    return this.#insert({ ...this.#newRow(input, now), status: 'started', finished_at: null });
+    return this.#insert(this.#row({ ...input, status: 'started' }, this.#ctx.codec.time(this.#ctx.clock.now())));
   }
 
   /** Stores an execution that has already finished (a read, or anything not written ahead). */
   async record(input: NewExecution & ExecutionOutcome): Promise<ExecutionRecord> {
-    const { codec, clock } = this.#ctx;
-    const now = codec.time(clock.now());
-    return this.#insert({
-      ...this.#newRow(input, now),
-      status: input.status,
-      result: codec.jsonOrNull(input.result),
-      error: input.error ?? '',
-      retry_safe: codec.bool(input.retrySafe ?? false),
-      finished_at: now,
-    });
+    return this.#insert(this.#row(input, this.#ctx.codec.time(this.#ctx.clock.now())));
   }
 
   /**
@@ -110,17 +99,7 @@ export class ExecutionRepository {
     if (inputs.length === 0) return;
     const { db, codec, clock } = this.#ctx;
     const now = codec.time(clock.now());
-    const rows = inputs.map((input): Insertable<ToolExecutionsTable> => {
-      if (input.status === 'started') return { ...this.#newRow(input, now), status: 'started', finished_at: null };
-      return {
-        ...this.#newRow(input, now),
-        status: input.status,
-        result: codec.jsonOrNull(input.result),
-        error: input.error ?? '',
-        retry_safe: codec.bool(input.retrySafe ?? false),
-        finished_at: now,
-      };
-    });
+    const rows = inputs.map((input) => this.#row(input, now));
     // Far below either store's limit on bound parameters (15 per row).
     for (let i = 0; i < rows.length; i += 500) await db.insertInto('tool_executions').values(rows.slice(i, i + 500)).execute();
   }
@@ -168,6 +147,20 @@ export class ExecutionRepository {
     if (options.limit !== undefined) query = query.limit(options.limit);
     const rows = await query.execute();
     return rows.map((row) => this.#decode(row));
+  }
+
+  /** The row of an execution: written ahead as `started`, or finished with its outcome. */
+  #row(input: NewExecution & ({ status: 'started' } | ExecutionOutcome), now: string): Insertable<ToolExecutionsTable> {
+    if (input.status === 'started') return { ...this.#newRow(input, now), status: 'started', finished_at: null };
+    const { codec } = this.#ctx;
+    return {
+      ...this.#newRow(input, now),
+      status: input.status,
+      result: codec.jsonOrNull(input.result),
+      error: input.error ?? '',
+      retry_safe: codec.bool(input.retrySafe ?? false),
+      finished_at: now,
+    };
   }
 
   #newRow(input: NewExecution, now: string): Insertable<ToolExecutionsTable> {
