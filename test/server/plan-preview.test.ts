@@ -57,8 +57,9 @@ for (const kind of STORE_KINDS) {
   describe(`previewing a plan (${kind})`, () => {
     const current = useStore(kind);
 
-    it('says what each step would meet now and what the plan would cost operators, writing nothing', async () => {
+    it('says what each step would meet now and what the plan would cost operators, writing nothing', async (t) => {
       const world = await makeWorld(current(), { simulated: true });
+      t.after(() => world.host?.remove());
       const { store, registry, mind } = world;
       const { grant, belief } = await policedMind(world);
       const before = await everyCount(store);
@@ -96,8 +97,9 @@ for (const kind of STORE_KINDS) {
       assert.equal((await store.grants.get(grant.id))?.operationsLeft, 5);
     });
 
-    it('over HTTP: an agent previews for its own mind only, and the store is unchanged', async () => {
+    it('over HTTP: an agent previews for its own mind only, and the store is unchanged', async (t) => {
       const world = await makeWorld(current(), { simulated: true });
+      t.after(() => world.host?.remove());
       await policedMind(world);
       const other = await world.store.minds.create({ name: `other-${world.mind.id.slice(-6)}` });
       const agent = (await issueToken(world.store, { operator: 'model', role: 'agent', mindId: world.mind.id })).token;

@@ -28,6 +28,7 @@ export function approvalTests(current: () => TestStore): void {
         approversRequired: 2,
         decisions: [],
         authoredBy: 'operator:bob',
+        authorNamedBy: '',
         batchKey: 'batch-nginx',
         executionId: null,
         expiresAt: addSeconds(clock.now(), 3600),
