@@ -1,12 +1,18 @@
 // Latencies an operator feels, each the median of several samples:
 // - approval_to_executing_ms_p50 (in process): the executor loop runs, sleeping on the wake bus
-//   with a 15 s interval; from an operator's approval returning to the approved step having
-//   been claimed (plan_step_started) by the executor.
+//   with a 15 s interval; from an operator's approval returning to the approved step's claim
+//   having committed (the executor's observer is told at that moment, before the act).
 // - cross_process_wake_ms_p50 (PostgreSQL): the same, with the approval made in this process and
-//   the step started by an executor in another process, woken by NOTIFY.
+//   the step claimed by an executor in another process, woken by NOTIFY; that process reports
+//   the moment of its claim on the shared wall clock (performance.timeOrigin + now()).
 // - takeover_after_kill_ms_p50 (PostgreSQL): an executor process claims a non-idempotent write
 //   and is killed (SIGKILL) mid-act; from the kill to another executor having resolved the step
 //   (blocked: the outcome is unknown), long before the claim's 35 s lease would run out.
+//
+// The claim is timed where it happens rather than by polling the step: the executor takes the
+// step from awaiting_approval through executing to completed without yielding to a poller in
+// the same process (SQLite is synchronous), so a poller would time the whole act and the pass
+// after it.
 
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -55,19 +61,40 @@ async function until(store: Store, stepId: string, done: (step: StepRecord) => b
   }
 }
 
-const claimed = (s: StepRecord) => s.status !== 'awaiting_approval';
+/** The wall clock in ms, sub-millisecond and shared by the processes of this machine. */
+export const wallMs = () => performance.timeOrigin + performance.now();
 
-/** From each approval returning to its step claimed by whichever executor serves the mind, in ms. */
-async function sampleApprovals(store: Store, mind: MindRecord, service: CapabilityService, samples: number): Promise<number[]> {
+/** When each approved step's claim committed (wallMs), as its executor reported it. */
+class ClaimTimes {
+  readonly #at = new Map<string, number>();
+  readonly #waiting = new Map<string, (at: number) => void>();
+  claimed(stepId: string, at: number): void {
+    this.#at.set(stepId, at);
+    this.#waiting.get(stepId)?.(at);
+  }
+  of(stepId: string, timeoutMs = 60_000): Promise<number> {
+    const at = this.#at.get(stepId);
+    if (at !== undefined) return Promise.resolve(at);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no claim reported for step ${stepId}`)), timeoutMs);
+      this.#waiting.set(stepId, (when) => {
+        clearTimeout(timer);
+        resolve(when);
+      });
+    });
+  }
+}
+
+/** From each approval returning to its step's claim by whichever executor serves the mind, in ms. */
+async function sampleApprovals(store: Store, mind: MindRecord, service: CapabilityService, claims: ClaimTimes, samples: number): Promise<number[]> {
   const latencies: number[] = [];
   for (let i = 0; i < samples; i += 1) {
     const stepId = await writePlan(store, mind);
     const waiting = await until(store, stepId, (s) => s.status === 'awaiting_approval');
-    const started = performance.now();
     const answer = await service.approve(waiting.approvalId!, 'bench-operator');
+    const approved = wallMs();
     if (answer.status !== 'approved') throw new Error(`approval answered ${answer.status}`);
-    await until(store, stepId, claimed);
-    latencies.push(performance.now() - started);
+    latencies.push((await claims.of(stepId)) - approved);
     await until(store, stepId, (s) => s.status === 'completed');
   }
   return latencies;
@@ -85,11 +112,12 @@ export async function approvalToExecuting(kind: StoreKind, samples: number): Pro
     const { store } = bench;
     const mind = await setUpAskingMind(store, null);
     const service = new CapabilityService(store, benchRegistry, benchImplementations);
-    const executor = new Executor({ store, capabilities: service, concurrency: 4 });
+    const claims = new ClaimTimes();
+    const executor = new Executor({ store, capabilities: service, concurrency: 4, observer: { approvalClaimed: (_, step) => claims.claimed(step.id, wallMs()) } });
     executor.start();
     let latencies: number[];
     try {
-      latencies = await sampleApprovals(store, mind, service, samples);
+      latencies = await sampleApprovals(store, mind, service, claims, samples);
     } finally {
       await executor.stop();
     }
@@ -104,12 +132,19 @@ interface Remote {
   name: string;
 }
 
-async function startRemote(configJson: string, host: string, mode: 'serve' | 'stall'): Promise<Remote> {
+async function startRemote(configJson: string, host: string, mode: 'serve' | 'stall', claims?: ClaimTimes): Promise<Remote> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/processes/executor.ts', configJson, host, mode], { stdio: ['pipe', 'pipe', 'pipe'] });
   child.stderr.on('data', (chunk) => process.stderr.write(chunk));
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   const first = await lines.next();
   if (first.done || !String(first.value).startsWith('ready ')) throw new Error('the remote executor did not start');
+  // Then `claimed <step id> <wallMs>` for each approved step it claims.
+  void (async () => {
+    for (let line = await lines.next(); !line.done; line = await lines.next()) {
+      const [word, stepId, at] = String(line.value).split(' ');
+      if (word === 'claimed' && stepId && at) claims?.claimed(stepId, Number(at));
+    }
+  })();
   return { child, name: String(first.value).slice('ready '.length) };
 }
 
@@ -127,10 +162,11 @@ export async function crossProcessWake(samples: number): Promise<{ p50: number; 
     const { store } = bench;
     const mind = await setUpAskingMind(store, 'bench-remote');
     const service = new CapabilityService(store, benchRegistry, benchImplementations);
-    const remote = await startRemote(JSON.stringify(bench.config), 'bench-remote', 'serve');
+    const claims = new ClaimTimes();
+    const remote = await startRemote(JSON.stringify(bench.config), 'bench-remote', 'serve', claims);
     let latencies: number[];
     try {
-      latencies = await sampleApprovals(store, mind, service, samples);
+      latencies = await sampleApprovals(store, mind, service, claims, samples);
     } finally {
       await stopRemote(remote);
     }

@@ -3,7 +3,8 @@
 // It runs an Executor loop (woken over LISTEN/NOTIFY, 60 s interval) for minds bound to <host>
 // with the benchmark's capabilities. Mode `serve` acts normally; mode `stall` makes bench.write
 // hang after its write-ahead record, so the benchmark can kill it mid-act. Prints `ready <name>`
-// once listening, and stops on `stop` on stdin.
+// once listening, then `claimed <step id> <wall ms>` for each approved step it claims, and
+// stops on `stop` on stdin.
 
 import { createInterface } from 'node:readline';
 import { WakeBus } from '../../src/bus/wake-bus.ts';
@@ -18,7 +19,9 @@ const store = await openStore(config);
 const implementations = mode === 'stall' ? { ...benchImplementations, 'bench.write': () => new Promise<never>(() => {}) } : benchImplementations;
 const service = new CapabilityService(store, benchRegistry, implementations);
 const bus = new WakeBus(store, config.kind === 'postgres' ? { postgres: config as PostgresStoreConfig } : {});
-const executor = new Executor({ store, capabilities: service, host, bus, intervalMs: 60_000 });
+// Each approved step's claim is reported as `claimed <step id> <wall ms>` (bench/latency.ts).
+const observer = { approvalClaimed: (_: unknown, step: { id: string }) => process.stdout.write(`claimed ${step.id} ${performance.timeOrigin + performance.now()}\n`) };
+const executor = new Executor({ store, capabilities: service, host, bus, intervalMs: 60_000, observer });
 const deadline = Date.now() + 10_000;
 while (config.kind === 'postgres' && !bus.listening && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
 executor.start();

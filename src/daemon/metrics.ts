@@ -22,6 +22,7 @@ export const METRIC_NAMES = [
   'praxis_tick_duration_seconds',
   'praxis_claims_lost_total',
   'praxis_verify_outcomes_total',
+  'praxis_approval_to_claim_seconds',
 ] as const;
 
 export function createMetrics(store: Store, onTick?: (report: TickReport, seconds: number) => void): DaemonMetrics {
@@ -78,6 +79,15 @@ export function createMetrics(store: Store, onTick?: (report: TickReport, second
   // Present from the first scrape, so a rate over a fresh daemon is zero rather than missing.
   for (const outcome of ['confirmed', 'refuted', 'unverified', 'skipped', 'pending'] satisfies VerifyOutcome[]) verifyOutcomes.inc({ outcome }, 0);
 
+  // From the decisive approval (its recorded time) to this daemon's claim of the approved step:
+  // what an operator waits between approving and the act starting, across daemons too.
+  const approvalToClaim = new Histogram({
+    name: 'praxis_approval_to_claim_seconds',
+    help: 'From an approval being decided to the approved step being claimed by this daemon',
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5, 30],
+    registers: [registry],
+  });
+
   const observer: ExecutorObserver = {
     tick(report, seconds) {
       ticks.inc();
@@ -89,6 +99,10 @@ export function createMetrics(store: Store, onTick?: (report: TickReport, second
     },
     verified(outcome) {
       verifyOutcomes.inc({ outcome });
+    },
+    approvalClaimed(approval) {
+      // decidedAt is millisecond-grained: a claim within the same millisecond reads as zero.
+      if (approval.decidedAt) approvalToClaim.observe(Math.max(0, Date.now() - approval.decidedAt.getTime()) / 1000);
     },
   };
   return { registry, observer };

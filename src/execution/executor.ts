@@ -168,7 +168,7 @@ export class Executor {
     if (!stepId) return (await this.#ctx.capabilities.performApproved(approvalId)) !== undefined;
     const step = await store.steps.get(stepId);
     if (!step || step.status !== 'awaiting_approval' || step.approvalId !== approval.id) return false;
-    const pass = new Pass();
+    const pass = new Pass(this.#observer);
     const scene = await pass.scene(store, step);
     // As the due-step query would have it: a live plan's step (a closed plan's waits are withdrawn instead).
     const plan = scene?.plan;

@@ -5,12 +5,28 @@
 
 import { PolicyMemo } from '../capabilities/policy-inputs.ts';
 import { noRecords, type CallRecords } from '../capabilities/call-records.ts';
-import type { IntentionRecord, OriginCounts, PlanWithSteps, StepRecord, Store } from '../store/index.ts';
+import type { ApprovalRecord, IntentionRecord, OriginCounts, PlanWithSteps, StepRecord, Store } from '../store/index.ts';
+import type { ExecutorObserver } from './tick.ts';
 import { originsOf } from './budget.ts';
 import type { StepScene } from './apply.ts';
 
 export class Pass {
   readonly memo = new PolicyMemo();
+  /** Told what the pass did, for counters outside the execution layer; never changes what it does. */
+  readonly #observer: ExecutorObserver | undefined;
+
+  constructor(observer?: ExecutorObserver) {
+    this.#observer = observer;
+  }
+
+  /** An approved step's claim committed; its action runs next (ExecutorObserver.approvalClaimed). */
+  approvalClaimed(approval: ApprovalRecord, step: StepRecord): void {
+    try {
+      this.#observer?.approvalClaimed?.(approval, step);
+    } catch {
+      // Observing must not change what the executor does; a broken counter is the observer's to mend.
+    }
+  }
   readonly #plans = new Map<string, Promise<Loaded | undefined>>();
   /** What the origins of the plans in `#counted` caused, as read once and tallied since (see usageCounts). */
   readonly #counts: OriginCounts = { executions: new Map(), approvals: new Map(), requests: new Map() };

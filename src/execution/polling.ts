@@ -210,6 +210,7 @@ export async function performApprovedStep(ctx: ExecutorContext, pass: Pass, scen
     throw error;
   });
   if (!claimed) return false;
+  pass.approvalClaimed(approval, claimed);
   const acted = await ctx.capabilities.act(authorised);
   const decision = adoptApprovedRun(claimed, approval, acted.result);
   await applyDecision(ctx, { ...scene, step: claimed }, decision, {

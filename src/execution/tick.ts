@@ -4,7 +4,7 @@
 // steps are found by the same pass); any order would be correct.
 
 import { resolvePrediction } from '../mind/predictions.ts';
-import type { StepRecord } from '../store/index.ts';
+import type { ApprovalRecord, StepRecord } from '../store/index.ts';
 import { STALLED_REPLAN_SECONDS, type ExecutorContext } from './context.ts';
 import { replanUnderNewCommitments } from './commitments.ts';
 import { cancelOrphanedWaits, resumeStalledReplans } from './replan.ts';
@@ -54,6 +54,11 @@ export interface ExecutorObserver {
   /** A due step this executor went for was moved by someone else first, or its claim ran out before its outcome was written. */
   claimLost?(step: StepRecord): void;
   verified?(outcome: VerifyOutcome, step: StepRecord): void;
+  /**
+   * An approved step has been claimed (the claim committed; the action runs next), on its
+   * approval's wake-up or found by a pass: how long operators wait between deciding and the act.
+   */
+  approvalClaimed?(approval: ApprovalRecord, step: StepRecord): void;
 }
 
 export interface TickReport {
@@ -121,7 +126,7 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
   if (housekeeping) report.cancelledOrphans = await guarded('cancelling waits of closed plans', () => cancelOrphanedWaits(ctx, options.batch), 0);
   if (options.signal?.aborted) return report;
 
-  const pass = new Pass();
+  const pass = new Pass(options.observer);
   if (housekeeping) report.takenOver = await guarded('taking over from stopped executors', () => takeOverFromGone(ctx, pass, options.batch), 0);
   const due = await guarded('finding due steps', () => store.executorQueries.dueSteps({ now: ctx.clock.now(), host: ctx.host, limit: options.batch }), []);
   report.dueSteps = due.length;

@@ -24,7 +24,12 @@ for (const kind of STORE_KINDS) {
     it('is woken by a waking event instead of waiting for its interval, and stops with nothing left claimed', async () => {
       const w = await makeWorld(current());
       await w.allow('test.read');
-      const executor = w.executor({ intervalMs: 3_600_000 });
+      // What the observer sees of the approved step's claim: its status then, and whether the act had run.
+      const claims: { approval: string; status: string; actedBefore: boolean }[] = [];
+      const executor = w.executor({
+        intervalMs: 3_600_000,
+        observer: { approvalClaimed: (approval, claimed) => claims.push({ approval: approval.id, status: claimed.status, actedBefore: w.log.calls.some((c) => c.capability === 'test.write') }) },
+      });
       executor.start();
       try {
         await until(async () => executor.ticks >= 1, 'the first tick');
@@ -40,6 +45,8 @@ for (const kind of STORE_KINDS) {
         const approvalId = (await w.store.plans.get(write.id))!.steps[0]!.approvalId!;
         await w.service.approve(approvalId, 'alice');
         await until(async () => (await stepsOf(w.store, write.id)).W === 'completed', 'the approved step to complete');
+        // The wake-up named the approval: the claim was reported once it committed, before the act.
+        assert.deepEqual(claims, [{ approval: approvalId, status: 'executing', actedBefore: false }]);
       } finally {
         await executor.stop();
       }
