@@ -30,6 +30,17 @@ export const PlanStatuses = closedSet(PLAN_STATUSES);
 /** Plan statuses from which nothing will ever move again. */
 export const CLOSED_PLAN_STATUSES: readonly PlanStatus[] = ['completed', 'failed', 'abandoned', 'superseded'];
 
+/**
+ * Plan statuses of a started plan the executor runs steps of. `executing` has a step ready or
+ * executing; `waiting` only steps waiting for their time (waits, monitors, verify re-checks);
+ * `awaiting_approval` has nothing to run but steps waiting for an operator's approval or grant.
+ * The three differ only in what the plan is waiting for: everything that treats a plan as open
+ * and running accepts all three. See docs/executor.md, "Plan statuses".
+ */
+export const RUNNING_PLAN_STATUSES = ['executing', 'waiting', 'awaiting_approval'] as const;
+export type RunningPlanStatus = (typeof RUNNING_PLAN_STATUSES)[number];
+export const RunningPlanStatuses = closedSet(RUNNING_PLAN_STATUSES);
+
 export const PLAN_ORIGINS = ['template', 'model', 'operator', 'dream', 'replan'] as const;
 export type PlanOrigin = (typeof PLAN_ORIGINS)[number];
 export const PlanOrigins = closedSet(PLAN_ORIGINS);
@@ -182,6 +193,10 @@ export const EVENT_TYPES = [
   'plan_failed',
   'plan_abandoned',
   'plan_replanned',
+  'plan_waiting',
+  'plan_awaiting_approval',
+  'plan_paused',
+  'plan_resumed',
   'plan_step_started',
   'plan_step_completed',
   'plan_step_failed',
@@ -214,6 +229,8 @@ export const EVENT_TYPES = [
   'operator_note',
   'mind_forked',
   'mind_imported',
+  'mind_paused',
+  'mind_resumed',
   'want_recorded',
   'want_suppressed',
   'policy_rule_set',
@@ -241,6 +258,9 @@ export const WAKE_EVENT_TYPES: ReadonlySet<EventType> = new Set<EventType>([
   'plan_validated',
   'plan_replanned',
   'plan_step_released',
+  // A resumed plan's waits, approvals and ready steps act again.
+  'plan_resumed',
+  'mind_resumed',
   'approval_approved',
   'approval_denied',
   'approval_expired',

@@ -7,7 +7,7 @@
 
 import { isEmpty, mergeRecords, writeCallRows, type CallRecords } from '../capabilities/call-records.ts';
 import type { JsonObject, JsonValue } from '../core/plan.ts';
-import type { EventType, StepStatus } from '../core/vocabulary.ts';
+import { RUNNING_PLAN_STATUSES, type EventType, type StepStatus } from '../core/vocabulary.ts';
 import { abandonIntention, blockIntention, formSubordinate, fulfilIntention, resumeParent, suspendIntention } from '../mind/intentions.ts';
 import { makePrediction, resolvePrediction } from '../mind/predictions.ts';
 import type { FailureKind } from '../mind/reconsideration.ts';
@@ -15,7 +15,7 @@ import type { IntentionRecord, NewEvent, PlanWithSteps, StepGuard, StepMove, Ste
 import type { ExecutorContext } from './context.ts';
 import type { Effect, StepDecision } from './decisions.ts';
 import { reconsiderPlan } from './replan.ts';
-import { settlePlan } from './settle.ts';
+import { changesRunningStatus, settlePlan } from './settle.ts';
 import { inUnitOfWork } from './unit-of-work.ts';
 import { errorText, MAX_FAILURES } from './stuck.ts';
 
@@ -218,7 +218,7 @@ async function consequences(scoped: Store, move: Move, moved: StepRecord, after:
     case 'block':
       if (decision.intention === 'outcome_unverified') await blockIntention(scoped, plan.intentionId, 'outcome_unverified', { plan_id: plan.id, step_id: step.id });
       if (decision.blockPlan) {
-        const blockedPlan = await scoped.plans.transition(plan.id, 'executing', 'blocked', { statusReason: decision.reason });
+        const blockedPlan = await scoped.plans.transition(plan.id, RUNNING_PLAN_STATUSES, 'blocked', { statusReason: decision.reason });
         if (blockedPlan) await scoped.events.append({ type: 'plan_blocked', mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id, data: { reason: decision.reason, step_id: step.id } });
         await suspendIntention(scoped, plan.intentionId, decision.intention);
       }
@@ -238,7 +238,9 @@ async function afterMove(ctx: ExecutorContext, move: Move, after: AfterCommit, m
   }
   if (after.resumeParentOf) await resumeParent(ctx.store, after.resumeParentOf);
   if (after.failure) await reconsiderPlan(ctx, scene.plan.id, after.failure.kind, after.failure.why);
-  else if (after.settle) {
+  // A step that parks (waits, or asks an operator) or comes back may change what the plan shows
+  // (executing, waiting, awaiting_approval): settling writes that, as it does after a completion.
+  else if (after.settle || changesRunningStatus(scene.plan, moved)) {
     if (options.deferSettle) options.deferSettle(scene.plan.id, moved);
     else await settlePlan(ctx, scene.plan.id);
   }

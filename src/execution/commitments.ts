@@ -4,6 +4,7 @@
 // matches what will happen. The same strategy may be chosen again.
 
 import { matchesTarget } from '../capabilities/policy/target-pattern.ts';
+import { RunningPlanStatuses } from '../core/vocabulary.ts';
 import type { ExecutorContext } from './context.ts';
 import { reconsiderPlan } from './replan.ts';
 
@@ -16,7 +17,7 @@ export async function replanUnderNewCommitments(ctx: ExecutorContext, batch: num
   let replanned = 0;
   for (const { planId, commitmentId } of pairs) {
     const [plan, commitment] = await Promise.all([store.plans.get(planId), store.commitments.get(commitmentId)]);
-    if (!plan || plan.status !== 'executing' || !commitment || commitment.status !== 'active') continue;
+    if (!plan || !RunningPlanStatuses.has(plan.status) || !commitment || commitment.status !== 'active') continue;
     const bound = plan.steps.find(
       (step) =>
         step.kind === 'capability' &&

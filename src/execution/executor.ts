@@ -11,7 +11,7 @@ import type { CapabilityService } from '../capabilities/service.ts';
 import type { MindRecord, Store } from '../store/index.ts';
 import { Pass } from './pass.ts';
 import { performApprovedStep } from './polling.ts';
-import { settlePlansTogether } from './settle.ts';
+import { isRunning, settlePlansTogether } from './settle.ts';
 import { silentLog, type ExecutorContext, type ExecutorLog } from './context.ts';
 import type { PlanningServices } from './plan-intention.ts';
 import { releaseStep, type Release } from './recovery.ts';
@@ -170,9 +170,10 @@ export class Executor {
     if (!step || step.status !== 'awaiting_approval' || step.approvalId !== approval.id) return false;
     const pass = new Pass(this.#observer);
     const scene = await pass.scene(store, step);
-    // As the due-step query would have it: a live plan's step (a closed plan's waits are withdrawn instead).
+    // As the due-step query would have it: a live plan's step (a closed plan's waits are withdrawn
+    // instead), and not while the plan is paused (its step runs once the plan is resumed).
     const plan = scene?.plan;
-    if (!scene || !plan || plan.origin === 'dream' || (plan.status !== 'executing' && plan.status !== 'blocked')) return false;
+    if (!scene || !plan || plan.origin === 'dream' || plan.pause || (!isRunning(plan.status) && plan.status !== 'blocked')) return false;
     // The approval and the scene just read are handed on, not read again.
     const moved = await performApprovedStep(this.#ctx, pass, scene, approval);
     // The step's plan is settled now (its next steps promoted), as a pass would after its steps.

@@ -293,6 +293,8 @@ async function storePlan(ctx: Context, planned: Planned): Promise<PlanIntentionR
         // A plan Praxis makes is authored by whoever formed the intention (or the plan it replaces).
         authoredBy: previous?.authoredBy || intention.authoredBy,
         llmCall: planned.llmCall,
+        // An operator who paused a plan paused its work: the revision replacing it waits for them too.
+        pause: latest?.pause ?? null,
       });
       const where = { mindId: intention.mindId, intentionId: intention.id, planId: plan.id };
       await tx.events.append({

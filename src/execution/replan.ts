@@ -12,6 +12,7 @@
 // The failed plan is never edited to look as if the new one had been intended from the start.
 
 import type { JsonObject } from '../core/plan.ts';
+import { RUNNING_PLAN_STATUSES, type PlanStatus } from '../core/vocabulary.ts';
 import { abandonIntention, resumeIntention, resumeParent } from '../mind/intentions.ts';
 import { failedStrategiesOf, reconsider, recordReconsideration, type FailureKind } from '../mind/reconsideration.ts';
 import { Planner } from '../planning/planner.ts';
@@ -24,6 +25,9 @@ import { loadPolicyView } from './policy-view.ts';
 
 /** Step statuses a replan or an abandoned plan cancels. An executing step is left to finish: its outcome is still recorded. */
 const CANCELLABLE = ['pending', 'ready', 'waiting', 'awaiting_approval', 'awaiting_grant', 'blocked'] as const;
+
+/** Plan statuses a failure is reconsidered in: started and running, or blocked. */
+const RECONSIDERABLE: readonly PlanStatus[] = [...RUNNING_PLAN_STATUSES, 'blocked'];
 
 /** The strategies that would still apply to the intention, given a set of failed ones. */
 async function strategiesLeftFor(ctx: ExecutorContext, intention: IntentionRecord): Promise<(failed: readonly string[]) => readonly string[]> {
@@ -47,13 +51,13 @@ async function strategiesLeftFor(ctx: ExecutorContext, intention: IntentionRecor
 }
 
 /**
- * Reconsiders a plan after `failure`. Does nothing unless the plan is still executing or
+ * Reconsiders a plan after `failure`. Does nothing unless the plan is still running or
  * blocked, and only one of several executors reconsidering at once carries it out.
  */
 export async function reconsiderPlan(ctx: ExecutorContext, planId: string, failure: FailureKind, why: string): Promise<void> {
   const { store } = ctx;
   const plan = await store.plans.get(planId);
-  if (!plan || (plan.status !== 'executing' && plan.status !== 'blocked')) return;
+  if (!plan || !RECONSIDERABLE.includes(plan.status)) return;
   const intention = await store.intentions.get(plan.intentionId);
   const where = { mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id };
   const actual = await actualUse(ctx, plan, plan.steps);
@@ -61,7 +65,7 @@ export async function reconsiderPlan(ctx: ExecutorContext, planId: string, failu
   if (!intention || intention.status === 'fulfilled' || intention.status === 'abandoned') {
     // Nothing left to serve: the plan fails without a new revision.
     const failed = await store.transaction(async (tx) => {
-      const moved = await tx.plans.transition(plan.id, ['executing', 'blocked'], 'failed', { statusReason: why, actual });
+      const moved = await tx.plans.transition(plan.id, RECONSIDERABLE, 'failed', { statusReason: why, actual });
       if (moved) await tx.events.append({ type: 'plan_failed', ...where, data: { reason: why, failure, intention: intention?.status ?? 'gone' } });
       return moved;
     });
@@ -77,7 +81,7 @@ export async function reconsiderPlan(ctx: ExecutorContext, planId: string, failu
   });
   const to = decision.decision === 'replan' ? 'replanning' : 'failed';
   const moved = await store.transaction(async (tx) => {
-    const next = await tx.plans.transition(plan.id, ['executing', 'blocked'], to, { statusReason: why, actual });
+    const next = await tx.plans.transition(plan.id, RECONSIDERABLE, to, { statusReason: why, actual });
     if (next && to === 'failed') {
       await tx.events.append({ type: 'plan_failed', ...where, data: { reason: why, failure, decision: 'abandon' } });
     }

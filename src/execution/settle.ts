@@ -3,7 +3,7 @@
 // every move is a conditional update, so two executors settling one plan cannot both win.
 
 import type { JsonObject } from '../core/plan.ts';
-import type { StepStatus } from '../core/vocabulary.ts';
+import { RUNNING_PLAN_STATUSES, RunningPlanStatuses, type EventType, type PlanStatus, type RunningPlanStatus, type StepStatus } from '../core/vocabulary.ts';
 import { blockIntention, fulfilIntention } from '../mind/intentions.ts';
 import { isEscalation, recordProcedure } from '../mind/procedural-memory.ts';
 import type { Resources } from '../core/plan.ts';
@@ -27,6 +27,40 @@ export interface Settlement {
   outcome: 'completed' | 'failed' | null;
   /** The failed step that decides a failed outcome. */
   failedStep: StepRecord | null;
+  /** What the plan shows while it stays open, once the promotions and cancellations are made. */
+  status: RunningPlanStatus;
+}
+
+const RUNNABLE: readonly StepStatus[] = ['ready', 'executing'];
+const FOR_AN_OPERATOR: readonly StepStatus[] = ['awaiting_approval', 'awaiting_grant'];
+
+/**
+ * What a started, open plan shows (pure), from its steps' statuses with `promoted` counted as
+ * ready: `executing` while a step is ready or executing; otherwise `awaiting_approval` while a
+ * step waits for an operator's approval or grant (even if another branch waits for its time:
+ * the plan cannot finish without the operator); otherwise `waiting` while a step waits for its
+ * time (a wait, a monitor's or verify's next check); and `executing` when nothing is in motion
+ * (a blocked step, or every step final and the plan about to close).
+ */
+export function runningStatus(steps: readonly Pick<StepRecord, 'id' | 'status'>[], promoted: ReadonlySet<string> = new Set()): RunningPlanStatus {
+  if (steps.some((s) => RUNNABLE.includes(s.status) || promoted.has(s.id))) return 'executing';
+  if (steps.some((s) => FOR_AN_OPERATOR.includes(s.status))) return 'awaiting_approval';
+  if (steps.some((s) => s.status === 'waiting')) return 'waiting';
+  return 'executing';
+}
+
+/** The plan is started and running: executing, waiting or awaiting approval. */
+export function isRunning(status: PlanStatus): status is RunningPlanStatus {
+  return RunningPlanStatuses.has(status);
+}
+
+/**
+ * Whether `moved`, as it now is, changes what its running plan shows (pure): a step that parked
+ * or came back. The executor then settles the plan, which writes the new status.
+ */
+export function changesRunningStatus(plan: Pick<PlanWithSteps, 'status' | 'steps'>, moved: Pick<StepRecord, 'id' | 'status'>): boolean {
+  if (!isRunning(plan.status)) return false;
+  return runningStatus(plan.steps.map((s) => (s.id === moved.id ? moved : s))) !== plan.status;
 }
 
 /** What settling a plan's steps would do (pure). */
@@ -45,7 +79,11 @@ export function settlement(steps: readonly StepRecord[]): Settlement {
   const cancelled = new Set(cancel.map((c) => c.step.id));
   const allFinal = steps.every((s) => FINAL_STEP_STATUSES.includes(s.status) || cancelled.has(s.id));
   const outcome = failedStep ? 'failed' : allFinal && promote.length === 0 ? 'completed' : null;
-  return { promote, cancel, outcome, failedStep };
+  const status = runningStatus(
+    steps.map((s) => (cancelled.has(s.id) ? { ...s, status: 'cancelled' as const } : s)),
+    new Set(promote.map((s) => s.id)),
+  );
+  return { promote, cancel, outcome, failedStep, status };
 }
 
 /**
@@ -149,14 +187,14 @@ export async function settlePlansTogether(ctx: ExecutorContext, planIds: readonl
   }
   for (const planId of new Set(planIds)) {
     const plan = found.get(planId);
-    if (plan?.status !== 'executing') continue;
+    if (!plan || !isRunning(plan.status)) continue;
     const intention = intentions.get(plan.intentionId);
     if (intention?.status === 'abandoned') {
       moved += await abandonPlan(ctx, plan, `the intention was abandoned (${intention.reason || 'no reason given'})`);
       continue;
     }
     const decided = settlement(plan.steps);
-    if (decided.promote.length > 0 || decided.cancel.length > 0 || decided.outcome) plans.push({ plan, decided, actual: null });
+    if (decided.promote.length > 0 || decided.cancel.length > 0 || decided.outcome || decided.status !== plan.status) plans.push({ plan, decided, actual: null });
   }
   if (plans.length === 0) return moved;
   // What the plans about to complete used, from one count over all their origins.
@@ -220,20 +258,57 @@ async function unchanged(store: Store, planIds: readonly string[], known: Readon
 async function settleIn(ctx: ExecutorContext, scoped: Store, plans: readonly ToSettle[]): Promise<number[]> {
   const moved = plans.map(() => 0);
   const promoted = new Set(await scoped.steps.promote(plans.flatMap((p) => p.decided.promote.map((s) => s.id))));
+  const events: NewEvent[] = [];
   for (const [i, { plan, decided, actual }] of plans.entries()) {
     moved[i]! += decided.promote.filter((s) => promoted.has(s.id)).length;
     for (const { step, reason } of decided.cancel) {
       if (await scoped.steps.transition(step.id, 'pending', 'cancelled', { statusReason: reason })) moved[i]! += 1;
     }
     if (decided.outcome === 'completed' && actual && (await completeIn(ctx, scoped, plan, actual))) moved[i]! += 1;
+    else if (!decided.outcome && decided.status !== plan.status) {
+      // Only from the status it was read in: a plan that moved meanwhile is settled again later.
+      const reason = statusReasonOf(decided.status);
+      if (await scoped.plans.transition(plan.id, plan.status, decided.status, { statusReason: reason })) {
+        events.push({ type: STATUS_EVENTS[decided.status], mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id, data: statusEventData(plan, decided.status, reason, ctx.name) });
+      }
+    }
   }
+  // One insert for the status events of every plan of the batch.
+  await scoped.events.appendMany(events);
   return moved;
+}
+
+/**
+ * The event of a running plan's status change, as other plan moves have theirs: `plan_waiting`
+ * and `plan_awaiting_approval` when it parks, and back to executing `plan_started` with
+ * `resumed`, as a released plan's return is recorded.
+ */
+const STATUS_EVENTS: Record<RunningPlanStatus, EventType> = { executing: 'plan_started', waiting: 'plan_waiting', awaiting_approval: 'plan_awaiting_approval' };
+
+function statusReasonOf(status: RunningPlanStatus): string {
+  switch (status) {
+    case 'waiting':
+      return 'every open step waits for its time';
+    case 'awaiting_approval':
+      return 'an open step waits for an operator';
+    case 'executing':
+      return '';
+  }
+}
+
+function statusEventData(plan: PlanWithSteps, to: RunningPlanStatus, reason: string, executor: string): JsonObject {
+  const waiting = plan.steps.filter((s) => (to === 'waiting' ? s.status === 'waiting' : FOR_AN_OPERATOR.includes(s.status))).map((s) => s.key);
+  return {
+    from: plan.status,
+    ...(to === 'executing' ? { resumed: true } : { reason, steps: waiting }),
+    executor,
+  };
 }
 
 /** Closes a plan whose steps are all done, with its intention and its procedure; false when it was closed already. */
 async function completeIn(ctx: ExecutorContext, scoped: Store, plan: PlanWithSteps, actual: Resources): Promise<boolean> {
   const escalation = isEscalation(plan);
-  const completed = await scoped.plans.transition(plan.id, 'executing', 'completed', { statusReason: '', actual });
+  const completed = await scoped.plans.transition(plan.id, RUNNING_PLAN_STATUSES, 'completed', { statusReason: '', actual });
   if (!completed) return false;
   const where = { mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id };
   await scoped.events.append({
@@ -263,7 +338,7 @@ async function stuckPlan(ctx: ExecutorContext, plan: PlanWithSteps, error: unkno
   const reason = `${doing} failed ${failures} times in a row: ${why}`;
   try {
     const blocked = await ctx.store.transaction(async (tx) => {
-      const moved = await tx.plans.transition(plan.id, ['validated', 'executing'], 'blocked', { statusReason: reason });
+      const moved = await tx.plans.transition(plan.id, ['validated', ...RUNNING_PLAN_STATUSES], 'blocked', { statusReason: reason });
       if (moved) await tx.events.append({ type: 'plan_blocked', mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id, data: { reason, stuck: true, failures, executor: ctx.name } });
       return moved;
     });
@@ -279,7 +354,7 @@ async function stuckPlan(ctx: ExecutorContext, plan: PlanWithSteps, error: unkno
 /** The intention went away under the plan: its open steps are cancelled and the plan abandoned. */
 async function abandonPlan(ctx: ExecutorContext, plan: PlanWithSteps, why: string): Promise<number> {
   const ended = await ctx.store.transaction(async (tx) => {
-    const abandoned = await tx.plans.transition(plan.id, ['executing', 'blocked'], 'abandoned', { statusReason: why });
+    const abandoned = await tx.plans.transition(plan.id, [...RUNNING_PLAN_STATUSES, 'blocked'], 'abandoned', { statusReason: why });
     if (abandoned) {
       await tx.events.append({ type: 'plan_abandoned', mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id, data: { reason: why } });
     }

@@ -150,6 +150,10 @@ export interface PlansTable {
   llm_call: Nullable<string>;
   status_reason: WithDefault<string>;
   closed_at: NullableTime;
+  /** Set while an operator has the plan paused (migration 0010); the status is left as it was. */
+  paused_at: NullableTime;
+  paused_by: WithDefault<string>;
+  pause_reason: WithDefault<string>;
   created_at: Time;
   updated_at: Time;
 }

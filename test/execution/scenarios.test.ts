@@ -104,8 +104,8 @@ for (const kind of STORE_KINDS) {
       assert.ok(types.includes('reconsideration'));
       assert.ok(types.includes('plan_replanned'));
 
-      // The diagnosis waits for journal access; an operator grants it.
-      assert.equal((await w.store.plans.get(escalation!.id))?.status, 'executing');
+      // The diagnosis waits for journal access, and says so; an operator grants it.
+      assert.equal((await w.store.plans.get(escalation!.id))?.status, 'awaiting_approval');
       const waiting = await stepsOf(w.store, escalation!.id);
       assert.equal(waiting.R1, 'awaiting_grant');
       assert.equal((await w.store.intentions.get(intentionId))?.status, 'blocked');

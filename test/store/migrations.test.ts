@@ -39,6 +39,8 @@ const PLAN_COLUMNS = [
   'status', 'assumptions', 'completion_criteria', 'abort_conditions', 'alternatives', 'risk', 'estimate', 'actual',
   'budget', 'validation', 'require_approval', 'max_replans', 'llm_call', 'status_reason', 'closed_at', 'created_at',
   'updated_at', 'authored_by',
+  // 0010
+  'paused_at', 'paused_by', 'pause_reason',
 ];
 const STEP_COLUMNS = [
   'id', 'plan_id', 'mind_id', 'key', 'position', 'title', 'kind', 'depends_on', 'capability', 'target', 'params',

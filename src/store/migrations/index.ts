@@ -14,6 +14,7 @@ import { claimant } from './0006_claimant.ts';
 import { auditAndKeyedApprovals } from './0007_audit_and_keyed_approvals.ts';
 import { wants } from './0008_wants.ts';
 import { eventConsumers } from './0009_event_consumers.ts';
+import { planPauses } from './0010_plan_pauses.ts';
 
 export const MIGRATION_TABLE = 'praxis_migrations';
 export const MIGRATION_LOCK_TABLE = 'praxis_migration_lock';
@@ -30,6 +31,7 @@ export function migrationsFor(kind: StoreKind): Record<string, Migration> {
     '0007_audit_and_keyed_approvals': auditAndKeyedApprovals(kind),
     '0008_wants': wants(kind),
     '0009_event_consumers': eventConsumers(kind),
+    '0010_plan_pauses': planPauses(kind),
   };
 }
 

@@ -7,13 +7,13 @@
 
 import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { Database } from '../schema.ts';
-import { DUE_STEP_STATUSES, type IntentionStatus, type PlanStatus, type StepStatus } from '../../core/vocabulary.ts';
+import { DUE_STEP_STATUSES, RUNNING_PLAN_STATUSES, type IntentionStatus, type PlanStatus, type StepStatus } from '../../core/vocabulary.ts';
 import { hasOrigin, oneOf } from '../vocabulary-sql.ts';
 import { IDS_PER_STATEMENT, type RepositoryContext } from './context.ts';
 import { decodeStep, FINAL_STEP_STATUSES, type StepRecord } from './steps.ts';
 
-/** Plan statuses the executor revisits; the predicate of `plans_live_idx`. */
-export const LIVE_PLAN_STATUSES = ['validated', 'executing', 'replanning'] as const;
+/** Plan statuses the executor revisits; the predicate of `plans_live_idx` (rebuilt by migration 0010). */
+export const LIVE_PLAN_STATUSES = ['validated', ...RUNNING_PLAN_STATUSES, 'replanning'] as const;
 
 /** The predicate of `plans_live_idx`, as the migration writes it. */
 export function planIsLive() {
@@ -62,34 +62,69 @@ function livePlan() {
   return sql<SqlBool>`${sql.ref('p.status')} in (${sql.join(LIVE_PLAN_STATUSES.map((s) => sql.lit(s)))})`;
 }
 
+/** The plan (aliased `p`) is started and running: executing, or waiting for time or for an operator. */
+function runningPlan() {
+  return sql<SqlBool>`${sql.ref('p.status')} in (${sql.join(RUNNING_PLAN_STATUSES.map((s) => sql.lit(s)))})`;
+}
+
 /**
- * Due steps of advanceable plans, soonest first. The step terms repeat the due index's predicate
- * exactly (SQLite uses a partial index only then). A `ready` step runs only while its plan is
- * executing; a step in any other due status of a blocked plan is still polled; an `executing`
- * step is always returned once due, because only recovery can settle a claim whose executor
- * vanished, whatever has happened to its plan since.
- * Exported so tests can ask each store's planner whether the index is used.
+ * runningPlan() for a query that also has livePlan(), written as the live statuses that are not running, which
+ * keeps PostgreSQL's planner on the live-plans index (a second `status in (...)` list reads to it
+ * as an index condition that the whole-mind index serves as well).
  */
-export function dueStepsForExecutorQuery(db: Kysely<Database>, at: string, query: DueStepQuery) {
+function runningAmongLive() {
+  const notRunning = LIVE_PLAN_STATUSES.filter((s) => !(RUNNING_PLAN_STATUSES as readonly string[]).includes(s));
+  return sql<SqlBool>`${sql.ref('p.status')} not in (${sql.join(notRunning.map((s) => sql.lit(s)))})`;
+}
+
+/** The plan (aliased `p`) is not paused. */
+function notPaused() {
+  return sql<SqlBool>`${sql.ref('p.paused_at')} is null`;
+}
+
+/**
+ * The steps of advanceable plans the executor may act on once they are due (without the due
+ * time). A `ready` step runs only while its plan is running (executing, waiting or
+ * awaiting_approval); a step in any other due status of a blocked plan is still polled; a paused
+ * plan's steps are left alone (its waits keep their due time and act once it is resumed); an
+ * `executing` step is always returned once due, paused plan or not, because only recovery can
+ * settle a claim whose executor vanished, whatever has happened to its plan since.
+ */
+function actionableSteps(db: Kysely<Database>, host: string | null) {
   return db
     .selectFrom('plan_steps')
     .innerJoin('plans as p', 'p.id', 'plan_steps.plan_id')
     .innerJoin('minds as m', 'm.id', 'plan_steps.mind_id')
-    .selectAll('plan_steps')
     .where(oneOf('plan_steps.status', DUE_STEP_STATUSES))
-    .where((eb) => eb.or([eb('plan_steps.next_run_at', 'is', null), eb('plan_steps.next_run_at', '<=', at)]))
-    .where(mayAdvance(query.host))
+    .where(mayAdvance(host))
     .where('p.origin', '<>', 'dream')
     .where((eb) =>
       eb.or([
         eb('plan_steps.status', '=', 'executing'),
-        eb('p.status', '=', 'executing'),
-        eb.and([eb('p.status', '=', 'blocked'), eb('plan_steps.status', '<>', 'ready')]),
+        eb.and([notPaused(), eb.or([runningPlan(), eb.and([eb('p.status', '=', 'blocked'), eb('plan_steps.status', '<>', 'ready')])])]),
       ]),
-    )
+    );
+}
+
+/**
+ * Due steps of advanceable plans, soonest first (see actionableSteps). The step terms repeat the
+ * due index's predicate exactly (SQLite uses a partial index only then).
+ * Exported so tests can ask each store's planner whether the index is used.
+ */
+export function dueStepsForExecutorQuery(db: Kysely<Database>, at: string, query: DueStepQuery) {
+  return actionableSteps(db, query.host)
+    .selectAll('plan_steps')
+    .where((eb) => eb.or([eb('plan_steps.next_run_at', 'is', null), eb('plan_steps.next_run_at', '<=', at)]))
     .orderBy('plan_steps.next_run_at', (ob) => ob.asc().nullsFirst())
     .orderBy('plan_steps.id')
     .limit(query.limit);
+}
+
+/** See ExecutorQueryRepository.nextDueAt; exported so tests can ask the planner about indexes. */
+export function nextDueQuery(db: Kysely<Database>, at: string, host: string | null) {
+  return actionableSteps(db, host)
+    .select((eb) => eb.fn.min('plan_steps.next_run_at').as('due'))
+    .where('plan_steps.next_run_at', '>', at);
 }
 
 /** See ExecutorQueryRepository.startablePlanIds; exported so tests can ask the planner about indexes. */
@@ -102,6 +137,7 @@ export function startablePlansQuery(db: Kysely<Database>, query: PlanQuery) {
     .where(livePlan())
     .where('p.status', '=', 'validated')
     .where('p.origin', '<>', 'dream')
+    .where(notPaused())
     .where(mayAdvance(query.host))
     .where('i.status', '<>', 'suspended')
     .orderBy('p.created_at')
@@ -119,7 +155,7 @@ export function plansToSettleQuery(db: Kysely<Database>, query: PlanQuery) {
     .innerJoin('minds as m', 'm.id', 'p.mind_id')
     .select('p.id')
     .where(livePlan())
-    .where('p.status', '=', 'executing')
+    .where(runningAmongLive())
     .where('p.origin', '<>', 'dream')
     .where(mayAdvance(query.host))
     .where((eb) =>
@@ -146,9 +182,21 @@ export class ExecutorQueryRepository {
   }
 
   /**
+   * When the next step that is not due yet becomes due (a wait's or monitor's next check, a
+   * retry's backoff, a lease running out), among the steps dueSteps would return then; null when
+   * none is scheduled. The executor loop sleeps until then at the latest, so work found only by
+   * its time is not late by up to a whole tick interval.
+   */
+  async nextDueAt(query: Affinity & { now: Date }): Promise<Date | null> {
+    const { db, codec } = this.#ctx;
+    const row = await nextDueQuery(db, codec.time(query.now), query.host).executeTakeFirst();
+    return row?.due === null || row?.due === undefined ? null : codec.readTime(row.due);
+  }
+
+  /**
    * Validated plans the executor may start, oldest first: not drafts (they never leave `draft`),
-   * not dream plans, not plans of a disabled mind or of a mind bound elsewhere, and not while
-   * their intention is suspended. A plan whose intention has closed is returned too, so the
+   * not dream plans, not paused plans, not plans of a disabled mind or of a mind bound elsewhere,
+   * and not while their intention is suspended. A plan whose intention has closed is returned too, so the
    * caller can abandon it instead of finding it again on every tick.
    */
   async startablePlanIds(query: PlanQuery): Promise<string[]> {
@@ -157,7 +205,7 @@ export class ExecutorQueryRepository {
   }
 
   /**
-   * Executing plans with something to settle: a pending step (which may now be promoted or
+   * Running plans (executing, waiting, awaiting_approval) with something to settle: a pending step (which may now be promoted or
    * cancelled), a failed step (the plan is reconsidered), or no open step at all (the plan can
    * close). A crash between finishing a step and settling its plan is repaired here.
    */
@@ -189,7 +237,7 @@ export class ExecutorQueryRepository {
   }
 
   /**
-   * Executing plans of minds that took a commitment after the plan was made: pairs of plan and
+   * Running plans of minds that took a commitment after the plan was made: pairs of plan and
    * commitment, for the executor to check whether a step still to run is now bound by it.
    * Served by the live-plans index; the commitments joined are only the mind's active ones.
    */
@@ -200,7 +248,7 @@ export class ExecutorQueryRepository {
       .innerJoin('commitments as c', 'c.mind_id', 'p.mind_id')
       .select(['p.id as planId', 'c.id as commitmentId'])
       .where(livePlan())
-      .where('p.status', '=', 'executing')
+      .where(runningAmongLive())
       .where('p.origin', '<>', 'dream')
       .where(mayAdvance(query.host))
       .where('c.status', '=', 'active')

@@ -45,8 +45,17 @@ export interface PlanRecord {
   llmCall: string | null;
   statusReason: string;
   closedAt: Date | null;
+  /** A pause, while an operator holds the plan (null otherwise): beside the status, never one. */
+  pause: PlanPause | null;
   createdAt: Date;
   updatedAt: Date;
+}
+
+/** Who paused a plan, when and why. While it is set the executor claims none of the plan's steps. */
+export interface PlanPause {
+  at: Date;
+  by: string;
+  reason: string;
 }
 
 export interface PlanWithSteps extends PlanRecord {
@@ -69,6 +78,8 @@ export interface NewPlan {
   authoredBy?: string;
   maxReplans?: number;
   llmCall?: string | null;
+  /** A revision made while its predecessor was paused stays paused (see docs/executor.md). */
+  pause?: PlanPause | null;
 }
 
 /** Columns a plan transition may set alongside the status; `undefined` leaves a column as it is. */
@@ -80,6 +91,9 @@ export interface PlanPatch {
   /** Defaults to now when the plan reaches a closed status. */
   closedAt?: Date | null;
 }
+
+/** A plan in one of these is never paused: a draft never runs, and a closed plan runs nothing more. */
+export const UNPAUSABLE_PLAN_STATUSES: readonly PlanStatus[] = ['draft', ...CLOSED_PLAN_STATUSES];
 
 export interface PlanListOptions {
   status?: PlanStatus | readonly PlanStatus[];
@@ -126,6 +140,9 @@ export class PlanRepository {
       max_replans: input.maxReplans ?? MAX_REPLANS,
       llm_call: input.llmCall ?? null,
       status_reason: input.statusReason ?? '',
+      paused_at: input.pause ? codec.time(input.pause.at) : null,
+      paused_by: input.pause?.by ?? '',
+      pause_reason: input.pause?.reason ?? '',
       created_at: now,
       updated_at: now,
     };
@@ -286,6 +303,62 @@ export class PlanRepository {
     return moved;
   }
 
+  /**
+   * Pauses the plans of `ids` that are open (neither a draft nor closed) and not paused yet, in
+   * one conditional statement per chunk; returns those it paused. The status is left as it is.
+   */
+  async pause(ids: readonly string[], pause: Omit<PlanPause, 'at'>): Promise<PlanRecord[]> {
+    const { db, codec, clock } = this.#ctx;
+    const now = codec.time(clock.now());
+    const paused: PlanRecord[] = [];
+    for (let i = 0; i < ids.length; i += IDS_PER_STATEMENT) {
+      const rows = await db
+        .updateTable('plans')
+        .set({ paused_at: now, paused_by: pause.by, pause_reason: pause.reason, updated_at: now })
+        .where('id', 'in', ids.slice(i, i + IDS_PER_STATEMENT))
+        .where('status', 'not in', [...UNPAUSABLE_PLAN_STATUSES])
+        .where('paused_at', 'is', null)
+        .returningAll()
+        .execute();
+      paused.push(...rows.map((row) => this.#decode(row)));
+    }
+    return paused;
+  }
+
+  /**
+   * Lifts the pause of the plans of `ids` that are paused, in one conditional statement per
+   * chunk; returns them as they were just before (their pause still set), for the caller's events.
+   * A plan that closed while paused is resumed too, so nothing is left marked paused for ever.
+   */
+  async resume(ids: readonly string[]): Promise<PlanRecord[]> {
+    const { db, codec, clock } = this.#ctx;
+    const now = codec.time(clock.now());
+    const resumed: PlanRecord[] = [];
+    for (let i = 0; i < ids.length; i += IDS_PER_STATEMENT) {
+      const chunk = ids.slice(i, i + IDS_PER_STATEMENT);
+      const before = await db.selectFrom('plans').selectAll().where('id', 'in', chunk).where('paused_at', 'is not', null).execute();
+      if (before.length === 0) continue;
+      const rows = await db
+        .updateTable('plans')
+        .set({ paused_at: null, paused_by: '', pause_reason: '', updated_at: now })
+        .where('id', 'in', before.map((row) => row.id))
+        .where('paused_at', 'is not', null)
+        .returning('id')
+        .execute();
+      const moved = new Set(rows.map((row) => row.id));
+      resumed.push(...before.filter((row) => moved.has(row.id)).map((row) => this.#decode(row)));
+    }
+    return resumed;
+  }
+
+  /** Ids of a mind's plans that could be paused now (open, not paused), or that are paused: for pausing or resuming a whole mind. */
+  async idsOfMind(mindId: string, which: 'pausable' | 'paused'): Promise<string[]> {
+    let query = this.#ctx.db.selectFrom('plans').select('id').where('mind_id', '=', mindId);
+    query = which === 'paused' ? query.where('paused_at', 'is not', null) : query.where('paused_at', 'is', null).where('status', 'not in', [...UNPAUSABLE_PLAN_STATUSES]);
+    const rows = await query.orderBy('id').execute();
+    return rows.map((row) => row.id);
+  }
+
   #decode(row: Selectable<PlansTable>): PlanRecord {
     const { codec } = this.#ctx;
     return {
@@ -314,6 +387,7 @@ export class PlanRepository {
       llmCall: row.llm_call,
       statusReason: row.status_reason,
       closedAt: codec.readTimeOrNull(row.closed_at),
+      pause: row.paused_at === null || row.paused_at === undefined ? null : { at: codec.readTime(row.paused_at), by: row.paused_by, reason: row.pause_reason },
       createdAt: codec.readTime(row.created_at),
       updatedAt: codec.readTime(row.updated_at),
     };

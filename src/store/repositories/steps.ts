@@ -5,7 +5,7 @@
 import type { Kysely, Selectable, Updateable } from 'kysely';
 import { addSeconds } from '../../core/clock.ts';
 import type { Expectation, JsonObject, JsonValue, Precondition, StepSpec } from '../../core/plan.ts';
-import type { StepKind, StepStatus } from '../../core/vocabulary.ts';
+import { RUNNING_PLAN_STATUSES, type StepKind, type StepStatus } from '../../core/vocabulary.ts';
 import type { Codec } from '../codec.ts';
 import type { Database, PlanStepsTable } from '../schema.ts';
 import { stepIsDue } from '../vocabulary-sql.ts';
@@ -298,7 +298,7 @@ export class StepRepository {
   /**
    * Moves pending steps to ready in one conditional statement per chunk (dependencies done);
    * returns the ids that moved. A step that is no longer pending, or whose plan is no longer
-   * executing, is left alone: the caller may have decided from a plan it read earlier in its pass.
+   * running (executing, waiting, awaiting_approval), is left alone: the caller may have decided from a plan it read earlier in its pass.
    */
   async promote(stepIds: readonly string[]): Promise<string[]> {
     const { db, codec, clock } = this.#ctx;
@@ -309,7 +309,7 @@ export class StepRepository {
         .set({ status: 'ready', status_reason: 'dependencies done', next_run_at: null, updated_at: codec.time(clock.now()) })
         .where('id', 'in', stepIds.slice(i, i + IDS_PER_STATEMENT))
         .where('status', '=', 'pending')
-        .where(({ exists, selectFrom }) => exists(selectFrom('plans as p').select('p.id').whereRef('p.id', '=', 'plan_steps.plan_id').where('p.status', '=', 'executing')))
+        .where(({ exists, selectFrom }) => exists(selectFrom('plans as p').select('p.id').whereRef('p.id', '=', 'plan_steps.plan_id').where('p.status', 'in', [...RUNNING_PLAN_STATUSES])))
         .returning('id')
         .execute();
       moved.push(...rows.map((row) => row.id));
