@@ -44,6 +44,8 @@ export interface InvokeRequest {
 export interface Executed {
   status: 'executed';
   executionId: string;
+  /** The `tool_executed` event that records the act (written with the call's records). */
+  eventId: string;
   observation: JsonObject;
   summary: string;
   lowTrust: boolean;

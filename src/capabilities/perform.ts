@@ -86,18 +86,23 @@ export async function act(implementations: CapabilityImplementations, allowed: A
   const records = noRecords();
   if (writeAhead) records.finished.push({ id: executionId, outcome });
   else records.executions.push({ ...executionOf(request, action, executionId), ...outcome });
-  records.events.push(
-    callEvent(attempt.ok ? 'tool_executed' : 'tool_failed', request, {
+  // The event's id is chosen here so that what follows from the act (a step's prediction) can
+  // cite the event that records it without reading it back.
+  const eventId = newId();
+  records.events.push({
+    id: eventId,
+    ...callEvent(attempt.ok ? 'tool_executed' : 'tool_failed', request, {
       execution_id: executionId,
       capability: definition.name,
       target: action.target,
       ...(attempt.ok ? { summary: attempt.outcome.summary } : { error: attempt.error, code: attempt.code }),
     }),
-  );
+  });
   const result: Executed | Failed = attempt.ok
     ? {
         status: 'executed',
         executionId,
+        eventId,
         observation: attempt.outcome.observation,
         summary: attempt.outcome.summary,
         lowTrust: attempt.outcome.lowTrust ?? false,

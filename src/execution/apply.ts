@@ -331,6 +331,7 @@ async function applyEffect(scoped: Store, scene: StepScene, current: StepRecord,
           stepId: current.id,
           beliefId: intention?.beliefId ?? null,
           executionId: effect.executionId,
+          eventId: effect.eventId,
         },
         effect.expectation,
       );

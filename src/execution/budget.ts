@@ -2,13 +2,16 @@
 // origin), never kept in memory: invocations and approvals as the estimate counts them, so the
 // two compare (a check repeated inside its window counts once), network operations and money
 // from each capability's declared cost, wall time since the plan was created. Before a
-// capability step acts, use plus what the step would add is compared with the budget.
+// capability step acts, use plus what the step would add is compared with the budget; an
+// approval request counts before it is raised, whether the step requires it or policy asks for
+// it, and so does a capability request, so a plan out of operator attention asks nobody.
 
 import type { CapabilityRegistry } from '../capabilities/registry.ts';
 import type { Budget, Resources } from '../core/plan.ts';
 import { budgetLimits } from '../planning/resources.ts';
 import type { OriginCounts, PlanRecord, StepRecord } from '../store/index.ts';
 import { preconditionOrigin, stepOrigin, type ExecutorContext } from './context.ts';
+import type { StepDecision } from './decisions.ts';
 
 export function zeroUse(): Resources {
   return { invocations: 0, approvals: 0, wall_seconds: 0, network_ops: 0, money: 0, tokens: 0 };
@@ -87,6 +90,11 @@ export function checkBudget(budget: Budget, used: Resources, adding: Partial<Res
     }
   }
   return { ok: true };
+}
+
+/** What a step the budget stops becomes (pure): blocked, with its plan blocked and its intention suspended. */
+export function budgetBlock(verdict: Extract<BudgetVerdict, { ok: false }>): StepDecision {
+  return { kind: 'block', reason: verdict.reason, error: verdict.reason, intention: 'budget_exhausted', blockPlan: true };
 }
 
 /** Reads the counts behind `usage` and returns the plan's use as of now. */

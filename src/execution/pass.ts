@@ -48,7 +48,7 @@ export class Pass {
       if (loaded) this.#known.set(id, loaded);
       this.#plans.set(id, Promise.resolve(loaded));
     }
-    const budgeted = [...new Set(steps.filter((s) => s.kind === 'capability' && s.status === 'ready').map((s) => s.planId))].flatMap((id) => plans.get(id) ?? []);
+    const budgeted = [...new Set(steps.filter(checksBudget).map((s) => s.planId))].flatMap((id) => plans.get(id) ?? []);
     await this.#count(store, budgeted);
   }
 
@@ -78,9 +78,13 @@ export class Pass {
 
   /** Adds the calls in `records` to the tallies. */
   tally(records: CallRecords): void {
-    const add = (map: Map<string, number>, origin: string) => map.set(origin, (map.get(origin) ?? 0) + 1);
-    for (const execution of records.executions) add(this.#counts.executions, execution.origin);
-    for (const approval of records.approvals) add(this.#counts.approvals, approval.origin);
+    for (const execution of records.executions) addOne(this.#counts.executions, execution.origin);
+    for (const approval of records.approvals) addOne(this.#counts.approvals, approval.origin);
+  }
+
+  /** Adds a capability request this pass raised (under `origin`) to the tallies. */
+  tallyRequest(origin: string): void {
+    addOne(this.#counts.requests, origin);
   }
 
   async #count(store: Store, plans: readonly PlanWithSteps[]): Promise<void> {
@@ -117,6 +121,16 @@ export class Pass {
   io(): StepIO {
     return { memo: this.memo, records: noRecords(), usageCounts: (store, plan) => this.usageCounts(store, plan) };
   }
+}
+
+function addOne(map: Map<string, number>, origin: string): void {
+  map.set(origin, (map.get(origin) ?? 0) + 1);
+}
+
+/** A step about to act compares its plan's use with the budget: a capability step, or a capability request about to be raised. */
+function checksBudget(step: StepRecord): boolean {
+  if (step.kind === 'capability') return step.status === 'ready';
+  return step.kind === 'request_capability' && (step.status === 'ready' || step.status === 'waiting');
 }
 
 /** A plan with its steps and intention, as a pass read it. */

@@ -55,7 +55,7 @@ export function decideApprovalPoll(
       }
       const result = (execution.result ?? {}) as JsonObject;
       const effects: Effect[] = [{ type: 'fulfil_subordinate' }];
-      if (step.expectation) effects.push({ type: 'make_prediction', expectation: step.expectation, executionId: execution.id });
+      if (step.expectation) effects.push({ type: 'make_prediction', expectation: step.expectation, executionId: execution.id, eventId: null });
       const summary = typeof result.summary === 'string' ? result.summary : `${approval.capability} executed`;
       return {
         kind: 'complete',
@@ -139,7 +139,7 @@ export function adoptApprovedRun(step: StepRecord, approval: ApprovalRecord, res
   switch (result.status) {
     case 'executed': {
       const effects: Effect[] = [{ type: 'fulfil_subordinate' }];
-      if (step.expectation) effects.push({ type: 'make_prediction', expectation: step.expectation, executionId: result.executionId });
+      if (step.expectation) effects.push({ type: 'make_prediction', expectation: step.expectation, executionId: result.executionId, eventId: result.eventId });
       return {
         kind: 'complete',
         reason: `approved and executed: ${result.summary}`,

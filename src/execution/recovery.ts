@@ -54,7 +54,7 @@ export function decideRecovery(step: StepRecord, definition: CapabilityDefinitio
   if (finished?.status === 'succeeded') {
     const result = (finished.result ?? {}) as JsonObject;
     const effects: Effect[] = [];
-    if (step.expectation) effects.push({ type: 'make_prediction', expectation: step.expectation, executionId: finished.id });
+    if (step.expectation) effects.push({ type: 'make_prediction', expectation: step.expectation, executionId: finished.id, eventId: null });
     const summary = typeof result.summary === 'string' ? result.summary : `${definition.name} executed`;
     return {
       kind: 'complete',

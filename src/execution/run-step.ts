@@ -12,7 +12,7 @@ import { addSeconds } from '../core/clock.ts';
 import { writeRecords, type CallRecords } from '../capabilities/call-records.ts';
 import type { StepRecord } from '../store/index.ts';
 import { applyDecision, type ApplyOptions, type Move, type StepScene } from './apply.ts';
-import type { ExecutorContext } from './context.ts';
+import { stepOrigin, type ExecutorContext } from './context.ts';
 import { runCapabilityStep } from './handlers/capability.ts';
 import { runHandler } from './handlers/index.ts';
 import { leaseSecondsFor } from './lease.ts';
@@ -134,5 +134,7 @@ async function claimAndRun(ctx: ExecutorContext, pass: Pass, due: StepRecord): P
   const scene: StepScene = { ...scene0, step: claimed };
   const io = pass.io();
   const decision = await runHandler(ctx, scene, io);
+  // A second request step of the plan in this pass counts this one against the budget.
+  if (decision.kind === 'await_grant') pass.tallyRequest(stepOrigin(claimed.id));
   return (await applyDecision(ctx, scene, decision, { from: 'executing', guard: { leaseUntil: claimed.leaseUntil }, records: io.records, deferSettle: pass.settleLater })) !== undefined;
 }

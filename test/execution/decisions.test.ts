@@ -169,9 +169,9 @@ describe('checks', () => {
 describe('adopting an invocation', () => {
   it('completes on executed and turns the expectation into a prediction', () => {
     const expectation = { statement: 'up', confidence: 0.8, within_seconds: 60, check: { capability: 'x.read', params: {}, field: 'f', comparison: 'exists' as const } };
-    const decision = adoptInvocation(stepRecord({ expectation }), definition(), { status: 'executed', executionId: 'e', observation: { a: 1 }, summary: 'ok', lowTrust: false, verdict: { decision: 'allow', source: 'rule', approvers: 1, reason: '' } }, T0);
+    const decision = adoptInvocation(stepRecord({ expectation }), definition(), { status: 'executed', executionId: 'e', eventId: 'ev', observation: { a: 1 }, summary: 'ok', lowTrust: false, verdict: { decision: 'allow', source: 'rule', approvers: 1, reason: '' } }, T0);
     assert.equal(decision.kind, 'complete');
-    assert.deepEqual(decision.effects, [{ type: 'make_prediction', expectation, executionId: 'e' }]);
+    assert.deepEqual(decision.effects, [{ type: 'make_prediction', expectation, executionId: 'e', eventId: 'ev' }]);
   });
 
   it('retries a repeatable failure with backoff while attempts remain, and fails otherwise', () => {

@@ -9,7 +9,7 @@ import { addSeconds } from '../../core/clock.ts';
 import type { JsonObject } from '../../core/plan.ts';
 import type { StepRecord } from '../../store/index.ts';
 import type { StepScene } from '../apply.ts';
-import { checkBudget, usage } from '../budget.ts';
+import { budgetBlock, checkBudget, usage } from '../budget.ts';
 import { observe, type CheckOutcome } from '../checks.ts';
 import { preconditionOrigin, stepOrigin, type ExecutorContext } from '../context.ts';
 import type { StepIO } from '../pass.ts';
@@ -57,7 +57,7 @@ export function judgePrecondition(step: StepRecord, outcome: CheckOutcome, now: 
 export function adoptInvocation(step: StepRecord, definition: CapabilityDefinition, result: InvokeResult, now: Date): StepDecision {
   switch (result.status) {
     case 'executed': {
-      const effects: Effect[] = step.expectation ? [{ type: 'make_prediction', expectation: step.expectation, executionId: result.executionId }] : [];
+      const effects: Effect[] = step.expectation ? [{ type: 'make_prediction', expectation: step.expectation, executionId: result.executionId, eventId: result.eventId }] : [];
       return {
         kind: 'complete',
         reason: result.summary,
@@ -143,9 +143,7 @@ export async function runCapabilityStep(ctx: ExecutorContext, scene: StepScene, 
     money: definition.cost.money,
     approvals: approval ? 1 : 0,
   });
-  if (!verdict.ok) {
-    return { decision: { kind: 'block', reason: verdict.reason, error: verdict.reason, intention: 'budget_exhausted', blockPlan: true } };
-  }
+  if (!verdict.ok) return { decision: budgetBlock(verdict) };
 
   const call = { mindId: plan.mindId, intentionId: plan.intentionId, evidence: evidenceOf(scene) };
   if (step.precondition) {
@@ -170,6 +168,13 @@ export async function runCapabilityStep(ctx: ExecutorContext, scene: StepScene, 
     { memo: io.memo },
   );
   if (authorisation.status === 'settled') {
+    // Policy asks an operator about a write the step did not say needs approval, so the budget
+    // above did not count it: an approval the plan cannot afford is never raised.
+    const asking = authorisation.result.status === 'pending' && !approval ? checkBudget(plan.budget, used, { approvals: 1 }) : { ok: true as const };
+    if (!asking.ok) {
+      io.records = mergeRecords(io.records, { ...noRecords(), events: authorisation.records.events.filter((e) => e.type === 'policy_decision') });
+      return { decision: budgetBlock({ ...asking, reason: `${asking.reason} (policy asks an operator)` }) };
+    }
     io.records = mergeRecords(io.records, authorisation.records);
     return { decision: adoptInvocation(step, definition, authorisation.result, ctx.clock.now()) };
   }

@@ -1,6 +1,7 @@
 // A request_capability step asks an operator for scoped, temporary access and waits for the
 // answer. Operator attention is capped: when the mind already has its share of open requests,
-// the step waits ten minutes and asks again.
+// the step waits ten minutes and asks again. Like an approval, a request counts against the
+// plan's approvals budget, checked before it is raised.
 
 import { addSeconds } from '../../core/clock.ts';
 import type { RequestAnswer } from '../../capabilities/capability-requests.ts';
@@ -10,6 +11,7 @@ import type { StepScene } from '../apply.ts';
 import type { StepIO } from '../pass.ts';
 import { CAPPED_REQUEST_RETRY_SECONDS, stepOrigin, type ExecutorContext } from '../context.ts';
 import type { StepDecision } from '../decisions.ts';
+import { budgetBlock, checkBudget, usage } from '../budget.ts';
 
 export function requestOf(step: StepRecord): CapabilityRequestSpec {
   return step.spec.request as unknown as CapabilityRequestSpec;
@@ -39,9 +41,13 @@ export function adoptRequestAnswer(step: StepRecord, answer: RequestAnswer, now:
   }
 }
 
-export async function runRequestStep(ctx: ExecutorContext, scene: StepScene, _io: StepIO): Promise<StepDecision> {
+export async function runRequestStep(ctx: ExecutorContext, scene: StepScene, io: StepIO): Promise<StepDecision> {
   const { step, plan } = scene;
   const request = requestOf(step);
+  // A capability request is operator attention, counted as an approval: checked before it is raised.
+  const used = usage(plan, plan.steps, await io.usageCounts(ctx.store, plan), ctx.registry, ctx.clock.now());
+  const budget = checkBudget(plan.budget, used, { approvals: 1 });
+  if (!budget.ok) return budgetBlock(budget);
   const answer = await ctx.capabilities.requestCapability({
     mindId: plan.mindId,
     intentionId: plan.intentionId,

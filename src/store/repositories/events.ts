@@ -21,6 +21,11 @@ export interface EventRecord {
 }
 
 export interface NewEvent {
+  /**
+   * Chosen by the caller when something written in the same unit of work must cite the event
+   * (a prediction names the execution event it follows from): appendMany reads nothing back.
+   */
+  id?: string;
   type: EventType;
   mindId?: string | null;
   intentionId?: string | null;
@@ -83,7 +88,7 @@ export class EventRepository {
     const { db, codec, clock } = this.#ctx;
     const at = codec.time(clock.now());
     const values = events.map((event) => ({
-      id: newId(),
+      id: event.id ?? newId(),
       type: event.type,
       mind_id: event.mindId ?? null,
       intention_id: event.intentionId ?? null,
