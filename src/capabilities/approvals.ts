@@ -9,7 +9,7 @@
 // conditional too, so two executors never perform it twice. Approval history is shown to
 // operators but never consulted to decide.
 
-import type { JsonObject } from '../core/plan.ts';
+import type { JsonObject, ValidationIssue } from '../core/plan.ts';
 import { fourEyesRefusal, isOperatorName } from '../core/operator.ts';
 import type { EventType } from '../core/vocabulary.ts';
 import type { ApprovalDecision, ApprovalRecord, NewEvent } from '../store/index.ts';
@@ -27,18 +27,25 @@ export type ApprovalAnswer =
   | { status: 'approved'; approvalId: string }
   | { status: 'denied' | 'withdrawn'; approvalId: string }
   | { status: 'author_named'; approvalId: string; author: string }
+  /** The action was amended (amendments.ts): it waits for approvers other than its authors. */
+  | { status: 'amended'; approvalId: string; approversRequired: number; amendedBy: string }
   | {
       status: 'refused';
-      /** not_found, not_pending, expired, tampered, digest_key_mismatch, unkeyed_digest, no_approval_key, no_author, self_approval, already_decided, not_owner, conflict, invalid_operator */
+      /**
+       * not_found, not_pending, expired, tampered, digest_key_mismatch, unkeyed_digest, no_approval_key, no_author, self_approval, already_decided, not_owner, conflict, invalid_operator;
+       * amending: invalid_params, invalid_reason, target_mismatch, unchanged, unknown_capability, mind_disabled, policy_denied, locked, step_moved, check_on_old_target
+       */
       code: string;
       message: string;
+      /** Where the input was wrong (amended parameters that fail the capability's schema). */
+      issues?: ValidationIssue[];
     };
 
-function refused(code: string, message: string): ApprovalAnswer {
-  return { status: 'refused', code, message };
+export function refused(code: string, message: string, issues?: ValidationIssue[]): ApprovalAnswer {
+  return { status: 'refused', code, message, ...(issues ? { issues } : {}) };
 }
 
-async function pendingApproval(ctx: ServiceContext, approvalId: string): Promise<ApprovalRecord | ApprovalAnswer> {
+export async function pendingApproval(ctx: ServiceContext, approvalId: string): Promise<ApprovalRecord | ApprovalAnswer> {
   const approval = await ctx.store.approvals.get(approvalId);
   if (!approval) return refused('not_found', `no approval request ${approvalId}`);
   if (approval.status !== 'pending') return refused('not_pending', `approval request ${approvalId} is ${approval.status}, not pending`);
@@ -51,16 +58,16 @@ async function pendingApproval(ctx: ServiceContext, approvalId: string): Promise
   return approval;
 }
 
-function isRecord(value: ApprovalRecord | ApprovalAnswer): value is ApprovalRecord {
+export function isRecord(value: ApprovalRecord | ApprovalAnswer): value is ApprovalRecord {
   return 'digest' in value;
 }
 
-function checkOperator(operator: string): ApprovalAnswer | null {
+export function checkOperator(operator: string): ApprovalAnswer | null {
   return isOperatorName(operator) ? null : refused('invalid_operator', 'a decision needs the name of the operator making it');
 }
 
 /** A refusal to act on a stored request that does not verify, and the tamper event it raises. */
-interface IntegrityRefusal {
+export interface IntegrityRefusal {
   code: 'tampered' | 'digest_key_mismatch' | 'unkeyed_digest' | 'no_approval_key';
   message: string;
   /** Nothing can ever verify it: the request is closed (failed), not left for another daemon. */
@@ -73,7 +80,7 @@ interface IntegrityRefusal {
  * parameters; else why it may not be acted on. Checked at each decision and again right before
  * the action runs, so a row altered between approval and execution is caught too.
  */
-function integrityRefusal(ctx: ServiceContext, approval: ApprovalRecord): IntegrityRefusal | null {
+export function integrityRefusal(ctx: ServiceContext, approval: ApprovalRecord): IntegrityRefusal | null {
   const key = ctx.approvalKey;
   let check: DigestCheck = checkApprovalDigest(key, approval, approval.digest);
   if (check === 'intact') {
@@ -314,7 +321,7 @@ export async function expireApprovals(ctx: ServiceContext): Promise<number> {
  * Records a request that does not verify (the tamper event), closing it when nothing could ever
  * verify it; one held under another secret stays pending for a daemon that holds the right one.
  */
-async function refuseBroken(ctx: ServiceContext, approval: ApprovalRecord, broken: IntegrityRefusal, operator: string): Promise<ApprovalAnswer> {
+export async function refuseBroken(ctx: ServiceContext, approval: ApprovalRecord, broken: IntegrityRefusal, operator: string): Promise<ApprovalAnswer> {
   await ctx.store.transaction(async (tx) => {
     if (broken.final && !(await tx.approvals.transition(approval.id, 'pending', 'failed', { decidedAt: ctx.clock.now() }))) return;
     await tx.events.append({ ...broken.event, data: { ...broken.event.data, operator } });
@@ -326,7 +333,7 @@ async function event(ctx: ServiceContext, type: EventType, approval: ApprovalRec
   await ctx.store.events.append(approvalEvent(type, approval, data));
 }
 
-function approvalEvent(type: EventType, approval: ApprovalRecord, data: JsonObject): NewEvent {
+export function approvalEvent(type: EventType, approval: ApprovalRecord, data: JsonObject): NewEvent {
   return {
     type,
     mindId: approval.mindId,

@@ -6,6 +6,7 @@ import { addSeconds } from '../core/clock.ts';
 import type { JsonObject } from '../core/plan.ts';
 import { newId } from '../core/ids.ts';
 import type { NewEvent, Store } from '../store/index.ts';
+import { amendApproval, type AmendmentInput } from './amendments.ts';
 import { decideApproval, denyApproval, expireApprovals, nameApprovalAuthor, performApprovedAction, unverifiableApprovals, withdrawApproval, type ApprovalAnswer } from './approvals.ts';
 import {
   decideRequest,
@@ -189,6 +190,14 @@ export class CapabilityService {
    */
   performApproved(approvalId: string): Promise<Executed | Failed | Denied | undefined> {
     return performApprovedAction(this.#ctx, approvalId);
+  }
+
+  /**
+   * Amends the action of a pending request (amendments.ts): validated, decided by policy again,
+   * re-signed and recorded beside the original; `operator` becomes an author and cannot approve it.
+   */
+  amend(approvalId: string, input: AmendmentInput, operator: string): Promise<ApprovalAnswer> {
+    return amendApproval(this.#ctx, approvalId, input, operator);
   }
 
   /** Names the author of a pending request that records none; that operator may not approve it then. */

@@ -30,6 +30,8 @@ export interface FourEyesSubject {
   authoredBy: string;
   /** Who named the author later (an action raised without one); empty when it came with its author. */
   authorNamedBy?: string;
+  /** Operators who amended the action before approving it: each is one of its authors. */
+  amendments?: readonly { operator: string }[];
   decisions: readonly { operator: string }[];
 }
 
@@ -38,7 +40,8 @@ export interface FourEyesSubject {
  * - an action that records no author cannot be approved: nobody could tell a second pair of
  *   eyes from the first (deny it, and raise it again with its author named);
  * - its author cannot approve it, nor can whoever named its author after it was raised (naming
- *   yourself the author, or anyone else, leaves the approving to another operator);
+ *   yourself the author, or anyone else, leaves the approving to another operator), nor anyone
+ *   who amended the action (an amendment is authorship of what will run);
  * - an operator approves once; a further approval must be someone else's.
  * Every surface applies them before the capability service decides (the API and MCP in
  * `decideApproval` of src/operations/decisions.ts, the CLI's `approve`). Null when the operator
@@ -55,6 +58,9 @@ export function fourEyesRefusal(approval: FourEyesSubject, operator: string): { 
   if (sameOperator(approval.authoredBy, operator)) return { code: 'self_approval', message: `${operator} authored this action and cannot approve it` };
   if (sameOperator(approval.authorNamedBy, operator)) {
     return { code: 'self_approval', message: `${operator} named the author of this action and cannot approve it; another operator must` };
+  }
+  if ((approval.amendments ?? []).some((a) => sameOperator(a.operator, operator))) {
+    return { code: 'self_approval', message: `${operator} amended this action and cannot approve it; another operator must` };
   }
   if (approval.decisions.some((d) => sameOperator(d.operator, operator))) {
     return { code: 'already_decided', message: `${operator} has already approved this request; another operator must decide` };

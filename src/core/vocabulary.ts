@@ -215,6 +215,7 @@ export const EVENT_TYPES = [
   'approval_withdrawn',
   'approval_author_named',
   'approval_tampered',
+  'approval_amended',
   'capability_requested',
   'capability_request_denied',
   'capability_request_withdrawn',
@@ -243,9 +244,10 @@ export const EventTypes = closedSet(EVENT_TYPES);
 
 /**
  * The audit trail: changes to who may do what (policy rules, tokens), authors named after the
- * fact, and approval requests that no longer verify. Each names the operator who acted.
+ * fact, actions amended by an operator before approval, and approval requests that no longer
+ * verify. Each names the operator who acted.
  */
-export const AUDIT_EVENT_TYPES: readonly EventType[] = ['policy_rule_set', 'policy_rule_removed', 'token_created', 'token_revoked', 'approval_author_named', 'approval_tampered'];
+export const AUDIT_EVENT_TYPES: readonly EventType[] = ['policy_rule_set', 'policy_rule_removed', 'token_created', 'token_revoked', 'approval_author_named', 'approval_amended', 'approval_tampered'];
 
 /**
  * Events after which the executor may find work it could not do before; appending one wakes

@@ -14,4 +14,5 @@ export * from './plans.ts';
 export * from './intentions.ts';
 export * from './decisions.ts';
 export * from './catalogue.ts';
+export * from './amendments.ts';
 export * from './timeline.ts';

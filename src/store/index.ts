@@ -28,6 +28,7 @@ export type {
   ExecutionRepository,
 } from './repositories/executions.ts';
 export type {
+  ApprovalAmendment,
   ApprovalDecision,
   ApprovalListOptions,
   ApprovalPatch,

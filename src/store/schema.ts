@@ -233,6 +233,8 @@ export interface ApprovalRequestsTable {
   authored_by: WithDefault<string>;
   /** Who named the author of a request raised without one (migration 0007); empty otherwise. */
   author_named_by: WithDefault<string>;
+  /** Operators' changes to the action while it was pending, oldest first (migration 0011). */
+  amendments: JsonWithDefault;
   batch_key: WithDefault<string>;
   execution_id: Nullable<string>;
   expires_at: Time;

@@ -6,7 +6,9 @@
 // - `hmac-sha256:<key id>:<hex>`, keyed with the daemon secret (src/access/daemon-secret.ts), kept
 //   outside the database. It covers the action and everything the four-eyes rules and the
 //   approver read: the request's id, mind, origin, explanation and evidence, the approvers
-//   required, the author and who named the author, and the expiry. Someone who can write the
+//   required, the author and who named the author, the operators' amendments of the action
+//   (covered only once there is one, so requests signed before amendments existed still verify),
+//   and the expiry. Someone who can write the
 //   database but not read the secret cannot alter any of these and forge a matching digest.
 //   The key id (a digest of the secret, never the secret) tells "another secret signed this"
 //   apart from "this was altered".
@@ -35,6 +37,8 @@ export interface ApprovalBinding extends Action {
   authoredBy: string;
   /** Who named the author after the request was raised; empty when it was recorded with it. */
   authorNamedBy: string;
+  /** Operators' amendments of the action, oldest first (each amender is an author too). */
+  amendments?: readonly object[];
   expiresAt: Date;
 }
 
@@ -88,6 +92,7 @@ function bindingText(binding: ApprovalBinding): string {
     approvers_required: binding.approversRequired,
     authored_by: binding.authoredBy,
     author_named_by: binding.authorNamedBy,
+    ...(binding.amendments && binding.amendments.length > 0 ? { amendments: binding.amendments as unknown as JsonValue[] } : {}),
     expires_at: binding.expiresAt.toISOString(),
   });
 }

@@ -93,6 +93,43 @@ export function approvalCommands(program: Command): void {
       }),
     );
 
+  const approval = program.command('approval').description('act on one approval request');
+  withJsonOption(withDbOption(approval.command('amend').argument('<approval-id>')))
+    .description("change a pending request's parameters (and so its target) before approving it; whoever amends (--as) becomes an author and may not approve it")
+    .requiredOption('--params <json>', 'the new parameters, whole, as a JSON object (the capability\'s schema applies)')
+    .option('--target <target>', 'the target the new parameters must imply (refused when they imply another)')
+    .option('--reason <text>', 'why the action was amended (shown to the approver)')
+    .requiredOption('--as <operator>', 'the operator amending (recorded on the amendment)')
+    .action(
+      action(async (id: string, options: StoreOptions & { params: string; target?: string; reason?: string; as: string }) => {
+        requireId(id, 'approval-id');
+        let params: unknown;
+        try {
+          params = JSON.parse(options.params);
+        } catch (error) {
+          throw new InputError([{ code: 'invalid_json', path: '--params', message: `not JSON: ${error instanceof Error ? error.message : String(error)}` }]);
+        }
+        return useStore(options, async (store) => {
+          const answer = await (await capabilityService(store)).amend(
+            id,
+            { params, ...(options.target !== undefined ? { target: options.target } : {}), ...(options.reason !== undefined ? { reason: options.reason } : {}) },
+            options.as,
+          );
+          if (options.json) printJson(answer);
+          else if (answer.status === 'amended') {
+            const amended = await store.approvals.get(id);
+            process.stdout.write(`amended ${id}: ${amended?.capability} on ${amended?.target} ${JSON.stringify(amended?.params)}\n`);
+            process.stdout.write(`an operator other than its authors (${[amended?.authoredBy, answer.amendedBy].filter(Boolean).join(', ')}) must approve it; ${answer.approversRequired} approval${answer.approversRequired > 1 ? 's' : ''} needed\n`);
+          } else if (answer.status === 'refused') {
+            process.stderr.write(`refused (${answer.code}): ${answer.message}\n`);
+            for (const issue of answer.issues ?? []) process.stderr.write(`  ${issue.path}: ${issue.message}\n`);
+          }
+          if (answer.status !== 'refused') return EXIT.ok;
+          return ['invalid_params', 'invalid_reason', 'target_mismatch', 'invalid_operator'].includes(answer.code) ? EXIT.usage : EXIT.refused;
+        });
+      }),
+    );
+
   decision(program.command('deny').argument('<approval-id>'))
     .description('deny a request')
     .action(

@@ -2,6 +2,7 @@
 
 import { Type } from 'typebox';
 import {
+  amendMindApproval,
   approvalCentre,
   decideApproval,
   denyRequest,
@@ -13,7 +14,7 @@ import {
   withdrawRequest,
 } from '../../operations/index.ts';
 import { principal } from '../auth.ts';
-import { ApprovalStatusParam, EmptyBody, GrantStatusParam, IdParams, MindRef, Note, NoteBody, PageQuery, RequestStatusParam, strictObject } from '../schemas.ts';
+import { ApprovalStatusParam, EmptyBody, GrantStatusParam, Id, IdParams, MindRef, Note, NoteBody, PageQuery, RequestStatusParam, strictObject } from '../schemas.ts';
 import type { Services } from '../../operations/services.ts';
 import type { Api } from './context.ts';
 
@@ -45,6 +46,28 @@ export function decisionRoutes(api: Api, ctx: Services): void {
       },
     },
     async (request) => nameApprovalAuthor(store, capabilities, principal(request), request.params.id, request.body.author, request.body.note),
+  );
+  api.post(
+    '/minds/:mind/approvals/:id/amend',
+    {
+      config: decide,
+      schema: {
+        tags: ['approvals'],
+        summary: "amend a pending request's action before approving it; the amending operator becomes an author and may not approve it",
+        params: strictObject({ mind: MindRef, id: Id }),
+        body: strictObject({
+          params: Type.Record(Type.String(), Type.Unknown(), { description: "the action's new parameters, whole (the capability's schema applies)" }),
+          target: Type.Optional(Type.String({ maxLength: 512, description: 'the target the new parameters must imply' })),
+          reason: Type.Optional(Note),
+        }),
+      },
+    },
+    async (request) =>
+      amendMindApproval(store, capabilities, principal(request), request.params.mind, request.params.id, {
+        params: request.body.params,
+        ...(request.body.target !== undefined ? { target: request.body.target } : {}),
+        ...(request.body.reason !== undefined ? { reason: request.body.reason } : {}),
+      }),
   );
   api.post('/approvals/:id/deny', { config: decide, schema: { tags: ['approvals'], params: IdParams, body: NoteBody } }, async (request) =>
     decideApproval(store, capabilities, principal(request), request.params.id, 'deny', request.body.note),

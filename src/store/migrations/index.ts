@@ -15,6 +15,7 @@ import { auditAndKeyedApprovals } from './0007_audit_and_keyed_approvals.ts';
 import { wants } from './0008_wants.ts';
 import { eventConsumers } from './0009_event_consumers.ts';
 import { planPauses } from './0010_plan_pauses.ts';
+import { approvalAmendments } from './0011_approval_amendments.ts';
 
 export const MIGRATION_TABLE = 'praxis_migrations';
 export const MIGRATION_LOCK_TABLE = 'praxis_migration_lock';
@@ -33,6 +34,7 @@ export function migrationsFor(kind: StoreKind): Record<string, Migration> {
     '0009_event_consumers': eventConsumers(kind),
     '0010_plan_pauses': planPauses(kind),
   };
+    '0011_approval_amendments': approvalAmendments(kind),
 }
 
 class InCodeMigrations implements MigrationProvider {

@@ -21,6 +21,21 @@ export interface ApprovalDecision {
   note?: string;
 }
 
+/**
+ * One operator's change to a pending request's action, in the order made. `from` is the action
+ * before it (the first amendment's `from` is the action as raised), `to` the action after it.
+ */
+export interface ApprovalAmendment {
+  operator: string;
+  /** ISO-8601. */
+  at: string;
+  reason: string;
+  from: { target: string; params: JsonObject };
+  to: { target: string; params: JsonObject };
+  /** Operators whose approvals of the earlier action were set aside: they approved something else. */
+  approvals_cleared: string[];
+}
+
 export interface ApprovalRecord {
   id: string;
   mindId: string;
@@ -43,6 +58,8 @@ export interface ApprovalRecord {
   authoredBy: string;
   /** Who named the author of a request raised without one; empty when it was raised with its author. */
   authorNamedBy: string;
+  /** Operators' changes to the action while it was pending, oldest first; each amender is an author too. */
+  amendments: ApprovalAmendment[];
   batchKey: string;
   executionId: string | null;
   expiresAt: Date;
@@ -128,6 +145,7 @@ export class ApprovalRepository {
         decisions: codec.json([]),
         authored_by: input.authoredBy,
         author_named_by: '',
+        amendments: codec.json([]),
         batch_key: input.batchKey,
         execution_id: null,
         expires_at: codec.time(input.expiresAt),
@@ -266,6 +284,37 @@ export class ApprovalRepository {
     return row && this.#decode(row);
   }
 
+  /**
+   * Replaces the action of a pending request with an operator's amendment: the new target and
+   * parameters, the amendment appended, the approvals of the earlier action set aside, the
+   * approvers the amended action needs, and the digest re-signed over all of it (the caller
+   * computes it). Only while the request is pending and still carries `fromDigest`, so an
+   * amendment racing a decision, another amendment or an alteration loses and changes nothing.
+   */
+  async amend(
+    id: string,
+    input: { target: string; params: JsonObject; amendments: readonly ApprovalAmendment[]; approversRequired: number; digest: string; fromDigest: string },
+  ): Promise<ApprovalRecord | undefined> {
+    const { db, codec, clock } = this.#ctx;
+    const row = await db
+      .updateTable('approval_requests')
+      .set({
+        target: input.target,
+        params: codec.json(input.params),
+        amendments: codec.json(input.amendments),
+        decisions: codec.json([]),
+        approvers_required: input.approversRequired,
+        digest: input.digest,
+        updated_at: codec.time(clock.now()),
+      })
+      .where('id', '=', id)
+      .where('status', '=', 'pending')
+      .where('digest', '=', input.fromDigest)
+      .returningAll()
+      .executeTakeFirst();
+    return row && this.#decode(row);
+  }
+
   /** pending → expired for every request whose expiry has come; returns those, oldest first. */
   async expireDue(now: Date): Promise<ApprovalRecord[]> {
     const { db, codec, clock } = this.#ctx;
@@ -290,6 +339,7 @@ export class ApprovalRepository {
       decisions: codec.readJson<ApprovalDecision[]>(row.decisions),
       authoredBy: row.authored_by,
       authorNamedBy: row.author_named_by,
+      amendments: codec.readJson<ApprovalAmendment[]>(row.amendments),
       batchKey: row.batch_key,
       executionId: row.execution_id,
       expiresAt: codec.readTime(row.expires_at),

@@ -227,6 +227,24 @@ export class StepRepository {
    * updated_at with it. Returns the row as updated, or undefined when the step was not in a `from`
    * status or a guard failed: another executor won or the world moved on, and nothing changed.
    */
+  /**
+   * Rewrites the action of a step waiting for approval `approvalId` to the operator's amendment
+   * of it, so what runs once approved is the step's own action. Only while the step still waits
+   * for that request: undefined when it moved on, and nothing changed.
+   */
+  async amendAction(stepId: string, approvalId: string, action: { target: string; params: JsonObject }): Promise<StepRecord | undefined> {
+    const { db, codec, clock } = this.#ctx;
+    const row = await db
+      .updateTable('plan_steps')
+      .set({ target: action.target, params: codec.json(action.params), updated_at: codec.time(clock.now()) })
+      .where('id', '=', stepId)
+      .where('status', '=', 'awaiting_approval')
+      .where('approval_id', '=', approvalId)
+      .returningAll()
+      .executeTakeFirst();
+    return row && decodeStep(row, codec);
+  }
+
   async transition(
     stepId: string,
     from: StepStatus | readonly StepStatus[],
