@@ -2,6 +2,7 @@
 // Field names follow the reference schema (snake_case) so a plan file, an API body and a
 // stored row read the same way. See docs/plan-format.md.
 
+import type { AbortConditionDraft } from './abort-conditions.ts';
 import type { Comparison, InternalAction, StepKind } from './vocabulary.ts';
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -150,7 +151,8 @@ export interface PlanDraft {
   strategy: string;
   assumptions: Assumption[];
   completion_criteria: string;
-  abort_conditions: string[];
+  /** Words (shown only) or conditions the executor evaluates: see abort-conditions.ts. */
+  abort_conditions: AbortConditionDraft[];
   risk: string;
   estimate: Partial<Resources>;
   budget: Budget;

@@ -9,11 +9,13 @@ import { isEmpty, mergeRecords, writeCallRows, type CallRecords } from '../capab
 import type { JsonObject, JsonValue } from '../core/plan.ts';
 import { RUNNING_PLAN_STATUSES, type EventType, type StepStatus } from '../core/vocabulary.ts';
 import { abandonIntention, blockIntention, formSubordinate, fulfilIntention, resumeParent, suspendIntention } from '../mind/intentions.ts';
+import { recordFindings } from '../mind/findings.ts';
 import { makePrediction, resolvePrediction } from '../mind/predictions.ts';
 import type { FailureKind } from '../mind/reconsideration.ts';
 import type { IntentionRecord, NewEvent, PlanWithSteps, StepGuard, StepMove, StepPatch, StepRecord, Store } from '../store/index.ts';
 import type { ExecutorContext } from './context.ts';
 import type { Effect, StepDecision } from './decisions.ts';
+import { abortReason, heldAbort, isFoldedFailure, type HeldAbort } from './abort.ts';
 import { reconsiderPlan } from './replan.ts';
 import { changesRunningStatus, settlePlan } from './settle.ts';
 import { inUnitOfWork } from './unit-of-work.ts';
@@ -97,7 +99,8 @@ function json<K extends 'result' | 'observation'>(key: K, value: JsonValue | und
 
 interface AfterCommit {
   settle: boolean;
-  failure: { kind: FailureKind; why: string } | null;
+  /** With `abort` when the failure made one of the plan's abort conditions hold. */
+  failure: { kind: FailureKind; why: string; abort?: HeldAbort } | null;
   resumeParentOf: string | null;
 }
 
@@ -203,9 +206,17 @@ async function consequences(scoped: Store, move: Move, moved: StepRecord, after:
     case 'skip':
       after.settle = true;
       break;
-    case 'fail':
-      after.failure = { kind: decision.failure, why: `${step.key} failed: ${decision.error || decision.reason}` };
+    case 'fail': {
+      // Decided from the plan as the pass read it, with this step as it now is (abort.ts): the
+      // plan stops on a held abort condition; a failure a summary folds in is a finding, and the
+      // plan settles on; any other failure is reconsidered as before.
+      const steps = plan.steps.map((s) => (s.id === current.id ? current : s));
+      const abort = heldAbort(plan.abortConditions, steps);
+      if (abort) after.failure = { kind: decision.failure, why: abortReason(abort), abort };
+      else if (isFoldedFailure(current, steps)) after.settle = true;
+      else after.failure = { kind: decision.failure, why: `${step.key} failed: ${decision.error || decision.reason}` };
       break;
+    }
     case 'await_approval':
     case 'await_grant': {
       if (current.intentionId) break;
@@ -237,7 +248,7 @@ async function afterMove(ctx: ExecutorContext, move: Move, after: AfterCommit, m
     return;
   }
   if (after.resumeParentOf) await resumeParent(ctx.store, after.resumeParentOf);
-  if (after.failure) await reconsiderPlan(ctx, scene.plan.id, after.failure.kind, after.failure.why);
+  if (after.failure) await reconsiderPlan(ctx, scene.plan.id, after.failure.kind, after.failure.why, after.failure.abort);
   // A step that parks (waits, or asks an operator) or comes back may change what the plan shows
   // (executing, waiting, awaiting_approval): settling writes that, as it does after a completion.
   else if (after.settle || changesRunningStatus(scene.plan, moved)) {
@@ -369,6 +380,9 @@ async function applyEffect(scoped: Store, scene: StepScene, current: StepRecord,
         stepId: current.id,
         data: { key: current.key, recovered: true, reason: effect.reason },
       });
+      return current;
+    case 'record_findings':
+      await recordFindings(scoped, { mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id, stepId: current.id, stepKey: current.key }, effect, scoped.clock.now());
       return current;
     case 'operator_note':
       await scoped.events.append({

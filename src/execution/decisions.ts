@@ -5,6 +5,7 @@
 
 import type { Expectation, JsonValue } from '../core/plan.ts';
 import type { IntentionReason } from '../core/vocabulary.ts';
+import type { Finding } from '../mind/findings.ts';
 import type { FailureKind } from '../mind/reconsideration.ts';
 import type { ResolvedPredictionStatus } from '../store/index.ts';
 
@@ -20,6 +21,8 @@ export type Effect =
   /** The step's subordinate intention ends unfulfilled (denied, expired, cancelled). */
   | { type: 'abandon_subordinate'; reason: IntentionReason }
   | { type: 'operator_note'; message: string }
+  /** A summary's findings re-enter the mind: an observation event and beliefs (mind/findings.ts). */
+  | { type: 'record_findings'; summary: string; findings: Finding[] }
   /** Recovery put a step whose claimant stopped back to ready: said as an event, with why. */
   | { type: 'requeued'; reason: string };
 

@@ -4,6 +4,7 @@
 
 import type { CapabilityDefinition } from '../capabilities/definition.ts';
 import type { Explanation } from '../capabilities/invocation.ts';
+import { abortConditionText } from '../core/abort-conditions.ts';
 import type { JsonObject } from '../core/plan.ts';
 import type { StepScene } from './apply.ts';
 
@@ -45,6 +46,6 @@ function mitigationOf(step: StepScene['step']): string {
 function fallbackOf(plan: StepScene['plan'], definition: CapabilityDefinition): string {
   const parts: string[] = [];
   if (!definition.readOnly) parts.push('if the result is refuted, the plan is reconsidered and replanned (at most three revisions); this action is never repeated blindly');
-  if (plan.abortConditions.length > 0) parts.push(`the plan stops when: ${plan.abortConditions.join('; ')}`);
+  if (plan.abortConditions.length > 0) parts.push(`the plan stops when: ${plan.abortConditions.map(abortConditionText).join('; ')}`);
   return parts.length > 0 ? parts.join('. ') : 'a failure fails the step and the plan is reconsidered';
 }

@@ -18,6 +18,7 @@ import { failedStrategiesOf, reconsider, recordReconsideration, type FailureKind
 import { Planner } from '../planning/planner.ts';
 import type { PlanRequest } from '../planning/planner-types.ts';
 import type { IntentionRecord, PlanRecord, PlanWithSteps } from '../store/index.ts';
+import { abortEvent, type HeldAbort } from './abort.ts';
 import { actualUse } from './budget.ts';
 import type { ExecutorContext } from './context.ts';
 import { planIntention } from './plan-intention.ts';
@@ -52,9 +53,10 @@ async function strategiesLeftFor(ctx: ExecutorContext, intention: IntentionRecor
 
 /**
  * Reconsiders a plan after `failure`. Does nothing unless the plan is still running or
- * blocked, and only one of several executors reconsidering at once carries it out.
+ * blocked, and only one of several executors reconsidering at once carries it out. With `abort`
+ * (an abort condition held), `plan_aborted` names it, written with the plan's move so exactly once.
  */
-export async function reconsiderPlan(ctx: ExecutorContext, planId: string, failure: FailureKind, why: string): Promise<void> {
+export async function reconsiderPlan(ctx: ExecutorContext, planId: string, failure: FailureKind, why: string, abort?: HeldAbort): Promise<void> {
   const { store } = ctx;
   const plan = await store.plans.get(planId);
   if (!plan || !RECONSIDERABLE.includes(plan.status)) return;
@@ -66,6 +68,7 @@ export async function reconsiderPlan(ctx: ExecutorContext, planId: string, failu
     // Nothing left to serve: the plan fails without a new revision.
     const failed = await store.transaction(async (tx) => {
       const moved = await tx.plans.transition(plan.id, RECONSIDERABLE, 'failed', { statusReason: why, actual });
+      if (moved && abort) await tx.events.append(abortEvent(plan, abort, ctx.name));
       if (moved) await tx.events.append({ type: 'plan_failed', ...where, data: { reason: why, failure, intention: intention?.status ?? 'gone' } });
       return moved;
     });
@@ -82,6 +85,7 @@ export async function reconsiderPlan(ctx: ExecutorContext, planId: string, failu
   const to = decision.decision === 'replan' ? 'replanning' : 'failed';
   const moved = await store.transaction(async (tx) => {
     const next = await tx.plans.transition(plan.id, RECONSIDERABLE, to, { statusReason: why, actual });
+    if (next && abort) await tx.events.append(abortEvent(plan, abort, ctx.name));
     if (next && to === 'failed') {
       await tx.events.append({ type: 'plan_failed', ...where, data: { reason: why, failure, decision: 'abandon' } });
     }

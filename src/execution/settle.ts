@@ -10,6 +10,7 @@ import type { Resources } from '../core/plan.ts';
 import { FINAL_STEP_STATUSES, type NewEvent, type PlanRecord, type PlanWithSteps, type StepRecord, type Store } from '../store/index.ts';
 import { originsOf, usage } from './budget.ts';
 import type { ExecutorContext } from './context.ts';
+import { abortReason, foldsFailures, heldAbort, isFoldedFailure, withCancellations } from './abort.ts';
 import { reconsiderPlan, cancelOpenSteps } from './replan.ts';
 import { inUnitOfWork } from './unit-of-work.ts';
 import type { Loaded } from './pass.ts';
@@ -71,11 +72,16 @@ export function settlement(steps: readonly StepRecord[]): Settlement {
   for (const step of steps) {
     if (step.status !== 'pending') continue;
     const deps = step.dependsOn.map((key) => byKey.get(key));
+    // A summary folds failures in: it waits for every dependency to finish, however it finished.
+    if (foldsFailures(step)) {
+      if (deps.every((d) => d !== undefined && FINAL_STEP_STATUSES.includes(d.status))) promote.push(step);
+      continue;
+    }
     const broken = deps.find((d) => d !== undefined && BROKEN.includes(d.status));
     if (broken) cancel.push({ step, reason: `dependency ${broken.key} ${broken.status}` });
     else if (deps.every((d) => d !== undefined && DONE.includes(d.status))) promote.push(step);
   }
-  const failedStep = steps.find((s) => s.status === 'failed') ?? null;
+  const failedStep = steps.find((s) => s.status === 'failed' && !isFoldedFailure(s, steps)) ?? null;
   const cancelled = new Set(cancel.map((c) => c.step.id));
   const allFinal = steps.every((s) => FINAL_STEP_STATUSES.includes(s.status) || cancelled.has(s.id));
   const outcome = failedStep ? 'failed' : allFinal && promote.length === 0 ? 'completed' : null;
@@ -194,6 +200,14 @@ export async function settlePlansTogether(ctx: ExecutorContext, planIds: readonl
       continue;
     }
     const decided = settlement(plan.steps);
+    // An abort condition that holds once this settlement's cancellations count stops the plan
+    // instead (abort.ts): decided from the steps already read, no read of its own.
+    const abort = heldAbort(plan.abortConditions, withCancellations(plan.steps, decided.cancel));
+    if (abort) {
+      await reconsiderPlan(ctx, plan.id, 'step_failed', abortReason(abort), abort);
+      moved += 1;
+      continue;
+    }
     if (decided.promote.length > 0 || decided.cancel.length > 0 || decided.outcome || decided.status !== plan.status) plans.push({ plan, decided, actual: null });
   }
   if (plans.length === 0) return moved;

@@ -13,6 +13,7 @@ import type {
   StepDraft,
   ValidationIssue,
 } from '../core/plan.ts';
+import type { AbortConditionDraft } from '../core/abort-conditions.ts';
 import { RESOURCE_KEYS } from '../core/plan.ts';
 import type { StepKind } from '../core/vocabulary.ts';
 
@@ -107,6 +108,7 @@ const PROVENANCE_FIELDS = new Set([
   'max_replans',
 ]);
 
+const ABORT_CONDITION_FIELDS = ['when', 'step', 'steps', 'statement'] as const;
 const PLAN_FIELDS = [
   'objective',
   'strategy',
@@ -363,6 +365,17 @@ function readAssumption(r: Reader, input: unknown, path: string): Assumption | n
   return assumption;
 }
 
+/** Words stay words (display_only, flagged by validation); a condition keeps only its own fields, checked by validation. */
+function readAbortCondition(r: Reader, input: unknown, path: string): AbortConditionDraft | null {
+  if (typeof input === 'string') return input;
+  if (!isObject(input)) {
+    r.error('invalid_type', path, 'an abort condition must be words or an object with "when"');
+    return null;
+  }
+  r.fields(input, ABORT_CONDITION_FIELDS, path, 'an abort condition');
+  return pick(input, ABORT_CONDITION_FIELDS) as unknown as AbortConditionDraft;
+}
+
 function readAlternative(r: Reader, input: unknown, path: string): Alternative | null {
   if (!isObject(input)) {
     r.error('invalid_type', path, 'an alternative must be an object');
@@ -397,7 +410,7 @@ export function parseProposal(input: unknown): ParsedProposal | RefusedProposal 
     strategy: r.string(input, 'strategy', ''),
     assumptions: r.list(input, 'assumptions', '').flatMap((a, i) => readAssumption(r, a, `assumptions[${i}]`) ?? []),
     completion_criteria: r.string(input, 'completion_criteria', ''),
-    abort_conditions: r.stringList(input, 'abort_conditions', ''),
+    abort_conditions: r.list(input, 'abort_conditions', '').flatMap((a, i) => readAbortCondition(r, a, `abort_conditions[${i}]`) ?? []),
     risk: r.string(input, 'risk', ''),
     estimate: readResources(r, input, 'estimate', ''),
     budget: readResources(r, input, 'budget', '') as Budget,

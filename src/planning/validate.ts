@@ -17,6 +17,7 @@ import {
   preconditionAt,
 } from './check-rules.ts';
 import type { CheckPart } from './check-rules.ts';
+import { abortConditionsAt } from './abort-rules.ts';
 import { assumptionShapeAt } from './assumptions.ts';
 import { Findings, bounded, distinct, isNonEmptyString, isObj, isPositiveInteger, show } from './findings.ts';
 import type { Obj } from './findings.ts';
@@ -80,6 +81,7 @@ function validateInto(draft: unknown, registry: CapabilityRegistry, findings: Fi
   for (const step of steps) stepRules(step, { registry, findings, byKey, nodes, edges });
 
   assumptionShapeAt(findings, draft);
+  abortConditionsAt(findings, draft, byKey, registry);
   const estimate = estimatePlan(draft as unknown as PlanDraft, registry);
   budgetAt(findings, draft, estimate);
   return estimate;

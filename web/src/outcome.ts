@@ -22,12 +22,16 @@ export interface Outcome {
 /** Statuses a step waits for a person in. */
 const WAITS_FOR_PERSON = new Set(['awaiting_approval', 'awaiting_grant']);
 
-/** The message of the note an escalation step left (spec.message of a notify_operator step). */
-export function escalationNote(steps: readonly Pick<StepView, 'key' | 'kind' | 'spec'>[]): { key: string; message: string } | null {
+/**
+ * The message of the note an escalation step left: the note as left (its observation, which
+ * carries the findings of the summary it followed), else as planned (spec.message).
+ */
+export function escalationNote(steps: readonly (Pick<StepView, 'key' | 'kind' | 'spec'> & { observation?: unknown })[]): { key: string; message: string } | null {
   for (const step of steps) {
     const spec = step.spec ?? {};
     if (step.kind === 'internal' && spec['action'] === 'notify_operator' && typeof spec['message'] === 'string') {
-      return { key: step.key, message: spec['message'] };
+      const left = (step.observation as { message?: unknown } | null | undefined)?.message;
+      return { key: step.key, message: typeof left === 'string' && left !== '' ? left : spec['message'] };
     }
   }
   return null;

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { abortConditionText } from '../../core/abort-conditions.ts';
 import { InputError } from '../../core/errors.ts';
 import type { ValidationIssue } from '../../core/plan.ts';
 import { isId } from '../../core/ids.ts';
@@ -17,6 +18,13 @@ interface SubmitLine {
   reason: string;
   errors: ValidationIssue[];
   warnings: ValidationIssue[];
+}
+
+/** The findings a summarise_findings step recorded in its observation (level and words). */
+function summaryFindings(observation: unknown): { level: string; text: string }[] {
+  const findings = (observation as { findings?: unknown } | null)?.findings;
+  if (!Array.isArray(findings)) return [];
+  return findings.flatMap((f) => (f && typeof f.level === 'string' && typeof f.text === 'string' ? [{ level: f.level, text: f.text }] : []));
 }
 
 export function planCommand(program: Command): void {
@@ -89,6 +97,15 @@ export function planCommand(program: Command): void {
             const what = step.capability ? `${step.capability} ${step.target}` : String(step.spec.action ?? step.kind);
             const after = step.dependsOn.length ? `  after ${step.dependsOn.join(', ')}` : '';
             process.stdout.write(`  ${step.key.padEnd(8)} ${step.status.padEnd(17)} ${step.kind.padEnd(18)} ${what}${after}\n`);
+          }
+          if (found.statusReason) process.stdout.write(`why: ${found.statusReason}\n`);
+          for (const condition of found.abortConditions) process.stdout.write(`stops when: ${abortConditionText(condition)}\n`);
+          // A summary's findings, most severe first: what the diagnosis found, in words.
+          for (const step of found.steps) {
+            const findings = summaryFindings(step.observation);
+            if (findings.length === 0) continue;
+            process.stdout.write(`findings of ${step.key}:\n`);
+            for (const f of findings) process.stdout.write(`  ${f.level.padEnd(8)} ${f.text}\n`);
           }
           for (const e of found.validation.errors) process.stdout.write(`${describeIssue('error', e)}\n`);
           for (const w of found.validation.warnings) process.stdout.write(`${describeIssue('warning', w)}\n`);

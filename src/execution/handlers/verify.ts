@@ -61,7 +61,8 @@ export function decideVerification(step: StepRecord, prediction: PredictionRecor
         reason: `the window closed and "${prediction.statement}" did not hold`,
         error: `expectation failed: ${prediction.statement} (observed ${JSON.stringify(observed)})`,
         failure: 'expectation_failed',
-        observation: { observed, prediction_id: prediction.id },
+        // The verdict is what an expectation_refuted abort condition reads (abort.ts).
+        observation: { observed, prediction_id: prediction.id, verdict: 'refuted' },
         executionId: outcome.executionId,
         effects: [{ type: 'resolve_prediction', predictionId: prediction.id, status: 'refuted', observed, note: judgement.note }],
       };
@@ -71,7 +72,7 @@ export function decideVerification(step: StepRecord, prediction: PredictionRecor
         reason: 'the outcome could not be observed',
         error: `unverified outcome: ${judgement.note}`,
         failure: 'step_failed',
-        observation: { prediction_id: prediction.id },
+        observation: { prediction_id: prediction.id, verdict: 'expired' },
         executionId: outcome.executionId,
         effects: [{ type: 'resolve_prediction', predictionId: prediction.id, status: 'expired', note: judgement.note }],
       };
@@ -85,7 +86,7 @@ export function adoptResolved(prediction: PredictionRecord): StepDecision {
     case 'confirmed':
       return { kind: 'complete', reason: `confirmed: ${prediction.statement}`, observation: { prediction_id: prediction.id } };
     case 'refuted':
-      return { kind: 'fail', reason: 'the prediction was refuted', error: `expectation failed: ${prediction.statement}`, failure: 'expectation_failed' };
+      return { kind: 'fail', reason: 'the prediction was refuted', error: `expectation failed: ${prediction.statement}`, failure: 'expectation_failed', observation: { prediction_id: prediction.id, verdict: 'refuted' } };
     default:
       return { kind: 'fail', reason: 'the outcome could not be observed', error: `unverified outcome: ${note || 'the prediction expired'}`, failure: 'step_failed' };
   }

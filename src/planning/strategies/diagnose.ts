@@ -23,10 +23,9 @@ export const diagnose: DeterministicStrategy = {
         strategy: 'diagnose',
         assumptions: assumptionsFor(ctx, [{ statement: `${subject.unit} is a unit on the host`, min_confidence: 0.5 }]),
         completion_criteria: `S1 has summarised what was observed of ${subject.unit} (${diagnosis.observations.join(', ')})`,
-        abort_conditions: [
-          'every observation fails',
-          ...(diagnosis.requestsLogs ? [`the journal access request for ${subject.unit} is denied or expires (then ask the operator)`] : []),
-        ],
+        // A failed read is a finding S1 reports; only when nothing at all could be observed is
+        // there nothing to summarise. A refused journal request leaves L1 cancelled, which counts.
+        abort_conditions: [{ when: 'every_observation_failed', steps: diagnosis.observations, statement: `every observation of ${subject.unit} fails (${diagnosis.observations.join(', ')})` }],
         risk: logs
           ? 'read-only; the journal may contain personal identifiers, which are masked by default'
           : 'read-only',

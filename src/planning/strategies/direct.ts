@@ -3,6 +3,7 @@
 // WRITE_EFFECTS and is followed by a verify step that observes it; the plan only completes when
 // the effect has been seen, never because the call returned.
 
+import type { AbortConditionDraft } from '../../core/abort-conditions.ts';
 import type { Expectation, StepDraft } from '../../core/plan.ts';
 import { assumptionsFor, stepDraft, type DeterministicStrategy, type StrategyAttempt, type StrategyContext } from './strategy.ts';
 import { writeEffectOf } from './write-effects.ts';
@@ -83,8 +84,8 @@ export const direct: DeterministicStrategy = {
           ? `P1 (${did}) reports success; nothing observes the effect`
           : `P1 returns an observation of ${target}`,
       abort_conditions: [
-        `policy or an operator refuses ${did}`,
-        ...(expectation ? [`V1 does not observe "${expectation.statement}" within ${expectation.within_seconds} s`] : []),
+        { when: 'step_failed', step: 'P1', statement: `${did} fails or policy or an operator refuses it` } as AbortConditionDraft,
+        ...(expectation ? [{ when: 'expectation_refuted', step: 'V1', statement: `V1 does not observe "${expectation.statement}" within ${expectation.within_seconds} s` } as AbortConditionDraft] : []),
       ],
       risk: effect ? effect.risk(target) : writes ? `${did} changes the system and its outcome is not verified` : `none: ${definition.name} only reads`,
       require_approval: intention.requireApproval,

@@ -83,7 +83,7 @@ export const diagnoseThenEscalate: DeterministicStrategy = {
         strategy: 'diagnose_then_escalate',
         assumptions: assumptionsFor(ctx, [{ statement: `an operator reads the note and can act on ${unit}`, min_confidence: 0.5 }]),
         completion_criteria: `N1 has left the operator a note with what was tried, what was seen${diagnosis.steps.length > 0 ? ' and the findings' : ''}; this informs the operator and does not fulfil the intention`,
-        abort_conditions: ['the note cannot be delivered'],
+        abort_conditions: [{ when: 'step_failed', step: 'N1', statement: 'the note to the operator (N1) cannot be left' }],
         risk: `read-only: ${definition.name} is not repeated`,
         require_approval: intention.requireApproval,
         steps,

@@ -23,7 +23,7 @@ export interface ChatMessage {
 
 const INSTRUCTIONS = [
   'You propose plans for Praxis, which carries them out only through the registered capabilities listed below, under the operator\'s policy.',
-  'Answer with exactly one JSON object and no other text: the plan. Its fields: objective, assumptions (list of {statement, min_confidence}), completion_criteria, abort_conditions (list of strings), risk, budget ({invocations}), steps.',
+  'Answer with exactly one JSON object and no other text: the plan. Its fields: objective, assumptions (list of {statement, min_confidence}), completion_criteria, abort_conditions (list of {when, step or steps, statement} with when one of step_failed, every_observation_failed, expectation_refuted; a plain string is only shown, never checked), risk, budget ({invocations}), steps.',
   'Each step: key (short, unique, e.g. "P1"), title, kind, depends_on (keys), and per kind: capability and params for "capability" steps (optionally expectation and precondition); spec.request for "request_capability"; spec.verifies (the key of the step whose expectation it checks) for "verify"; capability, params and spec.field/comparison/value/stable_seconds/deadline_seconds for "monitor"; spec.seconds for "wait"; spec.action for "internal".',
   `Step kinds: ${STEP_KINDS.join(', ')}. Internal actions: ${INTERNAL_ACTIONS.join(', ')} (notify_operator needs spec.message).`,
   `A check (expectation.check, precondition, verify, monitor) reads through a read-only capability and compares one field it observes using ${COMPARISONS.join(', ')}.`,

@@ -16,6 +16,7 @@ import { wants } from './0008_wants.ts';
 import { eventConsumers } from './0009_event_consumers.ts';
 import { planPauses } from './0010_plan_pauses.ts';
 import { approvalAmendments } from './0011_approval_amendments.ts';
+import { abortAndFindings } from './0012_abort_and_findings.ts';
 
 export const MIGRATION_TABLE = 'praxis_migrations';
 export const MIGRATION_LOCK_TABLE = 'praxis_migration_lock';
@@ -33,8 +34,9 @@ export function migrationsFor(kind: StoreKind): Record<string, Migration> {
     '0008_wants': wants(kind),
     '0009_event_consumers': eventConsumers(kind),
     '0010_plan_pauses': planPauses(kind),
-  };
     '0011_approval_amendments': approvalAmendments(kind),
+    '0012_abort_and_findings': abortAndFindings(kind),
+  };
 }
 
 class InCodeMigrations implements MigrationProvider {

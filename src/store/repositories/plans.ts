@@ -2,6 +2,7 @@
 // are written together or not at all; replanning adds a revision and keeps the old one.
 
 import type { Insertable, Selectable, Updateable } from 'kysely';
+import { normaliseAbortConditions, type AbortCondition } from '../../core/abort-conditions.ts';
 import { newId } from '../../core/ids.ts';
 import {
   MAX_REPLANS,
@@ -30,7 +31,7 @@ export interface PlanRecord {
   status: PlanStatus;
   assumptions: Assumption[];
   completionCriteria: string;
-  abortConditions: string[];
+  abortConditions: AbortCondition[];
   alternatives: Alternative[];
   risk: string;
   /** The estimate validation computed from the steps, never the draft's own claim. */
@@ -128,7 +129,7 @@ export class PlanRepository {
       status: input.status,
       assumptions: codec.json(draft.assumptions),
       completion_criteria: draft.completion_criteria,
-      abort_conditions: codec.json(draft.abort_conditions),
+      abort_conditions: codec.json(normaliseAbortConditions(draft.abort_conditions)),
       alternatives: codec.json(draft.alternatives),
       risk: draft.risk,
       estimate: codec.json(input.validation.estimate),
@@ -374,7 +375,7 @@ export class PlanRepository {
       status: row.status,
       assumptions: codec.readJson<Assumption[]>(row.assumptions),
       completionCriteria: row.completion_criteria,
-      abortConditions: codec.readJson<string[]>(row.abort_conditions),
+      abortConditions: normaliseAbortConditions(codec.readJson<unknown>(row.abort_conditions)),
       alternatives: codec.readJson<Alternative[]>(row.alternatives),
       risk: row.risk,
       estimate: codec.readJson<Partial<Resources>>(row.estimate),

@@ -72,12 +72,20 @@ export interface Alternative {
   why?: string;
 }
 
+export interface AbortCondition {
+  when: 'step_failed' | 'every_observation_failed' | 'expectation_refuted' | 'display_only';
+  step?: string;
+  steps?: string[];
+  statement: string;
+}
+
 export interface PlanRecord extends PlanSummary {
   supersedes: string | null;
   supersededBy: string | null;
   assumptions?: (Assumption | string)[];
   completionCriteria?: string;
-  abortConditions?: string[];
+  /** `display_only` conditions are words for people; the others the executor evaluates. Old records may hold plain strings. */
+  abortConditions?: (AbortCondition | string)[];
   alternatives?: Alternative[];
   risk?: string;
   estimate?: Resources;

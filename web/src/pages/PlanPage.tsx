@@ -15,6 +15,7 @@ import {
   type Json,
   type PlanDetail,
   type Resources,
+  type StepView,
 } from '../api/types.ts';
 import { Age, ErrorBox, Facts, Loading, ShortId, StatusBadge, Time, shortId } from '../components/common.tsx';
 import { PlanGraph } from '../components/PlanGraph.tsx';
@@ -74,6 +75,7 @@ export function PlanPage({ id, selectedStep }: { id: string; selectedStep: strin
         latest={plan.status === 'superseded' && latest && latest.id !== plan.id ? latest : null}
       />
       <ErrorBox error={detail.error} title="Could not refresh the plan" />
+      <Findings steps={steps} />
       <Facts
         items={[
           ['Revision', String(plan.revision)],
@@ -121,9 +123,17 @@ export function PlanPage({ id, selectedStep }: { id: string; selectedStep: strin
                 'Abort conditions',
                 (plan.abortConditions ?? []).length > 0 && (
                   <ul>
-                    {plan.abortConditions!.map((condition, i) => (
-                      <li key={i}>{condition}</li>
-                    ))}
+                    {plan.abortConditions!.map((condition, i) =>
+                      typeof condition === 'string' || condition.when === 'display_only' ? (
+                        <li key={i}>
+                          {typeof condition === 'string' ? condition : condition.statement} <span className="muted">(shown only, not checked)</span>
+                        </li>
+                      ) : (
+                        <li key={i}>
+                          {condition.statement} <span className="muted">({condition.when})</span>
+                        </li>
+                      ),
+                    )}
                   </ul>
                 ),
               ],
@@ -402,6 +412,33 @@ function Alternatives({ alternatives, chosen }: { alternatives: Alternative[]; c
           </tbody>
         </table>
       )}
+    </Card>
+  );
+}
+
+/** What the plan's summaries found, most severe first, without opening a step (issue 16). */
+function Findings({ steps }: { steps: readonly StepView[] }) {
+  const summaries = steps.flatMap((step) => {
+    const observation = step.observation as { findings?: unknown } | null;
+    if (step.status !== 'completed' || step.kind !== 'internal' || !observation || !Array.isArray(observation.findings)) return [];
+    const findings = observation.findings.flatMap((f: unknown) => {
+      const finding = f as { level?: unknown; text?: unknown } | null;
+      return finding && typeof finding.level === 'string' && typeof finding.text === 'string' ? [{ level: finding.level, text: finding.text }] : [];
+    });
+    return findings.length > 0 ? [{ key: step.key, findings }] : [];
+  });
+  if (summaries.length === 0) return null;
+  return (
+    <Card title="Findings">
+      {summaries.map(({ key, findings }) => (
+        <ul key={key} data-testid="findings" data-step-key={key}>
+          {findings.map((f, i) => (
+            <li key={i} data-level={f.level}>
+              <strong>{f.level}</strong> {f.text}
+            </li>
+          ))}
+        </ul>
+      ))}
     </Card>
   );
 }
