@@ -6,6 +6,15 @@ export interface Problem {
   path: string;
 }
 
+/** The one shape of a refusal on the wire, whichever surface answers (HTTP API, MCP over HTTP). */
+export interface ErrorBody {
+  error: { code: string; message: string; problems: Problem[] };
+}
+
+export function errorBody(code: string, message: string, problems: Problem[] = []): ErrorBody {
+  return { error: { code, message, problems } };
+}
+
 /** Thrown by entry points (CLI, API) when input is refused; carries the typed problems. */
 export class InputError extends Error {
   readonly problems: Problem[];

@@ -13,6 +13,7 @@ import { startNotifications } from '../notify/start.ts';
 import { startTracing } from '../telemetry/start.ts';
 import { Executor } from '../execution/executor.ts';
 import { planningFromEnv } from '../execution/plan-intention.ts';
+import { registerMcpRoutes } from '../mcp/http.ts';
 import { buildServer } from '../server/app.ts';
 import type { Store } from '../store/index.ts';
 import type { DaemonConfig } from './config.ts';
@@ -107,6 +108,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       isReady: () => ready && executor.running,
       // The name it was told to listen on is one it serves, whatever it resolves to.
       allowedHosts: [config.host, ...(config.allowedHosts ?? [])],
+      // MCP for agents: the same tokens, and no tool that decides anything (docs/mcp.md).
+      mounts: [registerMcpRoutes],
     });
     server = http;
     await http.listen({ host: config.host, port: config.port });

@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate, bearerToken } from '../access/tokens.ts';
 import type { Principal } from '../access/permissions.ts';
 import type { Services } from '../operations/services.ts';
-import { errorBody } from '../server/errors.ts';
+import { errorBody } from '../core/errors.ts';
 
 export const MCP_PATH = '/mcp';
 

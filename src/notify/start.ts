@@ -1,17 +1,16 @@
 // The daemon's webhook notifier, started when targets are configured (src/daemon/serve.ts).
 
 import type { CapabilityService } from '../capabilities/service.ts';
-import type { DaemonConfig } from '../daemon/config.ts';
-import type { DaemonLogger } from '../daemon/logger.ts';
+import type { Logger } from 'pino';
 import type { Store } from '../store/index.ts';
 import { Notifier } from './notifier.ts';
-import { targetOrigin } from './targets.ts';
+import { targetOrigin, type NotificationSettings } from './targets.ts';
 
 export async function startNotifications(
   store: Store,
   capabilities: CapabilityService,
-  config: Pick<DaemonConfig, 'notifications'>,
-  daemon: { name: string; url: string; logger: DaemonLogger },
+  config: { notifications?: NotificationSettings | undefined },
+  daemon: { name: string; url: string; logger: Logger },
 ): Promise<Notifier | null> {
   const settings = config.notifications;
   if (!settings || settings.targets.length === 0) return null;

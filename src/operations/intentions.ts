@@ -13,13 +13,9 @@ import { didYouMean } from '../planning/did-you-mean.ts';
 import { abandonIntention, formIntention } from '../mind/intentions.ts';
 import type { IntentionMeans, IntentionRecord, Store } from '../store/index.ts';
 import { Conflict } from './errors.ts';
-import { inReach, resolveMind } from './minds.ts';
+import { findIntention, resolveMind } from './minds.ts';
 import { decodeCursor, pageOf, pageSize, type Page, type PageRequest } from './pages.ts';
 import { cancelPlan, summarise, type PlanSummary } from './plans.ts';
-
-export async function findIntention(store: Store, principal: Principal, id: string, path = 'id'): Promise<IntentionRecord> {
-  return inReach(principal, await store.intentions.get(id), path, `no intention ${id}`);
-}
 
 export async function listIntentions(
   store: Store,

@@ -2,7 +2,7 @@
 
 import { mayActOnMind, type Principal } from '../access/permissions.ts';
 import { isId } from '../core/ids.ts';
-import type { MindRecord, Store } from '../store/index.ts';
+import type { IntentionRecord, MindRecord, Store } from '../store/index.ts';
 import { Conflict, NotFound, invalid } from './errors.ts';
 import { decodeCursor, pageOf, pageSize, type Page, type PageRequest } from './pages.ts';
 
@@ -26,6 +26,11 @@ export async function resolveMind(store: Store, principal: Principal, nameOrId: 
 export function inReach<T extends { mindId: string }>(principal: Principal, record: T | undefined, path: string, missingMessage: string): T {
   if (!record || !mayActOnMind(principal, record.mindId)) throw new NotFound(path, missingMessage);
   return record;
+}
+
+/** An intention the caller may see, by id (plans and the timeline name it as well as intentions). */
+export async function findIntention(store: Store, principal: Principal, id: string, path = 'id'): Promise<IntentionRecord> {
+  return inReach(principal, await store.intentions.get(id), path, `no intention ${id}`);
 }
 
 /**

@@ -5,7 +5,7 @@ import type { Principal } from '../access/permissions.ts';
 import { AUDIT_EVENT_TYPES } from '../core/vocabulary.ts';
 import { calibrationOf, type Calibration } from '../mind/calibration.ts';
 import type { EventRecord, ProceduralMemoryRecord, Store } from '../store/index.ts';
-import { findIntention } from './intentions.ts';
+import { findIntention } from './minds.ts';
 import { resolveMind } from './minds.ts';
 import { decodeCursor, pageOf, pageSize, type Page, type PageRequest } from './pages.ts';
 import { findPlan } from './plans.ts';

@@ -12,7 +12,6 @@ import type { Services } from '../operations/services.ts';
 import { registerAuth } from './auth.ts';
 import { guardApiBoundary } from './boundary.ts';
 import { guardHosts } from './hosts.ts';
-import { registerMcpRoutes } from '../mcp/http.ts';
 import { registerConsole } from './console.ts';
 import { handleError } from './errors.ts';
 import type { Api } from './routes/context.ts';
@@ -20,6 +19,7 @@ import { decisionRoutes } from './routes/decisions.ts';
 import { mindRoutes } from './routes/minds.ts';
 import { mindCopyRoutes } from './routes/mind-copies.ts';
 import { mindPlanRoutes } from './routes/mind-plans.ts';
+import { planPauseRoutes } from './routes/plan-pauses.ts';
 import { wantRoutes } from './routes/wants.ts';
 import { workRoutes } from './routes/work.ts';
 import { webhookDeliveryRoutes } from './routes/webhook-deliveries.ts';
@@ -45,7 +45,14 @@ export interface ServerOptions extends Services {
    * reached (src/server/hosts.ts); any other Host is refused. From `allowedHosts` in the config.
    */
   allowedHosts?: readonly string[];
+  /**
+   * Other surfaces served beside the API, with the same services and before the console's
+   * catch-all (the daemon mounts MCP over HTTP here: docs/mcp.md). The API never imports them.
+   */
+  mounts?: readonly ServerMount[];
 }
+
+export type ServerMount = (app: FastifyInstance, services: Services) => void;
 
 /** Requests with bodies larger than this are refused: plan drafts are the largest inputs. */
 const BODY_LIMIT = 1024 * 1024;
@@ -108,6 +115,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       mindRoutes(api, ctx);
       mindCopyRoutes(api, ctx);
       mindPlanRoutes(api, ctx);
+      planPauseRoutes(api, ctx);
       wantRoutes(api, ctx);
       workRoutes(api, ctx);
       decisionRoutes(api, ctx);
@@ -117,8 +125,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     { prefix: '/api/v1' },
   );
 
-  // MCP for agents: the same tokens, and no tool that decides anything (docs/mcp.md).
-  registerMcpRoutes(app, ctx);
+  for (const mount of options.mounts ?? []) mount(app, ctx);
   await registerConsole(app, options.consoleDir);
   await app.ready();
   return app;

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { errorBody } from './errors.ts';
+import { errorBody } from '../core/errors.ts';
 
 /** Paths that belong to the daemon, never to the console. */
 const RESERVED = ['/api', '/docs', '/mcp', '/metrics', '/healthz', '/readyz'];

@@ -4,17 +4,9 @@
 // always reads `params.id`, `query.limit` or `body.uses`.
 
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { InputError, joinPath, type Problem } from '../core/errors.ts';
+import { errorBody, InputError, joinPath, type ErrorBody, type Problem } from '../core/errors.ts';
 import { Conflict, Forbidden, NotFound, NotStored } from '../operations/errors.ts';
 import { problemsOf } from './validation.ts';
-
-export interface ErrorBody {
-  error: { code: string; message: string; problems: Problem[] };
-}
-
-export function errorBody(code: string, message: string, problems: Problem[] = []): ErrorBody {
-  return { error: { code, message, problems } };
-}
 
 /** Thrown by hooks and handlers for a refusal of the request as a whole (401, 403, 415). */
 export class HttpRefusal extends Error {

@@ -11,7 +11,7 @@ import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-t
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { TracerProvider, type IdGenerator, type ReadableSpan, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace';
 import { EventFollower, PassLoop, type FollowedBatch } from '../bus/follower.ts';
-import type { DaemonLogger } from '../daemon/logger.ts';
+import type { Logger } from 'pino';
 import type { EventRecord, Store } from '../store/index.ts';
 import { closedBy, intentionSpan, planSpans, type Lineage, type SpanRecord } from './spans.ts';
 
@@ -23,7 +23,7 @@ export interface TraceExporterOptions {
   /** This daemon's name: the cursor's holder and `service.instance.id`. */
   name: string;
   env: Record<string, string | undefined>;
-  log: DaemonLogger;
+  log: Logger;
   pollMs?: number;
   /** Replaces the OTLP exporter (tests of failures). */
   exporter?: SpanExporter;

@@ -1,7 +1,7 @@
 // Traces, when the standard OTEL_* variables say where to send them. Without them nothing of
 // OpenTelemetry is loaded: the exporter module is imported only here, on demand.
 
-import type { DaemonLogger } from '../daemon/logger.ts';
+import type { Logger } from 'pino';
 import type { Store } from '../store/index.ts';
 
 export interface Tracing {
@@ -15,7 +15,7 @@ export function tracingWanted(env: Record<string, string | undefined>): boolean 
   return Boolean(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT);
 }
 
-export async function startTracing(store: Store, daemon: { name: string; logger: DaemonLogger }, env: Record<string, string | undefined> = process.env): Promise<Tracing | null> {
+export async function startTracing(store: Store, daemon: { name: string; logger: Logger }, env: Record<string, string | undefined> = process.env): Promise<Tracing | null> {
   if (!tracingWanted(env)) return null;
   const { TraceExporter } = await import('./exporter.ts');
   const tracing = new TraceExporter({ store, name: daemon.name, env, log: daemon.logger.child({ component: 'traces' }) });

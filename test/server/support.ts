@@ -4,6 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import { issueToken } from '../../src/access/tokens.ts';
 import type { AccessRole } from '../../src/core/vocabulary.ts';
+import { registerMcpRoutes } from '../../src/mcp/http.ts';
 import { buildServer, type ServerOptions } from '../../src/server/app.ts';
 import type { MindRecord } from '../../src/store/index.ts';
 import { makeWorld, type World } from '../execution/support.ts';
@@ -29,6 +30,8 @@ export function serverFor(world: World, over: Partial<ServerOptions> = {}): Prom
     consoleDir: null,
     metrics: null,
     isReady: () => true,
+    // As the daemon serves it: MCP over HTTP beside the API.
+    mounts: [registerMcpRoutes],
     ...over,
   });
 }

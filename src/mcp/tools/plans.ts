@@ -5,7 +5,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { CLOSED_PLAN_STATUSES } from '../../core/vocabulary.ts';
-import { findIntention } from '../../operations/intentions.ts';
+import { findIntention } from '../../operations/minds.ts';
 import { planDetail, submitPlanDraft } from '../../operations/plans.ts';
 import type { ToolContext } from '../deps.ts';
 import { idField, toolInput } from '../input.ts';

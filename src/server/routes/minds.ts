@@ -20,7 +20,7 @@ import {
 import { joinPath } from '../../core/errors.ts';
 import type { Submitted } from '../../operations/plans.ts';
 import { principal } from '../auth.ts';
-import { errorBody, type ErrorBody } from '../errors.ts';
+import { errorBody, type ErrorBody } from '../../core/errors.ts';
 import { IntentionStatusParam, MindParams, PageQuery, PlanStatusParam, PolicyDecisionParam, strictObject } from '../schemas.ts';
 import type { Services } from '../../operations/services.ts';
 import type { Api } from './context.ts';
