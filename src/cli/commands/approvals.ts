@@ -7,7 +7,7 @@ import { InputError } from '../../core/errors.ts';
 import { isId } from '../../core/ids.ts';
 import { fourEyesRefusal } from '../../core/operator.ts';
 import { EXIT } from '../exit-codes.ts';
-import { action, capabilityService, findMind, printJson, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
+import { action, capabilityService, findMind, parseJsonOption, printJson, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
 
 interface DecisionOptions extends StoreOptions {
   as: string;
@@ -103,12 +103,7 @@ export function approvalCommands(program: Command): void {
     .action(
       action(async (id: string, options: StoreOptions & { params: string; target?: string; reason?: string; as: string }) => {
         requireId(id, 'approval-id');
-        let params: unknown;
-        try {
-          params = JSON.parse(options.params);
-        } catch (error) {
-          throw new InputError([{ code: 'invalid_json', path: '--params', message: `not JSON: ${error instanceof Error ? error.message : String(error)}` }]);
-        }
+        const params = parseJsonOption(options.params, '--params');
         return useStore(options, async (store) => {
           const answer = await (await capabilityService(store)).amend(
             id,
