@@ -44,10 +44,12 @@ export interface ApplyOptions {
   alsoWrite?: (scoped: Store) => Promise<void>;
   /**
    * Settling the plan after a completed or skipped step is left to the caller, which settles each
-   * plan once after all of its moved steps (a pass does), told the step as it now is. Without it
-   * the plan is settled at once.
+   * plan once after all of its moved steps (a pass does), told the step as it now is. It is told
+   * of every won move (`settle` says whether the move itself calls for settling), since what a
+   * running plan shows follows all its steps (Pass.settleLater). Without it the plan is settled
+   * at once when the move calls for it.
    */
-  deferSettle?: (planId: string, moved: StepRecord) => void;
+  deferSettle?: (planId: string, moved: StepRecord, settle: boolean) => void;
 }
 
 /** The status change a decision makes, with the columns and the event that go with it. */
@@ -251,10 +253,10 @@ async function afterMove(ctx: ExecutorContext, move: Move, after: AfterCommit, m
   if (after.failure) await reconsiderPlan(ctx, scene.plan.id, after.failure.kind, after.failure.why, after.failure.abort);
   // A step that parks (waits, or asks an operator) or comes back may change what the plan shows
   // (executing, waiting, awaiting_approval): settling writes that, as it does after a completion.
-  else if (after.settle || changesRunningStatus(scene.plan, moved)) {
-    if (options.deferSettle) options.deferSettle(scene.plan.id, moved);
-    else await settlePlan(ctx, scene.plan.id);
-  }
+  else if (options.deferSettle) options.deferSettle(scene.plan.id, moved, after.settle);
+  // A step that parks (waits, or asks an operator) or comes back may change what the plan shows
+  // (executing, waiting, awaiting_approval): settling writes that, as it does after a completion.
+  else if (after.settle || changesRunningStatus(scene.plan, moved)) await settlePlan(ctx, scene.plan.id);
 }
 
 /**

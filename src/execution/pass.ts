@@ -9,6 +9,7 @@ import type { ApprovalRecord, IntentionRecord, OriginCounts, PlanWithSteps, Step
 import type { ExecutorObserver } from './tick.ts';
 import { originsOf } from './budget.ts';
 import type { StepScene } from './apply.ts';
+import { isRunning, runningStatus } from './settle.ts';
 
 export class Pass {
   readonly memo = new PolicyMemo();
@@ -100,14 +101,18 @@ export class Pass {
   readonly #known = new Map<string, Loaded>();
 
   /**
-   * Remembers a plan whose step finished, to settle once after the pass's steps, and puts the
-   * finished step into the plan as this pass read it. Settling then decides from that plan
-   * without reading it whole again, once a light read shows every status in it still current.
+   * Puts a step this pass moved into its plan as this pass read it, and remembers the plan to
+   * settle once after the pass's steps when the move calls for it (`settle`) or when the plan's
+   * steps, as now known, change what the running plan shows (executing, waiting,
+   * awaiting_approval: two steps parking in one pass change it together). Settling then decides
+   * from that plan without reading it whole again, once a light read shows every status in it
+   * still current.
    */
-  readonly settleLater = (planId: string, moved: StepRecord): void => {
-    this.#toSettle.add(planId);
+  readonly settleLater = (planId: string, moved: StepRecord, settle = true): void => {
     const known = this.#known.get(planId);
     if (known) known.plan = { ...known.plan, steps: known.plan.steps.map((s) => (s.id === moved.id ? moved : s)) };
+    const relabel = known ? isRunning(known.plan.status) && runningStatus(known.plan.steps) !== known.plan.status : true;
+    if (settle || relabel) this.#toSettle.add(planId);
   };
 
   /** The plans to settle, each once, with those this pass read; asking empties the list. */

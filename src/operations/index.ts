@@ -11,6 +11,7 @@ export * from './mind-plans.ts';
 export * from './plan-preview.ts';
 export * from './dreams.ts';
 export * from './plans.ts';
+export * from './plan-pauses.ts';
 export * from './intentions.ts';
 export * from './decisions.ts';
 export * from './catalogue.ts';

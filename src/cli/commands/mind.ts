@@ -2,12 +2,14 @@ import type { Command } from 'commander';
 import { InputError } from '../../core/errors.ts';
 import { action, printJson, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
 import { mindBundleCommands } from './mind-bundle.ts';
+import { mindPauseCommands } from './plan-pauses.ts';
 
 const MIND_NAME = /^[a-z][a-z0-9_-]{0,62}$/;
 
 export function mindCommand(program: Command): void {
-  const mind = program.command('mind').description('create, list, fork, export and import minds');
+  const mind = program.command('mind').description('create, list, fork, export, import, pause and resume minds');
   mindBundleCommands(mind);
+  mindPauseCommands(mind);
 
   withJsonOption(withDbOption(mind.command('create').argument('<name>', 'lower-case name: letters, digits, - and _')))
     .description('create a mind')

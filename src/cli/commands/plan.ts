@@ -7,6 +7,7 @@ import { EXIT } from '../exit-codes.ts';
 import { cliOperator } from '../operator.ts';
 import { action, findMind, printJson, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
 import { describeIssue } from '../report.ts';
+import { planPauseCommands } from './plan-pauses.ts';
 import { planPreviewCommand } from './plan-preview.ts';
 
 interface SubmitLine {
@@ -30,6 +31,7 @@ function summaryFindings(observation: unknown): { level: string; text: string }[
 export function planCommand(program: Command): void {
   const plan = program.command('plan').description('store, preview and inspect plans');
   planPreviewCommand(plan);
+  planPauseCommands(plan);
 
   withJsonOption(withDbOption(plan.command('submit').argument('<files...>', 'plan files (JSON or YAML)')))
     .description('store operator-authored plans: valid ones as `validated`, invalid ones as `draft` with their errors')
@@ -91,8 +93,12 @@ export function planCommand(program: Command): void {
           const found = await store.plans.get(planId);
           if (!found) throw new InputError([{ code: 'not_found', path: 'plan-id', message: `no plan ${planId}` }]);
           if (options.json) return printJson(found);
-          process.stdout.write(`plan ${found.id}  revision ${found.revision}  ${found.status}  origin ${found.origin}\n`);
+          process.stdout.write(`plan ${found.id}  revision ${found.revision}  ${found.status}${found.pause ? ' (paused)' : ''}  origin ${found.origin}\n`);
           process.stdout.write(`objective: ${found.objective}\n`);
+          if (found.pause) {
+            const why = found.pause.reason ? `: ${found.pause.reason}` : '';
+            process.stdout.write(`paused by ${found.pause.by || 'an operator'} at ${found.pause.at.toISOString()}${why} (no new step runs until it is resumed)\n`);
+          }
           for (const step of found.steps) {
             const what = step.capability ? `${step.capability} ${step.target}` : String(step.spec.action ?? step.kind);
             const after = step.dependsOn.length ? `  after ${step.dependsOn.join(', ')}` : '';
