@@ -85,7 +85,10 @@ function restartPlan() {
     strategy: 'direct',
     assumptions: [{ statement: 'atlas-worker recovers from a restart', min_confidence: 0.5 }],
     completion_criteria: `${DEMO_UNIT} is active after the restart`,
-    abort_conditions: ['the restart is denied', 'atlas-worker is not active within 20 seconds'],
+    abort_conditions: [
+      { when: 'step_failed', step: 'P1', statement: 'the restart is denied or fails' },
+      { when: 'expectation_refuted', step: 'V1', statement: 'atlas-worker is not active within 20 seconds' },
+    ],
     risk: 'a restart drops in-flight jobs of atlas-worker for a few seconds',
     budget: { invocations: 10, approvals: 1, wall_seconds: 600 },
     steps: [

@@ -97,7 +97,7 @@ function logFindings(step: ObservedStep, o: Record<string, unknown>): Finding[] 
     step: step.key,
     kind: 'log_line',
     level,
-    text: `${unit} logged: ${clip(message)}`,
+    text: clip(`${unit} logged: ${message}`),
     belief: `${unit} logged "${clip(message, 200)}"`,
     unit,
   }));
