@@ -71,7 +71,7 @@ export { SimulatedHost, SIMULATED_PROGRAMS, type SimulatedUnit, type SimulatedJo
 export { formIntention, type IntentionInput, type Formed } from './mind/intentions.ts';
 
 // Execution: storing plans, planning intentions, the executor.
-export { submitPlan, type Submission, type SubmissionResult } from './execution/submit-plan.ts';
-export { planIntention, planningFromEnv, type PlanningServices, type PlanIntentionResult } from './execution/plan-intention.ts';
+export { submitPlan, type Submission, type SubmissionResult } from './drafting/submit-plan.ts';
+export { planIntention, planningFromEnv, type PlanningServices, type PlanIntentionResult } from './drafting/plan-intention.ts';
 export { Executor, DEFAULT_TICK_INTERVAL_MS, releaseStep, type ExecutorOptions, type ExecutorLog, type TickReport, type Release } from './execution/index.ts';
 export { WakeBus } from './bus/wake-bus.ts';

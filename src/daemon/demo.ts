@@ -10,7 +10,7 @@ import { dirname, resolve } from 'node:path';
 import type { CapabilityService } from '../capabilities/service.ts';
 import type { SimulatedHost } from '../capabilities/host/simulated/host.ts';
 import { builtinRegistry } from '../capabilities/registry.ts';
-import { submitPlan } from '../execution/submit-plan.ts';
+import { submitPlan } from '../drafting/submit-plan.ts';
 import { formIntention } from '../mind/intentions.ts';
 import type { EventRecord, Store } from '../store/index.ts';
 import { AUTO_OPERATOR, DEMO_MIND, DEMO_UNIT } from './demo-names.ts';

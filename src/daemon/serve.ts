@@ -12,7 +12,7 @@ import { WakeBus } from '../bus/wake-bus.ts';
 import { startNotifications } from '../notify/start.ts';
 import { startTracing } from '../telemetry/start.ts';
 import { Executor } from '../execution/executor.ts';
-import { planningFromEnv } from '../execution/plan-intention.ts';
+import { planningFromEnv } from '../drafting/plan-intention.ts';
 import { registerMcpRoutes } from '../mcp/http.ts';
 import { buildServer } from '../server/app.ts';
 import type { Store } from '../store/index.ts';

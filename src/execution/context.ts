@@ -6,7 +6,7 @@ import type { CapabilityRegistry } from '../capabilities/registry.ts';
 import type { CapabilityService } from '../capabilities/service.ts';
 import type { Clock } from '../core/clock.ts';
 import type { Store } from '../store/index.ts';
-import type { PlanningServices } from './plan-intention.ts';
+import type { PlanningServices } from '../drafting/plan-intention.ts';
 import type { FailureTally } from './stuck.ts';
 
 export interface ExecutorLog {

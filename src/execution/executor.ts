@@ -13,7 +13,7 @@ import { Pass } from './pass.ts';
 import { performApprovedStep } from './polling.ts';
 import { isRunning, settlePlansTogether } from './settle.ts';
 import { silentLog, type ExecutorContext, type ExecutorLog } from './context.ts';
-import type { PlanningServices } from './plan-intention.ts';
+import type { PlanningServices } from '../drafting/plan-intention.ts';
 import { releaseStep, type Release } from './recovery.ts';
 import { tick, type ExecutorObserver, type TickReport } from './tick.ts';
 import { FailureTally } from './stuck.ts';

@@ -21,8 +21,8 @@ import type { IntentionRecord, PlanRecord, PlanWithSteps } from '../store/index.
 import { abortEvent, type HeldAbort } from './abort.ts';
 import { actualUse } from './budget.ts';
 import type { ExecutorContext } from './context.ts';
-import { planIntention } from './plan-intention.ts';
-import { loadPolicyView } from './policy-view.ts';
+import { planIntention } from '../drafting/plan-intention.ts';
+import { loadPolicyView } from '../drafting/policy-view.ts';
 
 /** Step statuses a replan or an abandoned plan cancels. An executing step is left to finish: its outcome is still recorded. */
 const CANCELLABLE = ['pending', 'ready', 'waiting', 'awaiting_approval', 'awaiting_grant', 'blocked'] as const;

@@ -12,7 +12,7 @@ import type { CapabilityService } from '../capabilities/service.ts';
 import { InputError, type Problem } from '../core/errors.ts';
 import type { JsonObject } from '../core/plan.ts';
 import type { PolicyDecision } from '../core/vocabulary.ts';
-import { policyViewOf } from '../execution/policy-view.ts';
+import { policyViewOf } from '../drafting/policy-view.ts';
 import type { PolicyAnswer } from '../planning/planner-types.ts';
 import type { PolicyRuleRecord, Store } from '../store/index.ts';
 import { NotFound } from './errors.ts';

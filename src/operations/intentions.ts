@@ -8,7 +8,7 @@ import type { CapabilityService } from '../capabilities/service.ts';
 import { InputError, type Problem } from '../core/errors.ts';
 import type { JsonObject } from '../core/plan.ts';
 import type { IntentionStatus } from '../core/vocabulary.ts';
-import { planIntention, type PlanningServices } from '../execution/plan-intention.ts';
+import { planIntention, type PlanningServices } from '../drafting/plan-intention.ts';
 import { didYouMean } from '../planning/did-you-mean.ts';
 import { abandonIntention, formIntention } from '../mind/intentions.ts';
 import type { IntentionMeans, IntentionRecord, Store } from '../store/index.ts';

@@ -11,7 +11,7 @@ import { originsOf, usage } from '../execution/budget.ts';
 import { silentLog } from '../execution/context.ts';
 import { FailureTally } from '../execution/stuck.ts';
 import { cancelOpenSteps } from '../execution/replan.ts';
-import { submitPlan } from '../execution/submit-plan.ts';
+import { submitPlan } from '../drafting/submit-plan.ts';
 import { budgetLimits } from '../planning/resources.ts';
 import type {
   ApprovalRecord,

@@ -3,7 +3,7 @@
 
 import type { CapabilityRegistry } from '../capabilities/registry.ts';
 import type { CapabilityService } from '../capabilities/service.ts';
-import type { PlanningServices } from '../execution/plan-intention.ts';
+import type { PlanningServices } from '../drafting/plan-intention.ts';
 import type { Store } from '../store/index.ts';
 
 export interface Services {

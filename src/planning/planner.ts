@@ -1,7 +1,7 @@
 // The planner: a pure function from a request (intention, policy view, failed strategies,
 // earlier revisions) to a complete, validated draft with its alternatives, or to "ask the
 // model", or to "no possible plan". It reads nothing and writes nothing; the I/O around it is
-// src/execution/plan-intention.ts. See docs/planner.md.
+// src/drafting/plan-intention.ts. See docs/planner.md.
 //
 // - Deterministic strategies are tried in preference order (direct, diagnose,
 //   diagnose_then_escalate); one that failed in an earlier revision of the intention is skipped.

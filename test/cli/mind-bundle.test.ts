@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { builtinRegistry } from '../../src/capabilities/registry.ts';
-import { submitPlan } from '../../src/execution/submit-plan.ts';
+import { submitPlan } from '../../src/drafting/submit-plan.ts';
 import { exampleRestart, praxis, storeEnv } from '../daemon/process.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 

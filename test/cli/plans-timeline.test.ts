@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { builtinRegistry } from '../../src/capabilities/registry.ts';
-import { submitPlan } from '../../src/execution/submit-plan.ts';
+import { submitPlan } from '../../src/drafting/submit-plan.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 import { praxis, ROOT, storeEnv } from '../daemon/process.ts';
 

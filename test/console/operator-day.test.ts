@@ -25,7 +25,7 @@ import { builtinRegistry } from '../../src/capabilities/registry.ts';
 import { loadDaemonConfig } from '../../src/daemon/config.ts';
 import { seedHost, seedStory, type DemoStory } from '../../src/daemon/demo.ts';
 import { startDaemon, type Daemon } from '../../src/daemon/serve.ts';
-import { submitPlan } from '../../src/execution/submit-plan.ts';
+import { submitPlan } from '../../src/drafting/submit-plan.ts';
 import { useStore } from '../support/stores.ts';
 
 const CONSOLE_DIR = fileURLToPath(new URL('../../web/dist', import.meta.url));

@@ -11,7 +11,7 @@ import { SimulatedHost } from '../../src/capabilities/host/simulated/host.ts';
 import { builtinRegistry } from '../../src/capabilities/registry.ts';
 import { loadDaemonConfig } from '../../src/daemon/config.ts';
 import { startDaemon, type Daemon } from '../../src/daemon/serve.ts';
-import { submitPlan } from '../../src/execution/submit-plan.ts';
+import { submitPlan } from '../../src/drafting/submit-plan.ts';
 import type { MindRecord } from '../../src/store/index.ts';
 import { openTestStore, type TestStore } from '../support/stores.ts';
 import { exampleRestart } from './process.ts';

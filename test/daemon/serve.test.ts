@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { builtinRegistry } from '../../src/capabilities/registry.ts';
-import { submitPlan } from '../../src/execution/submit-plan.ts';
+import { submitPlan } from '../../src/drafting/submit-plan.ts';
 import { METRIC_NAMES } from '../../src/daemon/metrics.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 import { ROOT, startServe, storeEnv } from './process.ts';

@@ -11,7 +11,7 @@ import { builtinRegistry } from '../../src/capabilities/registry.ts';
 import type { DaemonConfig } from '../../src/daemon/config.ts';
 import { startDaemon, type Daemon } from '../../src/daemon/serve.ts';
 import { stepOrigin } from '../../src/execution/context.ts';
-import { submitPlan } from '../../src/execution/submit-plan.ts';
+import { submitPlan } from '../../src/drafting/submit-plan.ts';
 import type { ExecutionRecord, StepRecord, Store } from '../../src/store/index.ts';
 import { STORE_KINDS, openTestStore } from '../support/stores.ts';
 import { exampleRestart } from './process.ts';

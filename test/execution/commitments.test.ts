@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { planIntention } from '../../src/execution/plan-intention.ts';
+import { planIntention } from '../../src/drafting/plan-intention.ts';
 import { takeCommitment } from '../../src/mind/commitments.ts';
 import { formIntention } from '../../src/mind/intentions.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';

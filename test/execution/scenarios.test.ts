@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { after, afterEach, describe, it } from 'node:test';
-import { planIntention } from '../../src/execution/plan-intention.ts';
+import { planIntention } from '../../src/drafting/plan-intention.ts';
 import { formIntention } from '../../src/mind/intentions.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 import { draftOf, eventTypes, makeWorld, readStep, restartPlan, step, stepsOf, UNIT, type World } from './support.ts';

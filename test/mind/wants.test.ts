@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { builtinRegistry } from '../../src/capabilities/registry.ts';
-import { planIntention } from '../../src/execution/plan-intention.ts';
-import { submitPlan } from '../../src/execution/submit-plan.ts';
+import { planIntention } from '../../src/drafting/plan-intention.ts';
+import { submitPlan } from '../../src/drafting/submit-plan.ts';
 import { abandonIntention, formIntention } from '../../src/mind/intentions.ts';
 import { recordDream } from '../../src/operations/dreams.ts';
 import { draftOf, makeWorld, readStep } from '../execution/support.ts';

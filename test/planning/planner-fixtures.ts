@@ -5,7 +5,7 @@ import type { PolicyInputs } from '../../src/capabilities/policy-inputs.ts';
 import type { PolicyRule, ScopedGrant, CommitmentRequirement } from '../../src/capabilities/policy/decide.ts';
 import { builtinRegistry } from '../../src/capabilities/registry.ts';
 import { addSeconds } from '../../src/core/clock.ts';
-import { policyViewOf } from '../../src/execution/policy-view.ts';
+import { policyViewOf } from '../../src/drafting/policy-view.ts';
 import type { PlanRequest, PlanningIntention, PolicyView, PriorRevision } from '../../src/planning/planner-types.ts';
 
 export const NOW = new Date('2026-03-01T09:00:00.000Z');

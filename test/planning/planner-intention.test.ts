@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { builtinRegistry } from '../../src/capabilities/registry.ts';
 import { addSeconds } from '../../src/core/clock.ts';
 import { newId } from '../../src/core/ids.ts';
-import { planIntention, type PlanIntentionResult } from '../../src/execution/plan-intention.ts';
+import { planIntention, type PlanIntentionResult } from '../../src/drafting/plan-intention.ts';
 import { formIntention, reconsider, recordReconsideration } from '../../src/mind/index.ts';
 import { FAILED_BEFORE, Planner } from '../../src/planning/planner.ts';
 import type { IntentionMeans, Store } from '../../src/store/index.ts';

@@ -12,7 +12,7 @@ import { issueToken } from '../../src/access/tokens.ts';
 import { fourEyesRefusal, normaliseOperator, sameOperator } from '../../src/core/operator.ts';
 import { resolveDaemonConfig } from '../../src/daemon/config.ts';
 import { createLogger, redactLogLine } from '../../src/daemon/logger.ts';
-import type { ModelReply, ModelRole } from '../../src/execution/model-role.ts';
+import type { ModelReply, ModelRole } from '../../src/drafting/model-role.ts';
 import { InputError } from '../../src/core/errors.ts';
 import { draftOf, step } from '../execution/support.ts';
 import { call, connect, serveMcp, tokenFor } from '../mcp/support.ts';

@@ -26,7 +26,7 @@ export function intendCommand(program: Command): void {
       action(async (objective: string | undefined, options: IntendOptions) => {
         const [{ builtinRegistry }, { planIntention, planningFromEnv }, { formIntention }] = await Promise.all([
           import('../../capabilities/registry.ts'),
-          import('../../execution/plan-intention.ts'),
+          import('../../drafting/plan-intention.ts'),
           import('../../mind/intentions.ts'),
         ]);
         const registry = builtinRegistry();

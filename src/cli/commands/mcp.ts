@@ -24,7 +24,7 @@ export function mcpCommand(program: Command): void {
         const [{ authenticate }, { builtinRegistry }, { planningFromEnv }] = await Promise.all([
           import('../../access/tokens.ts'),
           import('../../capabilities/registry.ts'),
-          import('../../execution/plan-intention.ts'),
+          import('../../drafting/plan-intention.ts'),
         ]);
         return useStore(options, async (store) => {
           const principal = await authenticate(store, token.trim());

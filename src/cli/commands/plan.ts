@@ -42,7 +42,7 @@ export function planCommand(program: Command): void {
         const author = cliOperator(options.as);
         const [{ builtinRegistry }, { submitPlan }, { readPlanFile }] = await Promise.all([
           import('../../capabilities/registry.ts'),
-          import('../../execution/submit-plan.ts'),
+          import('../../drafting/submit-plan.ts'),
           import('../plan-file.ts'),
         ]);
         const registry = builtinRegistry();
