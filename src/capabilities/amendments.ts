@@ -135,7 +135,7 @@ export async function amendApproval(ctx: ServiceContext, approvalId: string, inp
       approvals_cleared: amendment.approvals_cleared,
       policy: verdict.reason,
     });
-    await tx.events.append({ ...event, ...(step ? { planId: step.planId, stepId: step.id } : {}) });
+    await tx.events.append(step ? { ...event, planId: step.planId, stepId: step.id, data: { ...event.data, key: step.key } } : event);
     return 'amended' as const;
   }).catch((error: unknown) => {
     if (error instanceof StepMoved) return 'step_moved' as const;

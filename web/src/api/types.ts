@@ -125,6 +125,16 @@ export interface ApprovalDecision {
   note?: string;
 }
 
+export interface ApprovalAmendment {
+  operator: string;
+  at: string;
+  reason: string;
+  from: { target: string; params: JsonObject };
+  to: { target: string; params: JsonObject };
+  /** Operators whose approvals of the earlier action were set aside. */
+  approvals_cleared: string[];
+}
+
 export interface ApprovalRecord {
   id: string;
   mindId: string;
@@ -142,6 +152,8 @@ export interface ApprovalRecord {
   authoredBy: string;
   /** Who named the author of a request raised without one; empty otherwise. */
   authorNamedBy?: string;
+  /** Operators' changes to the action before approval, oldest first; the first one's `from` is the action as raised. */
+  amendments?: ApprovalAmendment[];
   batchKey: string;
   executionId: string | null;
   expiresAt: string;

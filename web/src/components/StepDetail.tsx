@@ -3,7 +3,7 @@
 // offers the release an operator may give.
 
 import { useState, type FormEvent, type ReactNode } from 'react';
-import type { Check, StepView } from '../api/types.ts';
+import type { ApprovalAmendment, Check, StepView } from '../api/types.ts';
 import { useAction } from '../live.tsx';
 import { href } from '../router.ts';
 import { Age, ErrorBox, Facts, Readable, ShortId, StatusBadge, Time, Until, words } from './common.tsx';
@@ -32,10 +32,11 @@ export function StepDetail({ planId, step, onChanged }: { planId: string; step: 
         ]}
       />
       {Object.keys(step.params ?? {}).length > 0 && (
-        <Section title="Parameters">
+        <Section title={step.approval?.amendments?.length ? 'Parameters (as amended)' : 'Parameters'}>
           <Readable value={step.params} label="Parameters" />
         </Section>
       )}
+      {step.approval?.amendments && step.approval.amendments.length > 0 && <Amendments amendments={step.approval.amendments} />}
       {Object.keys(step.spec ?? {}).length > 0 && (
         <Section title="Spec">
           <Readable value={step.spec} label="Spec" />
@@ -118,6 +119,35 @@ function ReleaseStep({ planId, step, onChanged }: { planId: string; step: StepVi
       {action.done && <span role="status">Released.</span>}
       <ErrorBox error={action.error} title="Release refused" onDismiss={action.clear} />
     </form>
+  );
+}
+
+/**
+ * An action amended by an operator before approval: the action as planned beside what runs now,
+ * then each amendment with who made it and why.
+ */
+function Amendments({ amendments }: { amendments: ApprovalAmendment[] }) {
+  const original = amendments[0]!.from;
+  const current = amendments[amendments.length - 1]!.to;
+  return (
+    <Section title="Amended before approval">
+      <div className="amendment" data-testid="step-amendment">
+        <Facts
+          items={[
+            ['Original target', <code data-testid="original-target">{original.target}</code>],
+            ['Original parameters', <Readable value={original.params} label="Original parameters" />],
+            ['Amended target', <code data-testid="amended-target">{current.target}</code>],
+            ['Amended parameters', <Readable value={current.params} label="Amended parameters" />],
+          ]}
+        />
+        {amendments.map((a, i) => (
+          <p key={i} className="small">
+            amended by <strong>{a.operator}</strong> <Age at={a.at} />
+            {a.reason ? `: ${a.reason}` : ''} ({a.operator} is an author now and may not approve it)
+          </p>
+        ))}
+      </div>
+    </Section>
   );
 }
 

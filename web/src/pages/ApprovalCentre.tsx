@@ -6,6 +6,7 @@
 import { useState, type FormEvent, type ReactNode } from 'react';
 import {
   DECIDING_ROLES,
+  type ApprovalAmendment,
   type ApprovalRecord,
   type Batch,
   type CapabilityRequestRecord,
@@ -159,6 +160,8 @@ function ApprovalCard({ approval, onDecided }: { approval: ApprovalRecord; onDec
           ]}
         />
         <p className="muted small">Approval binds to this exact action: any change to it needs a new approval.</p>
+        {(approval.amendments ?? []).length > 0 && <AmendmentHistory amendments={approval.amendments!} />}
+        <AmendForm approval={approval} onAmended={onDecided} />
       </div>
       <form className="decide" onSubmit={decide('approve')}>
         <label htmlFor={noteId}>Note (optional)</label>
@@ -201,6 +204,100 @@ function ApprovalCard({ approval, onDecided }: { approval: ApprovalRecord; onDec
       {action.done && <p role="status">{action.done}.</p>}
       <ErrorBox error={action.error} title="Decision refused" onDismiss={action.clear} />
     </article>
+  );
+}
+
+/** The action as raised beside each amendment made to it, with who made it and why. */
+function AmendmentHistory({ amendments }: { amendments: ApprovalAmendment[] }) {
+  return (
+    <div className="amendments" data-testid="amendments">
+      <h5>Amended before approval</h5>
+      <Facts
+        items={[
+          ['As raised', <code data-testid="original-action">{`${amendments[0]!.from.target} ${JSON.stringify(amendments[0]!.from.params)}`}</code>],
+          ...amendments.map((a, i): [string, ReactNode] => [
+            `Amendment ${i + 1}`,
+            <span key={i} data-testid="amendment">
+              {a.operator} <Age at={a.at} /> changed it to <code>{`${a.to.target} ${JSON.stringify(a.to.params)}`}</code>
+              {a.reason ? `: ${a.reason}` : ''}
+              {a.approvals_cleared.length > 0 ? ` (set aside the approval of ${a.approvals_cleared.join(', ')})` : ''}
+            </span>,
+          ]),
+          ['May not approve', `${amenders(amendments)}, who amended it (an amendment is authorship)`],
+        ]}
+      />
+    </div>
+  );
+}
+
+function amenders(amendments: ApprovalAmendment[]): string {
+  return [...new Set(amendments.map((a) => a.operator))].join(', ');
+}
+
+/**
+ * Editing the action in the card: the parameters as JSON (whole), an optional reason. The server
+ * validates and decides policy again; whoever amends may not approve the amended action.
+ */
+function AmendForm({ approval, onAmended }: { approval: ApprovalRecord; onAmended(): void }) {
+  const action = useAction();
+  const [open, setOpen] = useState(false);
+  const [text, setText] = useState(() => JSON.stringify(approval.params, null, 2));
+  const [reason, setReason] = useState('');
+  const [parseError, setParseError] = useState<string | null>(null);
+  const paramsId = `amend-params-${approval.id}`;
+  const reasonId = `amend-reason-${approval.id}`;
+  if (!open) {
+    return (
+      <button type="button" className="link-button" onClick={() => setOpen(true)} data-testid="amend-open">
+        Amend the action…
+      </button>
+    );
+  }
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    let params: unknown;
+    try {
+      params = JSON.parse(text);
+    } catch (error) {
+      setParseError(`The parameters are not JSON: ${(error as Error).message}`);
+      return;
+    }
+    setParseError(null);
+    void action.run(
+      'Amended',
+      (api) =>
+        api.post(`/minds/${encodeURIComponent(approval.mindId)}/approvals/${encodeURIComponent(approval.id)}/amend`, {
+          params: params as object,
+          ...(reason ? { reason } : {}),
+        }),
+      () => {
+        setOpen(false);
+        onAmended();
+      },
+    );
+  };
+  return (
+    <form className="amend" onSubmit={submit} data-testid="amend-form">
+      <label htmlFor={paramsId}>New parameters (JSON, whole)</label>
+      <textarea id={paramsId} value={text} rows={Math.min(12, text.split('\n').length + 1)} onChange={(event) => setText(event.target.value)} data-testid="amend-params" />
+      <label htmlFor={reasonId}>Why (shown to the approver)</label>
+      <input id={reasonId} value={reason} onChange={(event) => setReason(event.target.value)} placeholder="e.g. only the worker needs restarting" data-testid="amend-reason" />
+      <p className="muted small">The amended action is checked and decided by policy again. You become one of its authors: another operator must approve it.</p>
+      <div className="buttons">
+        <button type="submit" className="primary" disabled={action.busy} data-testid="amend-submit">
+          Save amendment
+        </button>
+        <button type="button" disabled={action.busy} onClick={() => setOpen(false)}>
+          Cancel
+        </button>
+      </div>
+      {parseError && (
+        <p role="alert" className="error">
+          {parseError}
+        </p>
+      )}
+      <ErrorBox error={action.error} title="Amendment refused" onDismiss={action.clear} />
+    </form>
   );
 }
 
