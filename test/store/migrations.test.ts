@@ -62,6 +62,8 @@ const APPROVAL_COLUMNS = [
   'decided_at', 'created_at', 'updated_at',
   // 0007
   'author_named_by',
+  // 0011
+  'amendments',
 ];
 
 for (const kind of STORE_KINDS) {
