@@ -18,9 +18,9 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildTests, files as allFiles } from './test-build.mjs';
-import { providePostgres } from './test-postgres.mjs';
+import { providePostgres, runDatabases } from './test-postgres.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const REPORTER = fileURLToPath(new URL('test-reporter.mjs', import.meta.url));
@@ -55,12 +55,15 @@ const scratch = join(work, 'tmp');
 mkdirSync(scratch);
 
 // Interrupted (Ctrl-C): the test processes and the private PostgreSQL get the signal too;
-// remove what the run made (a test build cut short is removed by the next run).
+// remove what the run made (a test build cut short is removed by the next run, and so are the
+// databases of a run that is gone).
 let compiled;
+let databases;
 for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.once(signal, () => {
+  process.once(signal, async () => {
     compiled?.remove();
     rmSync(work, { recursive: true, force: true });
+    await databases?.dropAll().catch(() => {});
     process.exit(130);
   });
 }
@@ -68,20 +71,35 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 const started = Date.now();
 const postgres = await providePostgres(work, (line) => console.log(line));
 compiled = await buildTests(root);
+// The PostgreSQL test stores are copies of one migrated database, dropped together at the end.
+const { openStore } = await import(pathToFileURL(compiled.testFile('src/store/store.ts')).href);
+databases = await runDatabases(postgres.url, openStore);
+if (databases.reason) console.log(`no migrated template database (${databases.reason}): each PostgreSQL test store migrates its own`);
 
 const previous = readTimes();
 // Unknown files first (they may be slow), then the slowest known ones.
 const queue = [...files].sort((a, b) => (previous[b] ?? Infinity) - (previous[a] ?? Infinity));
-const env = { ...process.env, TMPDIR: scratch, PRAXIS_TEST_PG_URL: postgres.url };
+const env = {
+  ...process.env,
+  TMPDIR: scratch,
+  PRAXIS_TEST_PG_URL: postgres.url,
+  ...(databases.template ? { PRAXIS_TEST_PG_TEMPLATE: databases.template } : {}),
+};
 const results = [];
+// Each file's PostgreSQL databases are dropped once it has ended, one file's at a time, while
+// the next files run (scripts/test-postgres.mjs says why).
+let drops = Promise.resolve();
+let dropFailure;
+let fileCount = 0;
 
 function runFile(file) {
   return new Promise((resolve) => {
     const begun = Date.now();
+    const prefix = databases.filePrefix(fileCount++);
     const child = spawn(
       process.execPath,
       ['--enable-source-maps', `--test-reporter=${REPORTER}`, '--test-reporter-destination=stdout', compiled.testFile(file)],
-      { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] },
+      { cwd: root, env: { ...env, PRAXIS_TEST_PG_PREFIX: prefix }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stdout = '';
     let stderr = '';
@@ -90,6 +108,7 @@ function runFile(file) {
     const timer = setTimeout(() => child.kill('SIGKILL'), FILE_TIMEOUT_MS);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
+      drops = drops.then(() => databases.drop(prefix)).catch((error) => (dropFailure ??= error));
       const result = { file, ms: Date.now() - begun, code, signal, counts: undefined, failures: [], output: '' };
       const other = [];
       for (const line of stdout.split('\n')) {
@@ -130,10 +149,18 @@ async function worker() {
   }
 }
 await Promise.all(Array.from({ length: Math.min(concurrency, files.length) }, worker));
-const elapsed = Date.now() - started;
 
+const dropping = Date.now();
+await drops;
+await databases.dropAll().catch((error) => (dropFailure ??= error));
+if (dropFailure) {
+  console.log(`the run's PostgreSQL databases (${databases.prefix}*) could not all be dropped: ${dropFailure.message}`);
+  process.exitCode = 1;
+}
+const dropped = Date.now() - dropping;
 await postgres.stop();
 compiled.remove();
+const elapsed = Date.now() - started;
 
 // Slowest-first order for the next run: this run's times over the last known ones.
 mkdirSync(join(root, '.cache'), { recursive: true });
@@ -172,6 +199,6 @@ const total = results.reduce(
 const unreported = broken.filter((r) => r.failures.length === 0).length;
 const slowest = [...results].sort((a, b) => b.ms - a.ms).slice(0, 5);
 console.log(`\nslowest: ${slowest.map((r) => `${r.file} ${seconds(r.ms)}`).join(', ')}`);
-console.log(`${results.length} files, ${total.tests} tests in ${seconds(elapsed)} (${Math.min(concurrency, files.length)} at a time)`);
+console.log(`${results.length} files, ${total.tests} tests in ${seconds(elapsed)} (${Math.min(concurrency, files.length)} at a time; ${seconds(dropped)} of it dropping databases at the end)`);
 console.log(`tests: ${total.passed} passed, ${total.failed + unreported} failed, ${total.skipped} skipped`);
-process.exit(broken.length > 0 || leftovers.length > 0 ? 1 : 0);
+process.exit(broken.length > 0 || leftovers.length > 0 ? 1 : (process.exitCode ?? 0));

@@ -46,7 +46,8 @@ function removeStale(root) {
 
 /**
  * Builds the run's compiled tree; resolves to `{ testFile(path), remove() }`: where the compiled
- * form of a test file (a path relative to `root`, `test/...ts`) is, and how to remove the tree.
+ * form of a test file or a source module (a path relative to `root`, `test/...ts` or
+ * `src/...ts`) is, and how to remove the tree.
  */
 export async function buildTests(root) {
   removeStale(root);

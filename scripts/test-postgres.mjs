@@ -8,6 +8,9 @@
 // their databases and never need one to survive a crash of the machine. PostgreSQL refuses to
 // run as root, so a run as root starts it as the `postgres` user when there is one (Debian's
 // packages make it) and as `nobody` otherwise; no user is ever created.
+//
+// The run's databases (`runDatabases`): a migrated template the tests' stores are copied from,
+// and the tests' throwaway databases, dropped together when the run ends.
 import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -53,6 +56,95 @@ export async function providePostgres(work, say) {
   const server = await startPrivateServer(join(work, 'postgres'));
   say(`private PostgreSQL ${server.version} at ${server.url} (binaries: ${server.bin})`);
   return server;
+}
+
+/** The databases of a run are named `praxis_run_<runner pid>_…`. */
+const RUN_PREFIX = 'praxis_run_';
+/** How many of a run's databases are dropped at once when it ends. */
+const DROPS_AT_ONCE = 8;
+
+/** `url` with its database replaced by `name`. */
+function onDatabase(url, name) {
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+}
+
+async function onServer(url, work) {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+}
+
+/** Drops the databases named, a few at a time. */
+async function dropAll(url, names) {
+  const queue = [...names];
+  const worker = async () => {
+    for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
+      const database = name;
+      await onServer(url, (client) => client.query(`drop database if exists "${database.replaceAll('"', '""')}" with (force)`));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(DROPS_AT_ONCE, queue.length) }, worker));
+}
+
+/** The databases whose name starts with `prefix`. */
+async function databasesNamed(url, prefix) {
+  return onServer(url, async (client) => (await client.query('select datname from pg_database where starts_with(datname, $1)', [prefix])).rows.map((r) => r.datname));
+}
+
+/**
+ * The run's PostgreSQL databases (see test/support/stores.ts), all named with the run's own
+ * prefix (`praxis_run_<pid>_`):
+ * - a template with every migration applied (PRAXIS_TEST_PG_TEMPLATE), which the tests' stores
+ *   are copied from instead of each running the migrations again;
+ * - the tests' throwaway databases, named with a prefix per test file (`filePrefix(n)`, given
+ *   to the file as PRAXIS_TEST_PG_PREFIX), which the tests leave to the runner: it drops a
+ *   file's databases together once the file has ended (`drop(prefix)`), while the next files
+ *   run, and whatever is left at the end (`dropAll()`). DROP DATABASE waits for a checkpoint of
+ *   the whole server (every page any test has written, flushed to disk): a second or more on a
+ *   busy machine with fsync on, some eighty times a run. Dropped by the runner, they no longer
+ *   hold up the tests, and those dropped together share checkpoints.
+ * Databases left by runs whose process is gone are dropped first. `openStore` is the compiled
+ * store's. When the template cannot be made, `reason` says why (the tests then migrate their
+ * own stores, and report what fails).
+ */
+export async function runDatabases(url, openStore) {
+  const prefix = `${RUN_PREFIX}${process.pid}_`;
+  const stale = (await databasesNamed(url, RUN_PREFIX)).filter((name) => {
+    const owner = Number.parseInt(name.slice(RUN_PREFIX.length), 10);
+    return Number.isInteger(owner) && owner !== process.pid && !alive(owner);
+  });
+  await dropAll(url, stale);
+  const drop = async (start) => dropAll(url, await databasesNamed(url, start));
+  const run = { prefix, template: undefined, reason: undefined, filePrefix: (n) => `${prefix}f${n}_`, drop, dropAll: () => drop(prefix) };
+  const template = `${prefix}template`;
+  try {
+    await onServer(url, (client) => client.query(`create database ${template}`));
+    const store = await openStore({ kind: 'postgres', url: onDatabase(url, template) });
+    try {
+      await store.migrate();
+    } finally {
+      await store.close();
+    }
+    run.template = template;
+  } catch (error) {
+    run.reason = error instanceof Error ? error.message : String(error);
+  }
+  return run;
 }
 
 function serverBinaries() {

@@ -2,8 +2,14 @@
 // PostgreSQL database created for the suite and dropped after it. The test runner
 // (scripts/run-tests.mjs) makes sure a PostgreSQL answers at PRAXIS_TEST_PG_URL, starting a
 // private one when none does; a file run without it against no server fails with a message
-// saying so. It is never skipped, because a behaviour only checked on one store is not checked
-// (see DESIGN.md, "Two stores, one behaviour").
+// saying so. Under the runner, a migrated store's database is a copy of the run's migrated
+// template (PRAXIS_TEST_PG_TEMPLATE), which costs less than running the migrations again (the
+// store still checks them), and it is named with the run's prefix (PRAXIS_TEST_PG_PREFIX) and
+// left to the runner, which drops all of them together when the run ends: each DROP DATABASE
+// waits for a checkpoint of the whole server (scripts/test-postgres.mjs). Without the runner,
+// each store migrates its own database and drops it after its suite. It is never
+// skipped, because a behaviour only checked on one store is not checked (see DESIGN.md, "Two
+// stores, one behaviour").
 
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -40,11 +46,12 @@ export interface TestStoreOptions {
 
 export async function openTestStore(kind: StoreKind, options: TestStoreOptions = {}): Promise<TestStore> {
   const clock = options.clock ?? new ManualClock();
-  const place = kind === 'sqlite' ? temporarySqliteFile() : await throwawayPostgresDatabase();
+  const migrate = options.migrate ?? true;
+  const place = kind === 'sqlite' ? temporarySqliteFile() : await throwawayPostgresDatabase(migrate ? migratedTemplate() : undefined);
   let store: Store;
   try {
     store = await openStore(place.config, { clock });
-    if (options.migrate ?? true) await store.migrate();
+    if (migrate) await store.migrate();
   } catch (error) {
     await place.remove();
     throw error;
@@ -102,15 +109,34 @@ function temporarySqliteFile(): Place {
   };
 }
 
-async function throwawayPostgresDatabase(): Promise<Place> {
-  const name = `praxis_test_${randomBytes(6).toString('hex')}`;
+/** The run's migrated database to copy (scripts/test-postgres.mjs), when the runner made one. */
+function migratedTemplate(): string | undefined {
+  const name = process.env.PRAXIS_TEST_PG_TEMPLATE;
+  if (!name) return undefined;
+  if (!/^[a-z0-9_]+$/.test(name)) throw new Error(`PRAXIS_TEST_PG_TEMPLATE is not a database name: ${JSON.stringify(name)}`);
+  return name;
+}
+
+/** The runner's prefix for the run's databases, which it drops when the run ends. */
+function runPrefix(): string | undefined {
+  const prefix = process.env.PRAXIS_TEST_PG_PREFIX;
+  if (!prefix) return undefined;
+  if (!/^[a-z0-9_]+$/.test(prefix)) throw new Error(`PRAXIS_TEST_PG_PREFIX is not a database name prefix: ${JSON.stringify(prefix)}`);
+  return prefix;
+}
+
+async function throwawayPostgresDatabase(template: string | undefined): Promise<Place> {
+  const prefix = runPrefix();
+  const name = `${prefix ?? 'praxis_test_'}${randomBytes(6).toString('hex')}`;
   const maintenance = maintenanceUrl();
-  await onMaintenanceDb(maintenance, (client) => client.query(`create database ${name}`));
+  await onMaintenanceDb(maintenance, (client) => client.query(`create database ${name}${template ? ` template ${template}` : ''}`));
   const url = new URL(maintenance);
   url.pathname = `/${name}`;
   return {
     config: { kind: 'postgres', url: url.toString() },
     async remove() {
+      // Under the runner, it drops the run's databases together when the run ends.
+      if (prefix) return;
       await onMaintenanceDb(maintenance, (client) => client.query(`drop database if exists ${name} with (force)`));
     },
   };
