@@ -17,8 +17,14 @@ import { NOTIFICATION_FILE_KEYS, resolveNotifications, type NotificationSettings
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 7300;
-/** Short enough that a verify step due in ten seconds is looked at on time even without a wake-up. */
-export const DEFAULT_TICK_MS = 2_000;
+/**
+ * The executor's tick, as the specification has it: events wake it earlier, and it sleeps no
+ * longer than until the next step falls due (Executor: the store's next due time), so a verify
+ * step due in ten seconds is looked at on time without a shorter tick. The same value as the
+ * executor's own default (DEFAULT_TICK_INTERVAL_MS), not imported so reading the configuration
+ * loads no executor.
+ */
+export const DEFAULT_TICK_MS = 15_000;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 const MIN_TICK_MS = 100;

@@ -22,6 +22,9 @@ export const DEFAULT_TICK_INTERVAL_MS = 15_000;
 /** How often, by the store's clock, a pass also sweeps every executing plan for settling to repair (see TickOptions.sweep). */
 export const SETTLE_SWEEP_SECONDS = 30;
 
+/** How far past a step's due time the loop wakes for it, so the step is due when the pass looks. */
+const DUE_MARGIN_MS = 5;
+
 /** How long a busy loop may go without its passes' housekeeping (see TickOptions.housekeeping). */
 export const HOUSEKEEPING_MS = 1000;
 
@@ -244,7 +247,26 @@ export class Executor {
         await new Promise((resolve) => setImmediate(resolve));
         continue;
       }
-      await this.#bus.next(this.#intervalMs, signal);
+      await this.#bus.next(await this.#sleepMs(), signal);
+    }
+  }
+
+  /**
+   * How long the loop may sleep when nothing wakes it: the interval, or less when a step falls due
+   * sooner (a wait, a monitor's next check, a retry's backoff, a lease) or a pending approval
+   * expires. Work that only time makes due is thus acted on when it is due, not up to an interval
+   * late; everything else that makes work due wakes the loop through the bus.
+   */
+  async #sleepMs(): Promise<number> {
+    try {
+      const now = this.#ctx.clock.now();
+      const due = await this.#ctx.store.executorQueries.nextDueAt({ now, host: this.#ctx.host });
+      if (!due) return this.#intervalMs;
+      // A few milliseconds past the due time, so the pass that wakes finds the step due.
+      return Math.min(this.#intervalMs, Math.max(0, due.getTime() - now.getTime()) + DUE_MARGIN_MS);
+    } catch (error) {
+      this.#ctx.log.warn('reading the next due time failed; sleeping the whole interval', { error: error instanceof Error ? error.message : String(error), executor: this.#ctx.name });
+      return this.#intervalMs;
     }
   }
 }

@@ -183,14 +183,25 @@ export class ExecutorQueryRepository {
 
   /**
    * When the next step that is not due yet becomes due (a wait's or monitor's next check, a
-   * retry's backoff, a lease running out), among the steps dueSteps would return then; null when
-   * none is scheduled. The executor loop sleeps until then at the latest, so work found only by
+   * retry's backoff, a lease running out), among the steps dueSteps would return then, or the
+   * next pending approval expires, whichever is sooner; null when nothing is scheduled. The executor loop sleeps until then at the latest, so work found only by
    * its time is not late by up to a whole tick interval.
    */
   async nextDueAt(query: Affinity & { now: Date }): Promise<Date | null> {
     const { db, codec } = this.#ctx;
-    const row = await nextDueQuery(db, codec.time(query.now), query.host).executeTakeFirst();
-    return row?.due === null || row?.due === undefined ? null : codec.readTime(row.due);
+    const at = codec.time(query.now);
+    const step = await nextDueQuery(db, at, query.host).executeTakeFirst();
+    // A pending approval's expiry closes it, which fails the step waiting for it: due work too.
+    const approval = await db
+      .selectFrom('approval_requests as a')
+      .innerJoin('minds as m', 'm.id', 'a.mind_id')
+      .select((eb) => eb.fn.min('a.expires_at').as('due'))
+      .where('a.status', '=', 'pending')
+      .where('a.expires_at', '>', at)
+      .where(mayAdvance(query.host))
+      .executeTakeFirst();
+    const times = [step?.due, approval?.due].flatMap((t) => (t === null || t === undefined ? [] : [codec.readTime(t)]));
+    return times.length === 0 ? null : new Date(Math.min(...times.map((t) => t.getTime())));
   }
 
   /**
