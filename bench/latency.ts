@@ -18,7 +18,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { CapabilityService } from '../src/capabilities/service.ts';
 import { newId } from '../src/core/ids.ts';
-import { Executor } from '../src/execution/index.ts';
+import { Executor } from '../src/execution/executor.ts';
 import { validate } from '../src/planning/validate.ts';
 import type { MindRecord, StepRecord, Store, StoreKind } from '../src/store/index.ts';
 import { benchImplementations, benchRegistry } from './capabilities.ts';

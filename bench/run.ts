@@ -20,7 +20,7 @@ import { writeFileSync } from 'node:fs';
 import { sql } from 'kysely';
 import { CapabilityService } from '../src/capabilities/service.ts';
 import { newId } from '../src/core/ids.ts';
-import { Executor } from '../src/execution/index.ts';
+import { Executor } from '../src/execution/executor.ts';
 import type { StoreKind } from '../src/store/index.ts';
 import { benchImplementations, benchRegistry } from './capabilities.ts';
 import { costPerStep, type Counts } from './costs.ts';

@@ -5,7 +5,7 @@
 import { CapabilityService } from '../src/capabilities/service.ts';
 import { newId } from '../src/core/ids.ts';
 import type { PlanDraft, StepDraft } from '../src/core/plan.ts';
-import { Executor } from '../src/execution/index.ts';
+import { Executor } from '../src/execution/executor.ts';
 import { validate } from '../src/planning/validate.ts';
 import type { StoreKind } from '../src/store/index.ts';
 import { benchImplementations, benchRegistry } from './capabilities.ts';

@@ -73,5 +73,8 @@ export { formIntention, type IntentionInput, type Formed } from './mind/intentio
 // Execution: storing plans, planning intentions, the executor.
 export { submitPlan, type Submission, type SubmissionResult } from './drafting/submit-plan.ts';
 export { planIntention, planningFromEnv, type PlanningServices, type PlanIntentionResult } from './drafting/plan-intention.ts';
-export { Executor, DEFAULT_TICK_INTERVAL_MS, releaseStep, type ExecutorOptions, type ExecutorLog, type TickReport, type Release } from './execution/index.ts';
+export { Executor, DEFAULT_TICK_INTERVAL_MS, type ExecutorOptions } from './execution/executor.ts';
+export { releaseStep, type Release } from './execution/recovery.ts';
+export type { ExecutorLog } from './execution/context.ts';
+export type { TickReport } from './execution/tick.ts';
 export { WakeBus } from './bus/wake-bus.ts';

@@ -9,7 +9,7 @@
 import { createInterface } from 'node:readline';
 import { WakeBus } from '../../src/bus/wake-bus.ts';
 import { CapabilityService } from '../../src/capabilities/service.ts';
-import { Executor } from '../../src/execution/index.ts';
+import { Executor } from '../../src/execution/executor.ts';
 import { openStore, type PostgresStoreConfig, type StoreConfig } from '../../src/store/index.ts';
 import { benchImplementations, benchRegistry } from '../capabilities.ts';
 

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { issueToken } from '../../src/access/tokens.ts';
-import type { Executor } from '../../src/execution/index.ts';
+import type { Executor } from '../../src/execution/executor.ts';
 import { makeWorld, restartPlan, UNIT, type World } from '../execution/support.ts';
 import { serverFor } from '../server/support.ts';
 import { testChromium } from '../support/browser.ts';

@@ -11,7 +11,7 @@ import { SimulatedHost } from '../../src/capabilities/host/simulated/host.ts';
 import { builtinRegistry } from '../../src/capabilities/registry.ts';
 import { CapabilityService } from '../../src/capabilities/service.ts';
 import { seedHost, seedStory } from '../../src/daemon/demo.ts';
-import { Executor } from '../../src/execution/index.ts';
+import { Executor } from '../../src/execution/executor.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 import { praxis, storeEnv } from './process.ts';
 

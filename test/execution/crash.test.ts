@@ -12,7 +12,7 @@ import { after, describe, it } from 'node:test';
 import type { CapabilityImplementation } from '../../src/capabilities/implementation.ts';
 import type { StepDraft } from '../../src/core/plan.ts';
 import type { StepStatus } from '../../src/core/vocabulary.ts';
-import { OUTCOME_UNKNOWN } from '../../src/execution/index.ts';
+import { OUTCOME_UNKNOWN } from '../../src/execution/recovery.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 import { draftOf, makeWorld, step, type World } from './support.ts';
 import { programArgs } from '../support/programs.ts';

@@ -7,20 +7,15 @@ import fc from 'fast-check';
 import type { CapabilityDefinition } from '../../src/capabilities/definition.ts';
 import type { JsonValue } from '../../src/core/plan.ts';
 import type { StepStatus } from '../../src/core/vocabulary.ts';
-import {
-  OUTCOME_UNKNOWN,
-  adoptInvocation,
-  backoffSeconds,
-  checkBudget,
-  compare,
-  decideApprovalPoll,
-  decideMonitor,
-  decideRecovery,
-  decideWait,
-  fieldAt,
-  settlement,
-  zeroUse,
-} from '../../src/execution/index.ts';
+import { OUTCOME_UNKNOWN, decideRecovery } from '../../src/execution/recovery.ts';
+import { adoptInvocation } from '../../src/execution/handlers/capability.ts';
+import { backoffSeconds } from '../../src/execution/decisions.ts';
+import { checkBudget, zeroUse } from '../../src/execution/budget.ts';
+import { compare, fieldAt } from '../../src/execution/checks.ts';
+import { decideApprovalPoll } from '../../src/execution/polling.ts';
+import { decideMonitor } from '../../src/execution/handlers/monitor.ts';
+import { decideWait } from '../../src/execution/handlers/wait.ts';
+import { settlement } from '../../src/execution/settle.ts';
 import type { ApprovalRecord, ExecutionRecord, StepRecord } from '../../src/store/index.ts';
 
 const T0 = new Date('2026-01-01T00:00:00.000Z');

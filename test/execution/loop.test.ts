@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { quiesceMind } from '../../src/execution/index.ts';
+import { quiesceMind } from '../../src/execution/quiesce.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 import { draftOf, makeWorld, readStep, step, stepsOf } from './support.ts';
 

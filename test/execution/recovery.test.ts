@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
-import { OUTCOME_UNKNOWN } from '../../src/execution/index.ts';
+import { OUTCOME_UNKNOWN } from '../../src/execution/recovery.ts';
 import type { StepDraft } from '../../src/core/plan.ts';
 import type { Store } from '../../src/store/index.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';

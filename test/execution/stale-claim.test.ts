@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Executor } from '../../src/execution/index.ts';
+import type { Executor } from '../../src/execution/executor.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 import { testImplementations, type CallLog } from '../support/test-capabilities.ts';
 import { draftOf, makeWorld, step, stepsOf } from './support.ts';

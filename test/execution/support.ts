@@ -12,7 +12,7 @@ import { CapabilityService } from '../../src/capabilities/service.ts';
 import { newId } from '../../src/core/ids.ts';
 import type { Budget, Expectation, JsonObject, PlanDraft, Precondition, StepDraft } from '../../src/core/plan.ts';
 import type { PlanOrigin } from '../../src/core/vocabulary.ts';
-import { Executor, type ExecutorOptions } from '../../src/execution/index.ts';
+import { Executor, type ExecutorOptions } from '../../src/execution/executor.ts';
 import { validate } from '../../src/planning/validate.ts';
 import type { IntentionRecord, MindRecord, PlanWithSteps, Store } from '../../src/store/index.ts';
 import type { TestStore } from '../support/stores.ts';

@@ -1,17 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { newId } from '../../src/core/ids.ts';
-import {
-  abandonIntention,
-  blockIntention,
-  formIntention,
-  formSubordinate,
-  fulfilIntention,
-  mayAdvance,
-  mayRunOn,
-  resumeIntention,
-  suspendIntention,
-} from '../../src/mind/index.ts';
+import { abandonIntention, blockIntention, formIntention, formSubordinate, fulfilIntention, resumeIntention, suspendIntention } from '../../src/mind/intentions.ts';
+import { mayAdvance, mayRunOn } from '../../src/mind/minds.ts';
 import type { Store } from '../../src/store/index.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 

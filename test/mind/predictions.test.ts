@@ -2,16 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Expectation } from '../../src/core/plan.ts';
 import { newId } from '../../src/core/ids.ts';
-import {
-  calibrate,
-  calibrationOf,
-  expireOverduePredictions,
-  formBelief,
-  judgeObservation,
-  makePrediction,
-  resolvePrediction,
-  revisedConfidence,
-} from '../../src/mind/index.ts';
+import { calibrate, calibrationOf } from '../../src/mind/calibration.ts';
+import { expireOverduePredictions, judgeObservation, makePrediction, resolvePrediction } from '../../src/mind/predictions.ts';
+import { formBelief, revisedConfidence } from '../../src/mind/beliefs.ts';
 import type { Store } from '../../src/store/index.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { newId } from '../../src/core/ids.ts';
-import { describeProcedure, recordProcedure } from '../../src/mind/index.ts';
+import { describeProcedure, recordProcedure } from '../../src/mind/procedural-memory.ts';
 import { Planner } from '../../src/planning/planner.ts';
 import type { PlanDraft } from '../../src/core/plan.ts';
 import type { Store } from '../../src/store/index.ts';

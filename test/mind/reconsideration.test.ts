@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { newId } from '../../src/core/ids.ts';
-import { failedStrategiesOf, reconsider, recordReconsideration } from '../../src/mind/index.ts';
+import { failedStrategiesOf, reconsider, recordReconsideration } from '../../src/mind/reconsideration.ts';
 import { Planner } from '../../src/planning/planner.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 import { failedRestart, registry, request, restartAtlas } from '../planning/planner-fixtures.ts';

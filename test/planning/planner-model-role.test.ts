@@ -8,7 +8,7 @@ import { builtinRegistry } from '../../src/capabilities/registry.ts';
 import { newId } from '../../src/core/ids.ts';
 import { OpenAiModelRole, displayUrl, modelRoleConfigFromEnv, type ModelRoleConfig } from '../../src/drafting/model-role.ts';
 import { planIntention, type PlanIntentionResult } from '../../src/drafting/plan-intention.ts';
-import { formIntention } from '../../src/mind/index.ts';
+import { formIntention } from '../../src/mind/intentions.ts';
 import type { Store } from '../../src/store/index.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 import { closedPortURL, startFakeModel, type FakeModel } from './planner-fake-model.ts';

@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CompiledQuery } from 'kysely';
 import { addSeconds } from '../../src/core/clock.ts';
-import { dueStepsQuery } from '../../src/store/repositories/steps.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 import type { StepRecord } from '../../src/store/index.ts';
-import { sampleDraft, seedPlan, seedReadyStep } from '../support/fixtures.ts';
+import { seedPlan, seedReadyStep } from '../support/fixtures.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 
 for (const kind of STORE_KINDS) {
@@ -110,50 +108,6 @@ for (const kind of STORE_KINDS) {
         undefined,
         'the old holder lost the step',
       );
-    });
-
-    it('lists due steps: due statuses only, next_run_at unset or reached, unset first', async () => {
-      const { store, clock } = current();
-      const draft = sampleDraft();
-      draft.steps.push({ ...draft.steps[0]!, key: 'idle' });
-      const { plan } = await seedPlan(store, draft);
-      const [a, b, c, d] = plan.steps;
-      assert.ok(a && b && c && d);
-      const now = clock.now();
-      await store.steps.transition(a.id, 'pending', 'ready');
-      await store.steps.transition(b.id, 'pending', 'ready', { nextRunAt: addSeconds(now, 60) });
-      await store.steps.transition(c.id, 'pending', 'waiting', { nextRunAt: addSeconds(now, -5) });
-      await store.steps.transition(d.id, 'pending', 'completed', { nextRunAt: addSeconds(now, -5) });
-      // The fifth step stays pending: never due.
-
-      const dueIn = async (at: Date) => {
-        const ours = new Set(plan.steps.map((s) => s.id));
-        return (await store.steps.listDue(at, 1000)).filter((s) => ours.has(s.id)).map((s) => s.key);
-      };
-      assert.deepEqual(await dueIn(now), [a.key, c.key]);
-      assert.deepEqual(await dueIn(addSeconds(now, 59)), [a.key, c.key]);
-      assert.deepEqual(await dueIn(addSeconds(now, 60)), [a.key, c.key, b.key]);
-      assert.equal((await store.steps.listDue(addSeconds(now, 60), 1)).length, 1, 'limit');
-    });
-
-    it('finds due steps through the partial index', async () => {
-      const { store, clock } = current();
-      const compiled = dueStepsQuery(store.db, store.codec, clock.now(), 10).compile();
-      const plan =
-        kind === 'sqlite'
-          ? await store.db.executeQuery<{ detail: string }>(
-              CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]),
-            )
-          : await store.db.transaction().execute(async (tx) => {
-              // The test tables are tiny, so the planner would rightly prefer a scan; forbid it to
-              // learn whether the index is usable at all.
-              await tx.executeQuery(CompiledQuery.raw('set local enable_seqscan = off'));
-              return tx.executeQuery<{ 'QUERY PLAN': string }>(
-                CompiledQuery.raw(`explain ${compiled.sql}`, [...compiled.parameters]),
-              );
-            });
-      const text = plan.rows.map((row) => Object.values(row).join(' ')).join('\n');
-      assert.match(text, /plan_steps_due_idx/, text);
     });
 
     it('lists a plan\'s steps in position order', async () => {

@@ -2,13 +2,12 @@
 // one conditional UPDATE ... WHERE status IN (:from) ... RETURNING: the database decides who
 // wins, so no executor keeps step state in memory and none can act on a step it lost.
 
-import type { Kysely, Selectable, Updateable } from 'kysely';
+import type { Selectable, Updateable } from 'kysely';
 import { addSeconds } from '../../core/clock.ts';
 import type { Expectation, JsonObject, JsonValue, Precondition, StepSpec } from '../../core/plan.ts';
 import { RUNNING_PLAN_STATUSES, type StepKind, type StepStatus } from '../../core/vocabulary.ts';
 import type { Codec } from '../codec.ts';
-import type { Database, PlanStepsTable } from '../schema.ts';
-import { stepIsDue } from '../vocabulary-sql.ts';
+import type { PlanStepsTable } from '../schema.ts';
 import { asList, IDS_PER_STATEMENT, type RepositoryContext } from './context.ts';
 import { movesStatement, shapeOf, type EncodedMove } from './step-moves.ts';
 
@@ -179,23 +178,6 @@ function encodePatch(patch: StepPatch, codec: Codec): Updateable<PlanStepsTable>
   return set;
 }
 
-/**
- * The executor's work list: steps in a due status whose next run is unset or has come. The
- * status term is written exactly as the partial index's predicate so both stores can use it.
- * Exported so tests can ask each store's planner whether the index is used.
- */
-export function dueStepsQuery(db: Kysely<Database>, codec: Codec, now: Date, limit: number) {
-  const at = codec.time(now);
-  return db
-    .selectFrom('plan_steps')
-    .selectAll()
-    .where(stepIsDue())
-    .where((eb) => eb.or([eb('next_run_at', 'is', null), eb('next_run_at', '<=', at)]))
-    .orderBy('next_run_at', (ob) => ob.asc().nullsFirst())
-    .orderBy('id')
-    .limit(limit);
-}
-
 export class StepRepository {
   readonly #ctx: RepositoryContext;
   constructor(ctx: RepositoryContext) {
@@ -214,11 +196,6 @@ export class StepRepository {
       .where('plan_id', '=', planId)
       .orderBy('position')
       .execute();
-    return rows.map((row) => decodeStep(row, this.#ctx.codec));
-  }
-
-  async listDue(now: Date, limit: number): Promise<StepRecord[]> {
-    const rows = await dueStepsQuery(this.#ctx.db, this.#ctx.codec, now, limit).execute();
     return rows.map((row) => decodeStep(row, this.#ctx.codec));
   }
 

@@ -13,7 +13,7 @@ import { appendFileSync } from 'node:fs';
 import type { CapabilityImplementation } from '../../../src/capabilities/implementation.ts';
 import { CapabilityService } from '../../../src/capabilities/service.ts';
 import { ManualClock } from '../../../src/core/clock.ts';
-import { Executor } from '../../../src/execution/index.ts';
+import { Executor } from '../../../src/execution/executor.ts';
 import { openStore, type StoreConfig } from '../../../src/store/index.ts';
 import { testRegistry } from '../../support/test-capabilities.ts';
 

@@ -7,7 +7,7 @@
 import { createInterface } from 'node:readline';
 import { WakeBus } from '../../../src/bus/wake-bus.ts';
 import { CapabilityService } from '../../../src/capabilities/service.ts';
-import { Executor } from '../../../src/execution/index.ts';
+import { Executor } from '../../../src/execution/executor.ts';
 import { openStore, type StoreConfig } from '../../../src/store/index.ts';
 import { testImplementations, testRegistry } from '../../support/test-capabilities.ts';
 
