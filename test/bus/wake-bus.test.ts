@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { WakeBus } from '../../src/bus/wake-bus.ts';
 import { openStore, type PostgresStoreConfig } from '../../src/store/index.ts';
+import { programArgs } from '../support/programs.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 
 async function until(condition: () => boolean, what: string, ms = 5000): Promise<void> {
@@ -84,17 +85,11 @@ describe('wake bus across processes (postgres)', () => {
     try {
       await until(() => bus.listening, 'the listener');
       // Another process appends an event through its own store.
-      const child = spawn(process.execPath, [
-        '--import',
-        'tsx',
-        '-e',
-        `import { openStore } from './src/store/index.ts';
-         const store = await openStore(${JSON.stringify(config)});
-         await store.events.append({ type: 'intention_formed' });
-         await store.close();`,
-      ]);
-      const code = await new Promise((resolve) => child.on('exit', resolve));
-      assert.equal(code, 0);
+      const child = spawn(process.execPath, [...programArgs(new URL('./processes/append-event.ts', import.meta.url)), JSON.stringify(config), 'intention_formed'], { stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      const code = await new Promise((resolve) => child.on('close', resolve));
+      assert.equal(code, 0, stderr);
       await until(() => reasons.includes('intention_formed'), 'the notification');
 
       // Cut the listener's connection from the server side; it must come back and say so.

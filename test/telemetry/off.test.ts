@@ -1,5 +1,6 @@
 // Traces are off unless OTEL_* says where to send them, and then nothing of OpenTelemetry is
-// loaded at all: a daemon started in a child process is asked which modules it loaded.
+// loaded at all: a daemon started in a child process (processes/daemon-modules.ts) is asked
+// which modules it loaded.
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -9,26 +10,15 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { tracingWanted } from '../../src/telemetry/start.ts';
+import { programArgs } from '../support/programs.ts';
 
 const run = promisify(execFile);
-
-const SCRIPT = `
-import { createRequire } from 'node:module';
-import { startDaemon } from './src/daemon/serve.ts';
-const require = createRequire(import.meta.url);
-const config = { host: '127.0.0.1', port: 0, store: { kind: 'sqlite', path: process.env.DB_PATH }, anonymousRole: null, logLevel: 'silent', tickMs: 1000, executorHost: 'off-test', consoleDir: null };
-const daemon = await startDaemon({ config });
-// prom-client (the metrics) brings @opentelemetry/api for exemplars; the SDK and exporters are ours.
-const loaded = Object.keys(require.cache).filter((k) => k.includes('@opentelemetry/') && !k.includes('@opentelemetry/api/')).length;
-await daemon.stop('done');
-console.log(JSON.stringify({ loaded }));
-`;
 
 async function openTelemetryModules(env: Record<string, string>): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'praxis-otel-off-'));
   try {
     const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_')));
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', SCRIPT], { env: { ...clean, ...env, DB_PATH: join(dir, 'p.db') }, cwd: process.cwd(), timeout: 60_000 });
+    const { stdout } = await run(process.execPath, programArgs(new URL('./processes/daemon-modules.ts', import.meta.url)), { env: { ...clean, ...env, DB_PATH: join(dir, 'p.db') }, timeout: 60_000 });
     return (JSON.parse(stdout.trim().split('\n').at(-1)!) as { loaded: number }).loaded;
   } finally {
     rmSync(dir, { recursive: true, force: true });
