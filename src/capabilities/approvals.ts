@@ -115,12 +115,20 @@ export function integrityRefusal(ctx: ServiceContext, approval: ApprovalRecord):
   }
 }
 
-export async function decideApproval(ctx: ServiceContext, approvalId: string, operator: string, note?: string): Promise<ApprovalAnswer> {
+/**
+ * Approves a pending request. `seenDigest`, when the approver's surface sends it, is the digest of
+ * the request as the approver was shown it: a request amended since then is refused (`changed`),
+ * since the approver never saw the action that would run.
+ */
+export async function decideApproval(ctx: ServiceContext, approvalId: string, operator: string, note?: string, seenDigest?: string): Promise<ApprovalAnswer> {
   const bad = checkOperator(operator);
   if (bad) return bad;
   const found = await pendingApproval(ctx, approvalId);
   if (!isRecord(found)) return found;
   const approval = found;
+  if (seenDigest !== undefined && seenDigest !== approval.digest) {
+    return refused('changed', `approval request ${approval.id} was amended after you looked at it; look at the action again before approving`);
+  }
   const now = ctx.clock.now();
 
   const broken = integrityRefusal(ctx, approval);
@@ -132,20 +140,22 @@ export async function decideApproval(ctx: ServiceContext, approvalId: string, op
   const decisions: ApprovalDecision[] = [...approval.decisions, { operator, decision: 'approve', at: now.toISOString(), ...(note ? { note } : {}) }];
   const approvals = decisions.filter((d) => d.decision === 'approve').length;
   if (approvals < approval.approversRequired) {
-    const recorded = await ctx.store.approvals.recordDecision(approval.id, approval.decisions, decisions);
+    // Guarded by the digest read: an amendment committed meanwhile changed the action, and this
+    // approval was of the earlier one.
+    const recorded = await ctx.store.approvals.recordDecision(approval.id, approval.decisions, decisions, { digest: approval.digest });
     if (!recorded) return refused('conflict', 'the request changed while deciding; look at it again');
     await event(ctx, 'approval_approved', approval, { operator, approvals, required: approval.approversRequired, final: false });
     return { status: 'awaiting_second_approver', approvalId: approval.id, approvals, required: approval.approversRequired };
   }
 
   const approved = await ctx.store.transaction(async (tx) => {
-    const moved = await tx.approvals.transition(approval.id, 'pending', 'approved', { decisions, decidedAt: now });
+    const moved = await tx.approvals.transition(approval.id, 'pending', 'approved', { decisions, decidedAt: now }, { digest: approval.digest });
     // approval_approved wakes the executors; the final one names the request, so an executor
     // serving the mind's host can perform it at once, without a pass over everything due.
     if (moved) await tx.events.append(approvalEvent('approval_approved', approval, { operator, approvals, required: approval.approversRequired, final: true }));
     return moved;
   });
-  if (!approved) return refused('conflict', 'the request was decided, withdrawn or expired meanwhile');
+  if (!approved) return refused('conflict', 'the request was decided, withdrawn, expired or amended meanwhile; look at it again');
   return { status: 'approved', approvalId: approval.id };
 }
 

@@ -179,8 +179,9 @@ export class CapabilityService {
     return { capability: checked.call.definition.name, target: checked.call.target, decision: verdict.decision, needs, verdict, issues: [] };
   }
 
-  approve(approvalId: string, operator: string, note?: string): Promise<ApprovalAnswer> {
-    return decideApproval(this.#ctx, approvalId, operator, note);
+  /** `seenDigest`: the digest the approver was shown; a request amended since is refused (`changed`). */
+  approve(approvalId: string, operator: string, note?: string, seenDigest?: string): Promise<ApprovalAnswer> {
+    return decideApproval(this.#ctx, approvalId, operator, note, seenDigest);
   }
 
   /**

@@ -104,6 +104,8 @@ export async function decideApproval(
   id: string,
   decision: 'approve' | 'deny',
   note?: string,
+  /** The digest of the request as the approver saw it (approving only): refused when it was amended since. */
+  seenDigest?: string,
 ): Promise<Decided> {
   const found = await findApproval(store, principal, id);
   if (decision === 'approve') {
@@ -112,7 +114,7 @@ export async function decideApproval(
     if (refused) throw new Conflict('id', refused.message, refused.code);
   }
   const answer =
-    decision === 'approve' ? await capabilities.approve(id, principal.operator, note) : await capabilities.deny(id, principal.operator, note);
+    decision === 'approve' ? await capabilities.approve(id, principal.operator, note, seenDigest) : await capabilities.deny(id, principal.operator, note);
   if (answer.status === 'refused') throw refusal(answer);
   return { approval: (await store.approvals.get(id))!, outcome: answer };
 }

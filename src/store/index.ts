@@ -31,6 +31,7 @@ export type {
   ApprovalAmendment,
   ApprovalDecision,
   ApprovalListOptions,
+  ApprovalGuard,
   ApprovalPatch,
   ApprovalRecord,
   NewApproval,

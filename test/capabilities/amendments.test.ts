@@ -130,6 +130,23 @@ for (const kind of STORE_KINDS) {
       assert.equal(late.status === 'refused' && late.code, 'not_pending');
     });
 
+    it('an approval of the action as it was before an amendment does not approve the amended one', async () => {
+      const { store, service, raise } = await setUp();
+      const id = await raise({ name: 'alpha', level: 9 });
+      const seen = (await store.approvals.get(id))!;
+      assert.equal((await service.amend(id, { params: { name: 'alpha', level: 2 } }, 'bob')).status, 'amended');
+      // The approver's surface names the digest it showed: the amended request is refused, unchanged.
+      const stale = await service.approve(id, 'carol', undefined, seen.digest);
+      assert.equal(stale.status === 'refused' && stale.code, 'changed');
+      assert.deepEqual((await store.approvals.get(id))?.decisions, []);
+      // A decision read before the amendment and written after it loses: both writes are guarded by the digest read.
+      assert.equal(await store.approvals.transition(id, 'pending', 'approved', { decisions: [{ operator: 'carol', decision: 'approve', at: new Date().toISOString() }] }, { digest: seen.digest }), undefined);
+      assert.equal(await store.approvals.recordDecision(id, [], [{ operator: 'carol', decision: 'approve', at: new Date().toISOString() }], { digest: seen.digest }), undefined);
+      assert.equal((await store.approvals.get(id))?.status, 'pending');
+      const current = (await store.approvals.get(id))!;
+      assert.equal((await service.approve(id, 'carol', undefined, current.digest)).status, 'approved');
+    });
+
     it('covers the amendment with the digest: an amendment rewritten in the database is caught as tampering', async () => {
       const { store, service, raise } = await setUp();
       const id = await raise({ name: 'alpha', level: 9 });

@@ -28,6 +28,7 @@ for (const kind of STORE_KINDS) {
         const { plan } = await world.plan(draftOf([step('W1', { kind: 'capability', capability: 'test.write', params: { name: 'alpha', level: 9 } })]));
         const waiting = await waitingStep(api, plan.id);
         const url = `/api/v1/minds/${world.mind.name}/approvals/${waiting.approvalId}/amend`;
+        const raisedDigest = (await world.store.approvals.get(waiting.approvalId!))!.digest;
 
         const amended = await api.call('operator', 'POST', url, { params: { name: 'alpha', level: 2 }, target: 'alpha', reason: 'level 9 restarts every worker' });
         assert.equal(amended.status, 200, JSON.stringify(amended.body));
@@ -44,7 +45,11 @@ for (const kind of STORE_KINDS) {
         assert.equal(own.status, 409, JSON.stringify(own.body));
         assert.equal(own.body.error.problems[0].code, 'self_approval');
         assert.match(own.body.error.problems[0].message, /amended this action/);
-        const other = await api.call('admin', 'POST', `/api/v1/approvals/${waiting.approvalId}/approve`, {});
+        // An approver whose page still showed the action as raised is refused, not approving it unseen.
+        const stale = await api.call('admin', 'POST', `/api/v1/approvals/${waiting.approvalId}/approve`, { digest: raisedDigest });
+        assert.equal(stale.status, 409, JSON.stringify(stale.body));
+        assert.equal(stale.body.error.problems[0].code, 'changed');
+        const other = await api.call('admin', 'POST', `/api/v1/approvals/${waiting.approvalId}/approve`, { digest: amended.body.approval.digest });
         assert.equal(other.status, 200, JSON.stringify(other.body));
         await world.executor().drain();
         assert.deepEqual(world.log.calls, [{ capability: 'test.write', params: { name: 'alpha', level: 2 } }], 'the amended action ran, once');

@@ -31,8 +31,20 @@ export function decisionRoutes(api: Api, ctx: Services): void {
     { config: read, schema: { tags: ['approvals'], querystring: strictObject({ status: Type.Optional(ApprovalStatusParam), mind: Type.Optional(MindRef) }) } },
     async (request) => approvalCentre(store, capabilities, principal(request), request.query),
   );
-  api.post('/approvals/:id/approve', { config: decide, schema: { tags: ['approvals'], params: IdParams, body: NoteBody } }, async (request) =>
-    decideApproval(store, capabilities, principal(request), request.params.id, 'approve', request.body.note),
+  api.post(
+    '/approvals/:id/approve',
+    {
+      config: decide,
+      schema: {
+        tags: ['approvals'],
+        params: IdParams,
+        body: strictObject({
+          note: Type.Optional(Note),
+          digest: Type.Optional(Type.String({ maxLength: 200, description: 'the digest of the request as the approver saw it; refused (409 changed) when it was amended since' })),
+        }),
+      },
+    },
+    async (request) => decideApproval(store, capabilities, principal(request), request.params.id, 'approve', request.body.note, request.body.digest),
   );
   api.post(
     '/approvals/:id/author',

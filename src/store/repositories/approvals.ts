@@ -101,6 +101,15 @@ export interface ApprovalPatch {
   decidedAt?: Date | null;
 }
 
+/** Conditions a move must meet besides its `from` status. */
+export interface ApprovalGuard {
+  /**
+   * The request still carries this digest: the action is the one the decider looked at, not one
+   * amended (or altered) between their read and their write.
+   */
+  digest?: string;
+}
+
 /** The statuses an operator's decision leads to; reaching one stamps decided_at unless the patch says otherwise. */
 const DECIDED: readonly ApprovalStatus[] = ['approved', 'denied'];
 
@@ -199,6 +208,7 @@ export class ApprovalRepository {
     from: ApprovalStatus | readonly ApprovalStatus[],
     to: ApprovalStatus,
     patch: ApprovalPatch = {},
+    guard: ApprovalGuard = {},
   ): Promise<ApprovalRecord | undefined> {
     const { db, codec, clock } = this.#ctx;
     const now = clock.now();
@@ -207,13 +217,9 @@ export class ApprovalRepository {
     if (patch.executionId !== undefined) set.execution_id = patch.executionId;
     if (patch.decidedAt !== undefined) set.decided_at = codec.timeOrNull(patch.decidedAt);
     else if (DECIDED.includes(to)) set.decided_at = codec.time(now);
-    const row = await db
-      .updateTable('approval_requests')
-      .set(set)
-      .where('id', '=', id)
-      .where('status', 'in', asList(from))
-      .returningAll()
-      .executeTakeFirst();
+    let query = db.updateTable('approval_requests').set(set).where('id', '=', id).where('status', 'in', asList(from));
+    if (guard.digest !== undefined) query = query.where('digest', '=', guard.digest);
+    const row = await query.returningAll().executeTakeFirst();
     return row && this.#decode(row);
   }
 
@@ -227,6 +233,7 @@ export class ApprovalRepository {
     id: string,
     seen: readonly ApprovalDecision[],
     next: readonly ApprovalDecision[],
+    guard: ApprovalGuard = {},
   ): Promise<ApprovalRecord | undefined> {
     const { db, codec, clock } = this.#ctx;
     const expected = codec.json(seen);
@@ -236,14 +243,14 @@ export class ApprovalRepository {
       codec.kind === 'postgres'
         ? sql<boolean>`${sql.ref('decisions')} = cast(${expected} as jsonb)`
         : sql<boolean>`${sql.ref('decisions')} = ${expected}`;
-    const row = await db
+    let query = db
       .updateTable('approval_requests')
       .set({ decisions: codec.json(next), updated_at: codec.time(clock.now()) })
       .where('id', '=', id)
       .where('status', '=', 'pending')
-      .where(stillSeen)
-      .returningAll()
-      .executeTakeFirst();
+      .where(stillSeen);
+    if (guard.digest !== undefined) query = query.where('digest', '=', guard.digest);
+    const row = await query.returningAll().executeTakeFirst();
     return row && this.#decode(row);
   }
 

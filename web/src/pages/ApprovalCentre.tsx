@@ -137,7 +137,9 @@ function ApprovalCard({ approval, onDecided }: { approval: ApprovalRecord; onDec
   const plan = planOf(evidence);
   const decide = (verb: 'approve' | 'deny') => (event?: FormEvent) => {
     event?.preventDefault();
-    void action.run(verb === 'approve' ? 'Approved' : 'Denied', (api) => api.post(`/approvals/${encodeURIComponent(approval.id)}/${verb}`, note ? { note } : {}), onDecided);
+    // Approving names the digest of the action shown here, so an action amended meanwhile is refused, not approved unseen.
+    const body = { ...(note ? { note } : {}), ...(verb === 'approve' ? { digest: approval.digest } : {}) };
+    void action.run(verb === 'approve' ? 'Approved' : 'Denied', (api) => api.post(`/approvals/${encodeURIComponent(approval.id)}/${verb}`, body), onDecided);
   };
   const noteId = `note-${approval.id}`;
   return (
