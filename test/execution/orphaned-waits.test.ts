@@ -18,7 +18,8 @@ for (const kind of STORE_KINDS) {
       assert.ok(waiting.approvalId && waiting.intentionId);
 
       // The plan closes underneath it, as when a replan superseded it while the step was mid-invocation.
-      assert.ok(await w.store.plans.transition(plan.id, 'executing', 'superseded', { statusReason: 'replanned' }));
+      assert.equal((await w.store.plans.get(plan.id))?.status, 'awaiting_approval');
+      assert.ok(await w.store.plans.transition(plan.id, 'awaiting_approval', 'superseded', { statusReason: 'replanned' }));
       await executor.drain();
 
       assert.deepEqual(await stepsOf(w.store, plan.id), { W1: 'cancelled' });

@@ -96,6 +96,14 @@ export interface PlanRecord extends PlanSummary {
   maxReplans?: number;
   statusReason?: string;
   closedAt?: string | null;
+  /** Set while an operator holds the plan: no new step runs until it is resumed. Not a status. */
+  pause?: PlanPause | null;
+}
+
+export interface PlanPause {
+  at: string;
+  by: string;
+  reason: string;
 }
 
 export interface Check {

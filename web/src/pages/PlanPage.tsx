@@ -14,6 +14,7 @@ import {
   type Issue,
   type Json,
   type PlanDetail,
+  type PlanPause,
   type Resources,
   type StepView,
 } from '../api/types.ts';
@@ -61,14 +62,16 @@ export function PlanPage({ id, selectedStep }: { id: string; selectedStep: strin
   const latest = [...revisions].sort((a, b) => b.revision - a.revision)[0];
 
   return (
-    <section aria-labelledby="plan-title" data-testid="plan-page" data-plan-id={plan.id} data-plan-status={plan.status}>
+    <section aria-labelledby="plan-title" data-testid="plan-page" data-plan-id={plan.id} data-plan-status={plan.status} data-plan-paused={plan.pause ? 'true' : 'false'}>
       <p>
         <a href={href.plans()}>← Plans</a>
       </p>
       <header className="plan-head">
         <h1 id="plan-title">{plan.objective || '(no objective)'}</h1>
         <StatusBadge status={shown.status} label={shown.label} />
+        {plan.pause && <StatusBadge status="paused" label="paused" />}
       </header>
+      {plan.pause && <PausedNotice pause={plan.pause} />}
       <OutcomePanel
         outcome={outcomeOf(intention.data ?? null, plan, steps)}
         planId={plan.id}
@@ -106,6 +109,7 @@ export function PlanPage({ id, selectedStep }: { id: string; selectedStep: strin
           )}
         </div>
         <aside className="plan-side">
+          {!closed && plan.status !== 'draft' && <PausePlan planId={plan.id} paused={Boolean(plan.pause)} role={me.role} onChanged={detail.reload} />}
           {!closed && <CancelPlan planId={plan.id} role={me.role} onChanged={detail.reload} />}
           <Resourcing estimate={plan.estimate ?? plan.validation?.estimate} budget={plan.budget} usage={detail.data.usage} actual={plan.actual} />
           <Validation errors={plan.validation?.errors ?? []} warnings={plan.validation?.warnings ?? []} />
@@ -187,6 +191,50 @@ function concernsPlan(event: EventRecord, id: string, current: PlanDetail | unde
   }
   // A new revision supersedes this one.
   return event.type === 'plan_replanned' && event.mindId === plan.mindId;
+}
+
+/** Who holds the plan and why: nothing new runs until someone resumes it. */
+function PausedNotice({ pause }: { pause: PlanPause }) {
+  return (
+    <section className="outcome outcome-blocked" data-testid="paused-notice" aria-label="Paused">
+      <h2>
+        Paused by {pause.by || 'an operator'} <Age at={pause.at} />
+      </h2>
+      <p className="outcome-detail">
+        {pause.reason ? `Why: ${pause.reason}. ` : ''}No new step runs until the plan is resumed; a step already executing finishes, waits keep their time and
+        approvals stay open.
+      </p>
+    </section>
+  );
+}
+
+/** Pause or resume the plan, with an optional reason kept in the timeline. */
+function PausePlan({ planId, paused, role, onChanged }: { planId: string; paused: boolean; role: string; onChanged(): void }) {
+  const action = useAction();
+  const [reason, setReason] = useState('');
+  const verb = paused ? 'resume' : 'pause';
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    void action.run(paused ? 'resumed' : 'paused', (api) => api.post(`/plans/${encodeURIComponent(planId)}/${verb}`, reason.trim() ? { reason } : {}), () => {
+      setReason('');
+      onChanged();
+    });
+  };
+  return (
+    <Card title={paused ? 'Resume the plan' : 'Pause the plan'}>
+      <form className="stack" onSubmit={submit}>
+        <label>
+          Reason (optional)
+          <input value={reason} onChange={(event) => setReason(event.target.value)} placeholder={paused ? 'why it may go on' : 'why hold it'} />
+        </label>
+        <button type="submit" className={paused ? 'primary' : ''} disabled={action.busy} data-testid={`${verb}-plan`}>
+          {paused ? 'Resume plan' : 'Pause plan'}
+        </button>
+        {!['operator', 'admin'].includes(role) && <p className="muted small">Your role ({role}) may not {verb}; the server will refuse.</p>}
+        <ErrorBox error={action.error} title={paused ? 'Resume refused' : 'Pause refused'} onDismiss={action.clear} />
+      </form>
+    </Card>
+  );
 }
 
 function CancelPlan({ planId, role, onChanged }: { planId: string; role: string; onChanged(): void }) {
