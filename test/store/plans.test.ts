@@ -28,7 +28,12 @@ for (const kind of STORE_KINDS) {
       assert.equal(read.objective, draft.objective);
       assert.equal(read.strategy, draft.strategy);
       assert.deepEqual(read.assumptions, draft.assumptions);
-      assert.deepEqual(read.abortConditions, draft.abort_conditions);
+      // Words are kept as display_only; a condition without words gets Praxis's.
+      assert.deepEqual(read.abortConditions, [
+        { when: 'display_only', statement: 'an operator says stop' },
+        { when: 'step_failed', step: 'restart', statement: 'the restart is refused' },
+        { when: 'expectation_refuted', step: 'verify', statement: 'verify refutes its expectation' },
+      ]);
       assert.deepEqual(read.alternatives, draft.alternatives);
       assert.deepEqual(read.budget, draft.budget);
       assert.deepEqual(read.validation, passingValidation());

@@ -15,7 +15,7 @@ export function sampleDraft(): PlanDraft {
     strategy: 'direct_action',
     assumptions: [{ statement: 'nginx is installed', belief_id: '0190f1c2-0000-7000-8000-000000000001', min_confidence: 0.6 }],
     completion_criteria: 'nginx.service is active',
-    abort_conditions: ['the disk is full', 'an operator says stop'],
+    abort_conditions: ['an operator says stop', { when: 'step_failed', step: 'restart', statement: 'the restart is refused' }, { when: 'expectation_refuted', step: 'verify' }],
     risk: 'a short outage while restarting',
     estimate: { invocations: 2 },
     budget: { invocations: 10, wall_seconds: 600 },
