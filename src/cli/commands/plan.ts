@@ -3,6 +3,7 @@ import { abortConditionText } from '../../core/abort-conditions.ts';
 import { InputError } from '../../core/errors.ts';
 import type { ValidationIssue } from '../../core/plan.ts';
 import { isId } from '../../core/ids.ts';
+import { budgetLimits } from '../../planning/resources.ts';
 import { EXIT } from '../exit-codes.ts';
 import { cliOperator } from '../operator.ts';
 import { action, findMind, printJson, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
@@ -92,9 +93,13 @@ export function planCommand(program: Command): void {
         return useStore(options, async (store) => {
           const found = await store.plans.get(planId);
           if (!found) throw new InputError([{ code: 'not_found', path: 'plan-id', message: `no plan ${planId}` }]);
-          if (options.json) return printJson(found);
+          // The caps the executor enforces, defaults included, as the API's plan detail shows them:
+          // a plan that stated no budget is held to 20 invocations and says so, not `{}`.
+          const budget = budgetLimits(found.budget);
+          if (options.json) return printJson({ ...found, budget });
           process.stdout.write(`plan ${found.id}  revision ${found.revision}  ${found.status}${found.pause ? ' (paused)' : ''}  origin ${found.origin}\n`);
           process.stdout.write(`objective: ${found.objective}\n`);
+          process.stdout.write(`budget: ${Object.entries(budget).map(([dimension, cap]) => `${dimension.replace('_', ' ')} ${cap}`).join(', ')}\n`);
           if (found.pause) {
             const why = found.pause.reason ? `: ${found.pause.reason}` : '';
             process.stdout.write(`paused by ${found.pause.by || 'an operator'} at ${found.pause.at.toISOString()}${why} (no new step runs until it is resumed)\n`);
