@@ -212,6 +212,11 @@ describe("operator's day (browser, demo story)", () => {
     assert.match(text, /Escalated to you/);
     assert.match(text, /service\.restart is not being repeated/, 'the note itself, as text');
     assert.match(text, /observed active_state "failed"|observed observed "failed"/);
+    // The note as left carries the diagnosis's findings, and the page lists them (issue 16).
+    assert.match(text, /fatal: pool exhausted for \[email\]/);
+    const findings = (await page.textContent('[data-testid=findings][data-step-key=S1]')) ?? '';
+    assert.match(findings, /^fatal atlas-worker\.service logged: fatal: pool exhausted for \[email\]/);
+    assert.match(findings, /atlas-worker\.service is failed/);
     assert.doesNotMatch(text, /\{"/, 'no JSON');
     assert.equal((await page.textContent('.plan-head [data-testid=status]'))?.trim(), 'escalated to you', 'not a green "completed"');
     assert.equal(await page.$('[data-testid=step-detail]'), null, 'no step had to be opened');
