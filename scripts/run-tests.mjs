@@ -69,7 +69,11 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 }
 
 const started = Date.now();
-const postgres = await providePostgres(work, (line) => console.log(line));
+const postgres = await providePostgres(work, (line) => console.log(line)).catch((error) => {
+  rmSync(work, { recursive: true, force: true });
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exit(1);
+});
 compiled = await buildTests(root);
 // The PostgreSQL test stores are copies of one migrated database, dropped together at the end.
 const { openStore } = await import(pathToFileURL(compiled.testFile('src/store/store.ts')).href);

@@ -12,11 +12,11 @@
 // The run's databases (`runDatabases`): a migrated template the tests' stores are copied from,
 // and the tests' throwaway databases, dropped together when the run ends.
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { arch, platform } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 
@@ -185,9 +185,37 @@ function freePort() {
   });
 }
 
-function run(command, args, account) {
+/**
+ * The environment the binaries run in. They find their libraries beside them (RUNPATH
+ * `$ORIGIN/../lib`) under the names the package's postinstall links (native/pg-symlinks.json,
+ * e.g. libicui18n.so.60 → libicui18n.so.60.2); npm does not unpack links from a tarball, and
+ * that script is not run (`allowScripts`). So the links are made here, in a folder of the run's
+ * own (`dir`) that LD_LIBRARY_PATH names, and nothing in node_modules is changed. Without them
+ * the server does not start, and initdb takes the machine's own libpq when it has one.
+ */
+function libraryEnvironment(postgres, dir) {
+  const native = join(dirname(postgres), '..');
+  let links = [];
+  try {
+    links = JSON.parse(readFileSync(join(native, 'pg-symlinks.json'), 'utf8'));
+  } catch {
+    // no list: the package's libraries are already named as the binaries ask
+  }
+  mkdirSync(dir, { recursive: true });
+  chmodSync(dir, 0o755);
+  for (const { source, target } of links) {
+    const from = join(native, '..', source);
+    const to = join(dir, basename(target));
+    if (existsSync(from) && !existsSync(to)) symlinkSync(from, to);
+  }
+  // The package's folder too: RUNPATH serves only the binaries' own dependencies, not those of
+  // the libraries they load (libpq's libssl.so.1.1).
+  return { ...process.env, LD_LIBRARY_PATH: [dir, join(native, 'lib'), process.env.LD_LIBRARY_PATH].filter(Boolean).join(':') };
+}
+
+function run(command, args, account, env) {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { ...account, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { ...account, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (c) => (output += c));
     child.stderr.on('data', (c) => (output += c));
@@ -206,8 +234,9 @@ async function startPrivateServer(dir) {
     chmodSync(join(dir, '..'), 0o711);
     chownSync(dir, account.uid, account.gid);
   }
+  const env = libraryEnvironment(postgres, join(dir, '..', 'postgres-lib'));
   const data = join(dir, 'data');
-  await run(initdb, ['--pgdata', data, '--username', 'postgres', '--auth', 'trust', '--encoding', 'UTF8', '--locale', 'C', '--no-sync'], account);
+  await run(initdb, ['--pgdata', data, '--username', 'postgres', '--auth', 'trust', '--encoding', 'UTF8', '--locale', 'C', '--no-sync'], account, env);
 
   const port = await freePort();
   const settings = {
@@ -221,6 +250,7 @@ async function startPrivateServer(dir) {
   };
   const server = spawn(postgres, ['-D', data, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])], {
     ...account,
+    env,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let log = '';
@@ -241,7 +271,7 @@ async function startPrivateServer(dir) {
     await new Promise((resolve) => setTimeout(resolve, 200));
     reason = await unreachable(url);
   }
-  const version = (await run(postgres, ['--version'], account)).trim().replace(/^postgres \(PostgreSQL\) /, '');
+  const version = (await run(postgres, ['--version'], account, env)).trim().replace(/^postgres \(PostgreSQL\) /, '');
   return {
     url,
     version,
