@@ -3,9 +3,14 @@
 // the slowest files, and a closing totals line.
 //
 // Each file runs in a node process of its own (as `node --test` would run it), a few at a time
-// (PRAXIS_TEST_CONCURRENCY, default: the number of cores), slowest first: the previous run's time
+// (PRAXIS_TEST_CONCURRENCY, default: one more than the number of cores, since many files spend
+// part of their time waiting rather than computing: on the demo's 20-second verify window, on
+// npm installing the package, on processes they start), slowest first: the previous run's time
 // per file is kept in .cache/test-times.json, so the long files do not start last and leave
 // one core idle at the end.
+//
+// The run's PostgreSQL databases are copies of one migrated template, and the runner drops each
+// file's databases once the file has ended (scripts/test-postgres.mjs).
 //
 // Before the tests, the run makes sure they have a PostgreSQL (scripts/test-postgres.mjs): the
 // one at PRAXIS_TEST_PG_URL when it answers, otherwise a private server of its own, started for
@@ -49,7 +54,7 @@ if (files.length === 0) {
   process.exit(1);
 }
 
-const concurrency = Number(process.env.PRAXIS_TEST_CONCURRENCY) || availableParallelism();
+const concurrency = Number(process.env.PRAXIS_TEST_CONCURRENCY) || availableParallelism() + 1;
 const work = mkdtempSync(join(tmpdir(), 'praxis-test-run-'));
 const scratch = join(work, 'tmp');
 mkdirSync(scratch);
