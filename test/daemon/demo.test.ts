@@ -25,6 +25,8 @@ describe('praxis demo --auto', () => {
       assert.match(run.stdout, /plan_replanned/);
       assert.match(run.stdout, /capability request: logs\.query on atlas-worker\.service/);
       assert.match(run.stdout, /escalation note: .*not being repeated/);
+      // The note carries what the diagnosis found in the journal (issue 16).
+      assert.match(run.stdout, /escalation note: .*Findings S1: Found: atlas-worker\.service logged: fatal: pool exhausted for \[email\]/);
 
       // The story is in the demo database for anyone to look at afterwards.
       const db = join(cwd, '.praxis', 'demo.db');
@@ -41,6 +43,10 @@ describe('praxis demo --auto', () => {
         assert.deepEqual(approvals.map((a) => [a.capability, a.status]), [['service.restart', 'executed']]);
         const restarts = (await store.executions.listByMind(mind!.id)).filter((e) => e.capability === 'service.restart');
         assert.equal(restarts.length, 1, 'the failed restart was never repeated');
+        // `praxis plan show` on the diagnosis lists the finding.
+        const shown = await praxis(['plan', 'show', plans[0]!.id], { PRAXIS_DB: db, PRAXIS_DATABASE_URL: '' }, { cwd });
+        assert.equal(shown.code, 0, shown.stderr);
+        assert.match(shown.stdout, /findings of S1:\n {2}fatal {4}atlas-worker\.service logged: fatal: pool exhausted for \[email\]\n/);
       } finally {
         await store.close();
       }
