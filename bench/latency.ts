@@ -7,7 +7,8 @@
 //   the moment of its claim on the shared wall clock (performance.timeOrigin + now()).
 // - takeover_after_kill_ms_p50 (PostgreSQL): an executor process claims a non-idempotent write
 //   and is killed (SIGKILL) mid-act; from the kill to another executor having resolved the step
-//   (blocked: the outcome is unknown), long before the claim's 35 s lease would run out.
+//   (blocked: the outcome is unknown), long before the claim's 35 s lease would run out: the
+//   survivor's loop sees the claimant's process gone within a second (Executor's claimant watch).
 //
 // The claim is timed where it happens rather than by polling the step: the executor takes the
 // step from awaiting_approval through executing to completed without yielding to a poller in
@@ -192,9 +193,10 @@ export async function takeoverAfterKill(samples: number): Promise<{ p50: number;
         const stepId = await writePlan(store, mind);
         const held = await until(store, stepId, (s) => s.status === 'executing' && s.claimedBy === remote.name);
         lease = Math.round((held.leaseUntil!.getTime() - Date.now()) / 1000);
-        // The survivor runs the daemon's default loop, a pass every 2 s unless woken, and is
-        // already running (and leaving the live claim alone) when the claimant is killed.
-        survivor = new Executor({ store, capabilities: service, host: 'bench-remote', intervalMs: 2000 });
+        // The survivor runs the daemon's default loop (a pass every 15 s unless woken or something
+        // falls due, watching the live claimant's process in between) and is already running,
+        // leaving the live claim alone, when the claimant is killed.
+        survivor = new Executor({ store, capabilities: service, host: 'bench-remote' });
         survivor.start();
         await new Promise((resolve) => setTimeout(resolve, 500));
         const killed = performance.now();

@@ -17,11 +17,16 @@ export function claimantOf(name: string): { host: string; pid: number } | null {
   return Number.isSafeInteger(pid) && pid > 0 ? { host: match[1]!, pid } : null;
 }
 
+/** True when `name` is another executor process on this host: one whose end claimantGone can see. */
+export function claimantHere(name: string, here = hostname()): boolean {
+  const claimant = claimantOf(name);
+  return claimant !== null && claimant.host === here && claimant.pid !== process.pid;
+}
+
 /** True only when `name` ran on this host in a process that no longer exists. */
 export function claimantGone(name: string, here = hostname(), exists: (pid: number) => boolean = processExists): boolean {
-  const claimant = claimantOf(name);
-  if (!claimant || claimant.host !== here || claimant.pid === process.pid) return false;
-  return !exists(claimant.pid);
+  if (!claimantHere(name, here)) return false;
+  return !exists(claimantOf(name)!.pid);
 }
 
 function processExists(pid: number): boolean {

@@ -10,6 +10,7 @@ import type { CapabilityRegistry } from '../capabilities/registry.ts';
 import type { CapabilityService } from '../capabilities/service.ts';
 import type { MindRecord, Store } from '../store/index.ts';
 import { Pass } from './pass.ts';
+import { claimantGone } from './claimants.ts';
 import { performApprovedStep } from './polling.ts';
 import { isRunning, settlePlansTogether } from './settle.ts';
 import { silentLog, type ExecutorContext, type ExecutorLog } from './context.ts';
@@ -27,6 +28,9 @@ const DUE_MARGIN_MS = 5;
 
 /** How long a busy loop may go without its passes' housekeeping (see TickOptions.housekeeping). */
 export const HOUSEKEEPING_MS = 1000;
+
+/** How often a sleeping loop looks whether the processes of watched claimants still exist. */
+export const CLAIMANT_WATCH_MS = 1000;
 
 /** The wake-up an approval sends (events.ts wakeReason): `approval_approved:<approval id>`. */
 const APPROVED_WAKE = /^approval_approved:(.+)$/;
@@ -82,6 +86,8 @@ export class Executor {
   #sweptAt: number | null = null;
   /** Approved requests this executor was woken for, to perform before its next pass. */
   readonly #approved = new Set<string>();
+  /** Other executors on this host holding live claims, as the last housekeeping pass found them. */
+  #watched: string[] = [];
   #stopListening: (() => void) | null = null;
 
   constructor(options: ExecutorOptions) {
@@ -235,7 +241,9 @@ export class Executor {
         }
       }
       try {
-        busy = (await this.#tick(signal, !following || performance.now() - this.#housekeptAt >= HOUSEKEEPING_MS)).busy;
+        const report = await this.#tick(signal, !following || performance.now() - this.#housekeptAt >= HOUSEKEEPING_MS);
+        busy = report.busy;
+        if (report.liveClaimants) this.#watched = report.liveClaimants;
       } catch (error) {
         this.#ctx.log.error('tick failed', { error: error instanceof Error ? error.message : String(error), executor: this.#ctx.name });
       }
@@ -247,8 +255,29 @@ export class Executor {
         await new Promise((resolve) => setImmediate(resolve));
         continue;
       }
-      await this.#bus.next(await this.#sleepMs(), signal);
+      await this.#sleep(await this.#sleepMs(), signal);
     }
+  }
+
+  /**
+   * Sleeps until woken or `ms` pass. While other executors on this host hold live claims, it
+   * looks every CLAIMANT_WATCH_MS whether their processes still exist (a signal-0 kill, no
+   * query) and ends the sleep once one is gone, so the pass that follows takes its claims over
+   * at once instead of an interval (or a lease) later.
+   */
+  async #sleep(ms: number, signal: AbortSignal): Promise<void> {
+    let left = ms;
+    while (this.#watched.length > 0) {
+      const slice = Math.min(left, CLAIMANT_WATCH_MS);
+      if ((await this.#bus.next(slice, signal)) !== 'timeout') return;
+      left -= slice;
+      if (left <= 0) return;
+      if (this.#watched.some((name) => claimantGone(name))) {
+        this.#watched = [];
+        return;
+      }
+    }
+    await this.#bus.next(left, signal);
   }
 
   /**

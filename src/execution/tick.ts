@@ -10,7 +10,7 @@ import { replanUnderNewCommitments } from './commitments.ts';
 import { cancelOrphanedWaits, resumeStalledReplans } from './replan.ts';
 import { applyMoves, type Move } from './apply.ts';
 import { runDueStep } from './run-step.ts';
-import { claimantGone } from './claimants.ts';
+import { claimantGone, claimantHere } from './claimants.ts';
 import { Pass } from './pass.ts';
 import { recoverStep } from './recovery.ts';
 import { settlePlans, settlePlansTogether, startPlans } from './settle.ts';
@@ -73,6 +73,12 @@ export interface TickReport {
   cancelledOrphans: number;
   /** Claims taken over before their lease ran out, because their executor is known to be gone. */
   takenOver: number;
+  /**
+   * Executors on this host (by name) holding live claims, whose process the loop watches between
+   * passes so a claim is taken over as soon as its process is gone (claimants.ts); null when
+   * the pass skipped its housekeeping and did not look.
+   */
+  liveClaimants: string[] | null;
   dueSteps: number;
   movedSteps: number;
   errors: number;
@@ -95,6 +101,7 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
     replannedForCommitments: 0,
     cancelledOrphans: 0,
     takenOver: 0,
+    liveClaimants: null,
     dueSteps: 0,
     movedSteps: 0,
     errors: 0,
@@ -127,7 +134,11 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
   if (options.signal?.aborted) return report;
 
   const pass = new Pass(options.observer);
-  if (housekeeping) report.takenOver = await guarded('taking over from stopped executors', () => takeOverFromGone(ctx, pass, options.batch), 0);
+  if (housekeeping) {
+    const takeOver = await guarded('taking over from stopped executors', () => takeOverFromGone(ctx, pass, options.batch), { moved: 0, live: [] });
+    report.takenOver = takeOver.moved;
+    report.liveClaimants = takeOver.live;
+  }
   const due = await guarded('finding due steps', () => store.executorQueries.dueSteps({ now: ctx.clock.now(), host: ctx.host, limit: options.batch }), []);
   report.dueSteps = due.length;
   // Every plan the due steps belong to, with its intention and its budget's counts, in a few statements.
@@ -200,15 +211,23 @@ async function verifyOutcomeOf(ctx: ExecutorContext, step: StepRecord): Promise<
   }
 }
 
-/** Recovers, at once, the claims whose executor is known to be gone (claimants.ts); returns how many moved. */
-async function takeOverFromGone(ctx: ExecutorContext, pass: Pass, limit: number): Promise<number> {
+/**
+ * Recovers, at once, the claims whose executor is known to be gone (claimants.ts); returns how
+ * many moved, and the other executors on this host whose live claims are worth watching.
+ */
+async function takeOverFromGone(ctx: ExecutorContext, pass: Pass, limit: number): Promise<{ moved: number; live: string[] }> {
   let moved = 0;
+  const live = new Set<string>();
   for (const step of await ctx.store.executorQueries.heldClaims({ now: ctx.clock.now(), host: ctx.host, limit })) {
-    if (step.claimedBy === ctx.name || !claimantGone(step.claimedBy)) continue;
+    if (step.claimedBy === ctx.name) continue;
+    if (!claimantGone(step.claimedBy)) {
+      if (claimantHere(step.claimedBy)) live.add(step.claimedBy);
+      continue;
+    }
     ctx.log.warn('taking over a claim whose executor is gone', { step: step.id, claimant: step.claimedBy, executor: ctx.name });
     if (await recoverStep(ctx, pass, step, true)) moved += 1;
   }
-  return moved;
+  return { moved, live: [...live] };
 }
 
 /** Performs the one-off actions operators approved for minds this daemon serves; returns how many it performed. */

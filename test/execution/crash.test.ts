@@ -17,6 +17,14 @@ import { STORE_KINDS, useStore } from '../support/stores.ts';
 import { draftOf, makeWorld, step, type World } from './support.ts';
 import { programArgs } from '../support/programs.ts';
 
+async function until(check: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    assert.ok(Date.now() < deadline, `gave up waiting for: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'praxis-crash-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -82,6 +90,34 @@ for (const kind of STORE_KINDS) {
       assert.equal(blocked.status, 'blocked', 'recovered while the lease still had its whole length to run');
       assert.equal(blocked.error, OUTCOME_UNKNOWN);
       assert.deepEqual(sideEffectsIn(file), ['test.write target'], 'the write happened once and was not repeated');
+    });
+
+    it('a sleeping loop takes over a claim as soon as its executor process is killed, long before the lease or the interval', async () => {
+      const file = join(dir, `${kind}-watched-${n++}.log`);
+      const w: World = await makeWorld(current());
+      await w.allow('test.write');
+      const { plan } = await w.plan(draftOf([write()]));
+      const stepId = plan.steps[0]!.id;
+      const holder = spawn(process.execPath, [...programArgs(new URL('./processes/crash-executor.ts', import.meta.url)), JSON.stringify(w.ts.config), 'write-hangs-in-action', w.clock.now().toISOString(), file], { stdio: 'ignore' });
+      const exited = new Promise((resolve) => holder.once('exit', resolve));
+      const executor = w.executor({ intervalMs: 3_600_000 });
+      try {
+        await until(async () => sideEffectsIn(file).length === 1, 'the other process to claim the write and act');
+        executor.start();
+        // Its first pass leaves the live claim alone; it then sleeps (for the lease's remaining
+        // length on the manual clock, which never moves here, so only the watch can wake it).
+        await until(async () => executor.ticks >= 1, 'the first pass');
+        assert.equal((await w.store.steps.get(stepId))?.status, 'executing', 'a live claim is not taken');
+        holder.kill('SIGKILL');
+        await exited;
+        await until(async () => (await w.store.steps.get(stepId))?.status === 'blocked', 'the claim to be taken over', 15_000);
+      } finally {
+        holder.kill('SIGKILL');
+        await executor.stop();
+      }
+      assert.equal((await w.store.steps.get(stepId))?.error, OUTCOME_UNKNOWN);
+      assert.deepEqual(sideEffectsIn(file), ['test.write target'], 'the write happened once and was not repeated');
+      assert.deepEqual(w.errors, []);
     });
 
     it('a write whose executor died in its precondition, before the claim, is simply run: once', async () => {

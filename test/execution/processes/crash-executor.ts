@@ -7,6 +7,8 @@
 //   read-dies-in-action      test.read performs its effect and the process dies before anything is recorded
 //   dies-in-precondition     the precondition read kills the process before the write is attempted
 //   dies-after-approval      the approval request commits (with the step's wait), then the process dies
+//   write-hangs-in-action    test.write is written ahead (`started`), performs its effect and never returns:
+//                            the process lives on holding the claim until the test kills it
 // If the process survives, it prints "survived" and exits with 3.
 
 import { appendFileSync } from 'node:fs';
@@ -34,8 +36,12 @@ const effect =
     }
     return { observation: { name: String(params.name), value: `${capability} done` }, summary: `${capability} on ${String(params.name)}` };
   };
+const hangs: CapabilityImplementation = async (params) => {
+  appendFileSync(sideEffects, `test.write ${String(params.name)}\n`);
+  return new Promise(() => {});
+};
 const service = new CapabilityService(store, testRegistry, {
-  'test.write': effect('test.write', mode === 'write-dies-in-action'),
+  'test.write': mode === 'write-hangs-in-action' ? hangs : effect('test.write', mode === 'write-dies-in-action'),
   'test.read': effect('test.read', mode === 'read-dies-in-action' || mode === 'dies-in-precondition'),
 });
 if (mode === 'write-dies-after-record') {
