@@ -1,5 +1,6 @@
-// The operator's day in a real browser (Debian's Chromium through playwright-core, 1400×900): the
-// demo story played by a daemon on a simulated host, as `praxis demo` plays it. The sign-in link
+// The operator's day in a real browser (Chromium through playwright-core, 1400×900: Debian's, or
+// the packaged one where it is absent, see test/support/browser.ts): the demo story played by a
+// daemon on a simulated host, as `praxis demo` plays it. The sign-in link
 // works pasted into an open tab and into the token box; the navigation counts what waits; the
 // decision buttons are in view without scrolling; an approval is given by keyboard alone; the
 // plan page leads with the outcome in words (waiting for you, then escalated with the note)
@@ -26,11 +27,11 @@ import { loadDaemonConfig } from '../../src/daemon/config.ts';
 import { seedHost, seedStory, type DemoStory } from '../../src/daemon/demo.ts';
 import { startDaemon, type Daemon } from '../../src/daemon/serve.ts';
 import { submitPlan } from '../../src/drafting/submit-plan.ts';
+import { testChromium } from '../support/browser.ts';
 import { useStore } from '../support/stores.ts';
 
 const CONSOLE_DIR = fileURLToPath(new URL('../../web/dist', import.meta.url));
 const SHOTS = fileURLToPath(new URL('../../docs/console', import.meta.url));
-const CHROMIUM = '/usr/bin/chromium';
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const VIEWPORT = { width: 1400, height: 900 };
 
@@ -100,7 +101,7 @@ describe("operator's day (browser, demo story)", () => {
     });
     token = (await issueToken(daemon.store, { operator: 'olivia', role: 'operator' })).token;
     browser = await chromium.launch({
-      executablePath: CHROMIUM,
+      executablePath: testChromium(),
       headless: true,
       args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
     });
