@@ -67,6 +67,7 @@ export {
   CARRIED_COLUMNS,
   CARRIED_TABLES,
   MIND_COLUMNS,
+  UNCARRIED_COLUMNS,
   type CarriedTable,
   type ColumnSpec,
   type MindBundleRepository,

@@ -94,6 +94,15 @@ export const CARRIED_COLUMNS = {
   },
 } satisfies Record<string, Record<string, ColumnSpec>>;
 
+/**
+ * Columns of carried tables a bundle leaves out on purpose, taking their defaults on import. A
+ * plan's pause (migration 0010) is an operator's hold on the plan where it runs, not part of the
+ * mind: a fork or import quiesces every inherited open plan anyway, and a copy starts unpaused.
+ */
+export const UNCARRIED_COLUMNS: Partial<Record<keyof typeof CARRIED_COLUMNS, readonly string[]>> = {
+  plans: ['paused_at', 'paused_by', 'pause_reason'],
+};
+
 export type CarriedTable = keyof typeof CARRIED_COLUMNS;
 export const CARRIED_TABLES = Object.keys(CARRIED_COLUMNS) as CarriedTable[];
 
