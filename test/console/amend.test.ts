@@ -121,5 +121,11 @@ describe('amending in the approval card (browser)', () => {
     assert.equal(await page.textContent('[data-testid=amended-target]'), 'alpha');
     assert.match((await page.textContent('[aria-label="Original parameters"]')) ?? '', /9/);
     assert.match((await page.textContent('[aria-label="Amended parameters"]')) ?? '', /2/);
+    // The plan's timeline names the amendment with its step, who made it and why.
+    const event = await page.waitForSelector('[data-testid=timeline-event][data-type=approval_amended]');
+    const said = (await event.textContent()) ?? '';
+    assert.match(said, /approval amended: W1/);
+    assert.match(said, /alice/);
+    assert.match(said, /level 9 is too much/);
   });
 });
