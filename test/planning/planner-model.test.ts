@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Planner } from '../../src/planning/planner.ts';
+import type { PriorRevision } from '../../src/planning/planner-types.ts';
 import { buildModelMessages, interpretModelAnswer } from '../../src/planning/strategies/index.ts';
 import { failedRestart, policy, registry, request, rule } from './planner-fixtures.ts';
 
@@ -159,7 +160,25 @@ describe('model messages', () => {
             error: 'expectation failed: atlas-worker.service was not active within 60 s',
           },
         ],
+        findings: [],
       },
     ]);
+  });
+
+  it("carry what an earlier revision's summary found", () => {
+    const summary = 'Found: atlas-worker.service logged: fatal: pool exhausted for [email]; atlas-worker.service is failed.';
+    const diagnosed: PriorRevision = {
+      revision: 2,
+      strategy: 'diagnose_then_escalate',
+      status: 'completed',
+      statusReason: '',
+      steps: [
+        { key: 'L1', title: 'Read the journal', kind: 'capability', capability: 'logs.query', target: 'atlas-worker.service', status: 'completed', error: '', statusReason: '', observation: { lines: [] } },
+        { key: 'S1', title: 'Summarise', kind: 'internal', capability: '', target: '', status: 'completed', error: '', statusReason: '', observation: { summary, findings: [] } },
+      ],
+    };
+    const req = request({ objective: 'restart atlas-worker.service', means: null, requireApproval: false }, { history: [failedRestart, diagnosed], modelConfigured: true });
+    const payload = JSON.parse(buildModelMessages(req, registry)[1]!.content);
+    assert.deepEqual(payload.earlier_revisions.map((r: { findings: string[] }) => r.findings), [[], [`S1: ${summary}`]]);
   });
 });

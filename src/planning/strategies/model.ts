@@ -76,6 +76,11 @@ export function buildModelMessages(request: PlanRequest, registry: CapabilityReg
     troubled_steps: r.steps
       .filter((s) => ['failed', 'blocked', 'cancelled'].includes(s.status))
       .map((s) => ({ key: s.key, title: s.title, capability: s.capability, target: s.target, status: s.status, error: s.error || s.statusReason })),
+    // What its summaries found (a diagnosis's findings), so the next proposal starts from them.
+    findings: r.steps.flatMap((s) => {
+      const summary = s.kind === 'internal' && s.status === 'completed' ? (s.observation as { summary?: unknown } | null)?.summary : undefined;
+      return typeof summary === 'string' ? [`${s.key}: ${summary}`] : [];
+    }),
   }));
   const payload = {
     intention: { objective: intention.objective, means: intention.means, require_approval: intention.requireApproval },
