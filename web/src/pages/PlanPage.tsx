@@ -225,7 +225,7 @@ function PausePlan({ planId, paused, role, onChanged }: { planId: string; paused
       <form className="stack" onSubmit={submit}>
         <label>
           Reason (optional)
-          <input value={reason} onChange={(event) => setReason(event.target.value)} placeholder={paused ? 'why it may go on' : 'why hold it'} />
+          <input value={reason} onChange={(event) => setReason(event.target.value)} placeholder={paused ? 'why it may go on' : 'why hold it'} data-testid="pause-reason" />
         </label>
         <button type="submit" className={paused ? 'primary' : ''} disabled={action.busy} data-testid={`${verb}-plan`}>
           {paused ? 'Resume plan' : 'Pause plan'}
