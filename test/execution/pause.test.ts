@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Principal } from '../../src/access/permissions.ts';
 import { runningStatus } from '../../src/execution/settle.ts';
-import { Conflict, NotFound, pauseMind, pausePlan, resumeMind, resumePlan } from '../../src/operations/index.ts';
+import { cancelPlan, Conflict, NotFound, pauseMind, pausePlan, resumeMind, resumePlan } from '../../src/operations/index.ts';
 import { InputError } from '../../src/core/errors.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 import { draftOf, eventTypes, makeWorld, readStep, step, stepsOf, type World } from './support.ts';
@@ -203,6 +203,18 @@ for (const kind of STORE_KINDS) {
       assert.equal((await w.store.plans.get(plan.id))?.pause?.by, 'alice', 'the first pause stands');
       const after = await w.store.events.list({ mindId: w.mind.id, limit: 1000 });
       assert.equal(after.length, before + 1, 'only the one pause was recorded');
+    });
+
+    it('a paused plan that closes holds no pause; its plan_paused stays in the log', async () => {
+      const w = await makeWorld(current());
+      const { plan } = await w.plan(oneWrite());
+      await w.executor().drain();
+      await pausePlan(w.store, alice, plan.id, { reason: 'hold' });
+      const closed = await cancelPlan(w.store, w.registry, w.service, bob, plan.id, 'not needed');
+      assert.deepEqual([closed.status, closed.pause], ['abandoned', null]);
+      await refusal(pausePlan(w.store, alice, plan.id), Conflict, 'plan_closed');
+      await refusal(resumePlan(w.store, alice, plan.id), Conflict, 'not_paused');
+      assert.deepEqual((await eventTypes(w.store, { planId: plan.id })).filter((t) => t === 'plan_paused' || t === 'plan_abandoned'), ['plan_paused', 'plan_abandoned']);
     });
 
     it('a revision replacing a paused plan is paused too', async () => {

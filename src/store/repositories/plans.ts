@@ -96,6 +96,9 @@ export interface PlanPatch {
 /** A plan in one of these is never paused: a draft never runs, and a closed plan runs nothing more. */
 export const UNPAUSABLE_PLAN_STATUSES: readonly PlanStatus[] = ['draft', ...CLOSED_PLAN_STATUSES];
 
+/** The pause columns of a plan that is not paused. */
+const UNPAUSED = { paused_at: null, paused_by: '', pause_reason: '' } as const;
+
 export interface PlanListOptions {
   status?: PlanStatus | readonly PlanStatus[];
   limit?: number;
@@ -275,6 +278,8 @@ export class PlanRepository {
     if (patch.validation !== undefined) set.validation = codec.json(patch.validation);
     if (patch.closedAt !== undefined) set.closed_at = codec.timeOrNull(patch.closedAt);
     else if (CLOSED_PLAN_STATUSES.includes(to)) set.closed_at = codec.time(now);
+    // A closed plan runs nothing, so it holds no pause (its plan_paused event stays in the log).
+    if (CLOSED_PLAN_STATUSES.includes(to)) Object.assign(set, UNPAUSED);
     const row = await db
       .updateTable('plans')
       .set(set)
@@ -295,7 +300,7 @@ export class PlanRepository {
     const now = clock.now();
     const set: Updateable<PlansTable> = { status: to, updated_at: codec.time(now) };
     if (patch.statusReason !== undefined) set.status_reason = patch.statusReason;
-    if (CLOSED_PLAN_STATUSES.includes(to)) set.closed_at = codec.time(now);
+    if (CLOSED_PLAN_STATUSES.includes(to)) Object.assign(set, { closed_at: codec.time(now), ...UNPAUSED });
     const moved: string[] = [];
     for (let i = 0; i < ids.length; i += IDS_PER_STATEMENT) {
       const rows = await db.updateTable('plans').set(set).where('id', 'in', ids.slice(i, i + IDS_PER_STATEMENT)).where('status', '=', from).returning('id').execute();
@@ -329,7 +334,6 @@ export class PlanRepository {
   /**
    * Lifts the pause of the plans of `ids` that are paused, in one conditional statement per
    * chunk; returns them as they were just before (their pause still set), for the caller's events.
-   * A plan that closed while paused is resumed too, so nothing is left marked paused for ever.
    */
   async resume(ids: readonly string[]): Promise<PlanRecord[]> {
     const { db, codec, clock } = this.#ctx;
