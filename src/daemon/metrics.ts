@@ -31,7 +31,7 @@ export function createMetrics(store: Store, onTick?: (report: TickReport, second
 
   new Gauge({
     name: 'praxis_steps',
-    help: 'Steps of live plans (validated, executing, replanning), by status and kind',
+    help: 'Steps of live plans (validated, running or replanning), by status and kind',
     labelNames: ['status', 'kind'] as const,
     registers: [registry],
     async collect() {

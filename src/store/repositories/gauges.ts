@@ -21,7 +21,7 @@ export class GaugeRepository {
     this.#ctx = ctx;
   }
 
-  /** Steps of live plans (validated, executing, replanning) by status and kind; absent pairs are zero. */
+  /** Steps of live plans (validated, executing, waiting, awaiting_approval, replanning) by status and kind; absent pairs are zero. */
   async stepsOfLivePlans(): Promise<StepCount[]> {
     const livePlan = sql<SqlBool>`${sql.ref('p.status')} in (${sql.join(LIVE_PLAN_STATUSES.map((s) => sql.lit(s)))})`;
     const rows = await this.#ctx.db
