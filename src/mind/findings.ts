@@ -91,18 +91,26 @@ function logFindings(step: ObservedStep, o: Record<string, unknown>): Finding[] 
     const level = logLevel(message);
     return level ? [{ message, level }] : [];
   });
-  // Fatal lines first, then errors, newest first within each (the lines come oldest first).
+  // Fatal lines first, then errors, newest first within each (the lines come oldest first); a
+  // message repeated is one finding that says how often.
   const ordered = [...notable.filter((n) => n.level === 'fatal').reverse(), ...notable.filter((n) => n.level === 'error').reverse()];
-  const findings: Finding[] = ordered.slice(0, MAX_LOG_FINDINGS).map(({ message, level }) => ({
+  const times = new Map<string, { level: 'fatal' | 'error'; count: number }>();
+  for (const { message, level } of ordered) {
+    const seen = times.get(message);
+    if (seen) seen.count += 1;
+    else times.set(message, { level, count: 1 });
+  }
+  const distinct = [...times.entries()];
+  const findings: Finding[] = distinct.slice(0, MAX_LOG_FINDINGS).map(([message, { level, count }]) => ({
     step: step.key,
     kind: 'log_line',
     level,
-    text: clip(`${unit} logged: ${message}`),
+    text: clip(`${unit} logged${count > 1 ? ` ${count} times` : ''}: ${message}`),
     belief: `${unit} logged "${clip(message, 200)}"`,
     unit,
   }));
-  if (ordered.length > MAX_LOG_FINDINGS) {
-    findings.push({ step: step.key, kind: 'log_line', level: 'info', text: `${ordered.length - MAX_LOG_FINDINGS} more error or fatal lines of ${unit} not listed`, unit });
+  if (distinct.length > MAX_LOG_FINDINGS) {
+    findings.push({ step: step.key, kind: 'log_line', level: 'info', text: `${distinct.length - MAX_LOG_FINDINGS} more error or fatal messages of ${unit} not listed`, unit });
   }
   if (findings.length === 0) findings.push({ step: step.key, kind: 'log_line', level: 'info', text: `${lines.length} journal lines of ${unit}, none at error or fatal level`, unit });
   return findings;
@@ -184,7 +192,8 @@ export function findingsOf(step: ObservedStep): Finding[] {
     case 'cancelled':
     case 'skipped':
       if (step.kind !== 'capability' && step.kind !== 'monitor') return [];
-      return [{ step: step.key, kind: 'not_read', level: 'failed', text: clip(`${step.key} (${step.title}) was not read: ${step.statusReason || step.status}`) }];
+      // Cancelled, the read could not be made; skipped, it was left out on purpose (a precondition).
+      return [{ step: step.key, kind: 'not_read', level: step.status === 'cancelled' ? 'failed' : 'info', text: clip(`${step.key} (${step.title}) was not read: ${step.statusReason || step.status}`) }];
     default:
       return [];
   }
@@ -226,12 +235,12 @@ export function findingJson(f: Finding): JsonObject {
  */
 export async function recordFindings(repos: Repositories, subject: FindingsSubject, observed: { summary: string; findings: readonly Finding[] }, at: Date): Promise<BeliefRecord[]> {
   const source = `plan_step:${subject.stepId}`;
-  const believed = observed.findings.filter((f) => f.belief).slice(0, MAX_BELIEFS_PER_SUMMARY);
+  const statements = [...new Set(observed.findings.flatMap((f) => (f.belief ? [f.belief] : [])))].slice(0, MAX_BELIEFS_PER_SUMMARY);
   const states = observed.findings.filter((f) => f.kind === 'unit_state' && f.unit && f.state);
-  const held = believed.length > 0 || states.length > 0 ? await repos.beliefs.listByMind(subject.mindId) : [];
+  const held = statements.length > 0 || states.length > 0 ? await repos.beliefs.listByMind(subject.mindId) : [];
   const moved: BeliefRecord[] = [];
-  for (const finding of believed) {
-    const statement = finding.belief!;
+  for (const statement of statements) {
+    const finding = observed.findings.find((f) => f.belief === statement)!;
     const belief = held.find((b) => b.statement === statement) ?? (await repos.beliefs.create({ mindId: subject.mindId, statement, confidence: NEW_BELIEF_CONFIDENCE }));
     const revised = await addEvidence(repos, belief.id, { direction: 'for', weight: OBSERVATION_WEIGHT, source, note: `${subject.stepKey} observed: ${finding.text}` }, at);
     if (revised) moved.push(revised);

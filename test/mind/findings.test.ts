@@ -32,10 +32,14 @@ describe('findings', () => {
     const flood = findingsOf(observed('L1', 'logs.query', { unit: UNIT, lines: Array.from({ length: 50 }, (_, i) => line(`error ${i} ${'x'.repeat(400)}`)), truncated: false, masked: true }));
     assert.equal(flood.length, MAX_LOG_FINDINGS + 1);
     assert.ok(flood.every((f) => f.text.length <= 300));
-    assert.equal(flood.at(-1)!.text, `${50 - MAX_LOG_FINDINGS} more error or fatal lines of ${UNIT} not listed`);
+    assert.equal(flood.at(-1)!.text, `${50 - MAX_LOG_FINDINGS} more error or fatal messages of ${UNIT} not listed`);
     assert.match(flood[0]!.text, /error 49 /, 'newest first');
 
     assert.deepEqual(findingsOf(observed('L1', 'logs.query', { unit: UNIT, lines: [line('ok')], truncated: false, masked: true })).map((f) => f.level), ['info']);
+    // A message repeated is one finding that says how often.
+    const repeated = findingsOf(observed('L1', 'logs.query', { unit: UNIT, lines: [line('fatal: pool exhausted'), line('ok'), line('fatal: pool exhausted'), line('fatal: pool exhausted')], truncated: false, masked: true }));
+    assert.deepEqual(repeated.map((f) => f.text), [`${UNIT} logged 3 times: fatal: pool exhausted`]);
+    assert.equal(repeated[0]!.belief, `${UNIT} logged "fatal: pool exhausted"`);
   });
 
   it('a unit state, disk and memory thresholds, and HTTP statuses', () => {
@@ -70,6 +74,8 @@ describe('findings', () => {
       summary,
       `Also seen: ${UNIT} is active (running). Not observed: D1 (read D1) failed: statfs failed; L1 (read L1) was not read: dependency R1 failed; R1 (read R1) failed: the request was denied.`,
     );
+    const skipped = findingsOf(observed('U2', 'service.status', null, { status: 'skipped', statusReason: 'the precondition did not hold' }));
+    assert.deepEqual(skipped.map((f) => [f.level, f.text]), [['info', 'U2 (read U2) was not read: the precondition did not hold']]);
     const long = summaryOf(Array.from({ length: 30 }, (_, i) => observed(`D${i}`, 'host.disk.usage', null, { status: 'failed', error: 'e'.repeat(280) })));
     assert.ok(long.summary.length <= MAX_SUMMARY);
     assert.equal(summaryOf([]).summary, 'no findings');
