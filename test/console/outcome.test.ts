@@ -39,6 +39,13 @@ describe('console outcome', () => {
     assert.deepEqual(displayStatus(plan({ status: 'completed' }), steps), { status: 'escalated', label: 'escalated to you' });
   });
 
+  it('an escalation shows the note as it was left, with the findings it carried', () => {
+    const left = 'Tried a restart; it failed again. Findings S1: Found: atlas-worker.service logged: fatal: pool exhausted for [email].';
+    const steps = [step('S1', { kind: 'internal', status: 'completed' }), { ...note, observation: { message: left } }];
+    const outcome = outcomeOf(intention('blocked', 'expectation_failed'), plan({ status: 'completed', strategy: 'diagnose_then_escalate' }), steps);
+    assert.equal(outcome.detail, left);
+  });
+
   it('fulfilled, abandoned with why, blocked with the step to release, replaced by a later revision', () => {
     assert.equal(outcomeOf(intention('fulfilled', 'completed'), plan({ status: 'completed' }), [step('P1', { status: 'completed' })]).kind, 'fulfilled');
     const abandoned = outcomeOf(intention('abandoned', 'cancelled'), plan({ status: 'abandoned', statusReason: 'cancelled by olga: wrong unit' }), []);
