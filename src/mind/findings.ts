@@ -237,7 +237,7 @@ export async function recordFindings(repos: Repositories, subject: FindingsSubje
   const source = `plan_step:${subject.stepId}`;
   const statements = [...new Set(observed.findings.flatMap((f) => (f.belief ? [f.belief] : [])))].slice(0, MAX_BELIEFS_PER_SUMMARY);
   const states = observed.findings.filter((f) => f.kind === 'unit_state' && f.unit && f.state);
-  const held = statements.length > 0 || states.length > 0 ? await repos.beliefs.listByMind(subject.mindId) : [];
+  const held = await repos.beliefs.matching(subject.mindId, { exact: statements, prefixes: [...new Set(states.map((f) => `${f.unit} is `))] });
   const moved: BeliefRecord[] = [];
   for (const statement of statements) {
     const finding = observed.findings.find((f) => f.belief === statement)!;

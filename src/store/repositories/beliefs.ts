@@ -2,7 +2,7 @@
 // revision is conditional on the version it was computed from, so two resolvers revising the
 // same belief at once cannot overwrite each other's evidence.
 
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { newId } from '../../core/ids.ts';
 import type { BeliefsTable } from '../schema.ts';
 import type { RepositoryContext } from './context.ts';
@@ -79,6 +79,28 @@ export class BeliefRepository {
     let query = this.#ctx.db.selectFrom('beliefs').selectAll().where('mind_id', '=', mindId).orderBy('created_at').orderBy('id');
     if (options.limit !== undefined) query = query.limit(options.limit);
     const rows = await query.execute();
+    return rows.map((row) => this.#decode(row));
+  }
+
+  /**
+   * The mind's beliefs whose statement is one of `exact` or starts with one of `prefixes`, oldest
+   * first: what a summary's findings may strengthen or weaken, without reading every belief.
+   */
+  async matching(mindId: string, wanted: { exact: readonly string[]; prefixes: readonly string[] }): Promise<BeliefRecord[]> {
+    if (wanted.exact.length === 0 && wanted.prefixes.length === 0) return [];
+    const rows = await this.#ctx.db
+      .selectFrom('beliefs')
+      .selectAll()
+      .where('mind_id', '=', mindId)
+      .where((eb) =>
+        eb.or([
+          ...(wanted.exact.length > 0 ? [eb('statement', 'in', [...wanted.exact])] : []),
+          ...wanted.prefixes.map((prefix) => eb(sql<string>`substr(${sql.ref('statement')}, 1, ${prefix.length})`, '=', prefix)),
+        ]),
+      )
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
     return rows.map((row) => this.#decode(row));
   }
 
