@@ -285,6 +285,18 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(w.errors, []);
     });
 
+    it('the sweep corrects a status a crash left behind', async () => {
+      const w = await makeWorld(current());
+      // One wait and nothing pending: only the status tells the sweep something is off.
+      const { plan } = await w.plan(draftOf([step('W', { kind: 'wait', spec: { seconds: 300 } })]));
+      await w.executor().drain();
+      assert.equal(await planStatus(w, plan.id), 'waiting');
+      // As if the executor died between a step's move and its plan's settling.
+      assert.ok(await w.store.plans.transition(plan.id, 'waiting', 'executing'));
+      await w.executor().tick();
+      assert.equal(await planStatus(w, plan.id), 'waiting');
+    });
+
     it('a denied approval still fails and replans a plan that showed awaiting_approval', async () => {
       const w = await makeWorld(current());
       const { plan } = await w.plan(oneWrite());

@@ -150,6 +150,8 @@ export function plansToSettleQuery(db: Kysely<Database>, query: PlanQuery) {
   const finals = FINAL_STEP_STATUSES.map((s) => sql.lit(s));
   const stepOfPlan = (status: RawBuilder<SqlBool>) =>
     db.selectFrom('plan_steps as s').select('s.id').where(sql<SqlBool>`${sql.ref('s.plan_id')} = ${sql.ref('p.id')}`).where(status);
+  const inStatus = (...statuses: string[]) => sql<SqlBool>`${sql.ref('s.status')} in (${sql.join(statuses.map((s) => sql.lit(s)))})`;
+  const planIs = (status: string) => sql<SqlBool>`${sql.ref('p.status')} = ${sql.lit(status)}`;
   return db
     .selectFrom('plans as p')
     .innerJoin('minds as m', 'm.id', 'p.mind_id')
@@ -162,6 +164,11 @@ export function plansToSettleQuery(db: Kysely<Database>, query: PlanQuery) {
       eb.or([
         eb.exists(stepOfPlan(sql<SqlBool>`${sql.ref('s.status')} in (${sql.lit('pending')}, ${sql.lit('failed')})`)),
         eb.not(eb.exists(stepOfPlan(sql<SqlBool>`${sql.ref('s.status')} not in (${sql.join(finals)})`))),
+        // What the plan shows no longer matches its steps (settle.ts, runningStatus): a crash
+        // between a step's move and its plan's settling left it behind.
+        eb.and([planIs('executing'), eb.not(eb.exists(stepOfPlan(inStatus('ready', 'executing')))), eb.exists(stepOfPlan(inStatus('waiting', 'awaiting_approval', 'awaiting_grant')))]),
+        eb.and([planIs('waiting'), eb.or([eb.exists(stepOfPlan(inStatus('ready', 'executing', 'awaiting_approval', 'awaiting_grant'))), eb.not(eb.exists(stepOfPlan(inStatus('waiting'))))])]),
+        eb.and([planIs('awaiting_approval'), eb.or([eb.exists(stepOfPlan(inStatus('ready', 'executing'))), eb.not(eb.exists(stepOfPlan(inStatus('awaiting_approval', 'awaiting_grant'))))])]),
       ]),
     )
     .orderBy('p.updated_at')
@@ -217,8 +224,9 @@ export class ExecutorQueryRepository {
 
   /**
    * Running plans (executing, waiting, awaiting_approval) with something to settle: a pending step (which may now be promoted or
-   * cancelled), a failed step (the plan is reconsidered), or no open step at all (the plan can
-   * close). A crash between finishing a step and settling its plan is repaired here.
+   * cancelled), a failed step (the plan is reconsidered), no open step at all (the plan can
+   * close), or a status that no longer says what its steps wait for. A crash between finishing a
+   * step and settling its plan is repaired here.
    */
   async planIdsToSettle(query: PlanQuery): Promise<string[]> {
     const rows = await plansToSettleQuery(this.#ctx.db, query).execute();
