@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { inputProblems } from '../core/input-limits.ts';
 import type { ValidationIssue } from '../core/plan.ts';
-import { formatOfFileName, parsePlanText, MAX_PLAN_TEXT_BYTES } from '../planning/plan-text.ts';
+import { formatOfFileName, parsePlanText, MAX_PLAN_TEXT_BYTES } from '../operations/plan-text.ts';
 
 /** `unreadable`: the file cannot be taken as input at all (I/O, or the input rule): a usage error, exit 2. */
 export type PlanFile = { ok: true; value: unknown } | { ok: false; errors: ValidationIssue[]; unreadable: boolean };

@@ -251,8 +251,6 @@ async function afterMove(ctx: ExecutorContext, move: Move, after: AfterCommit, m
   }
   if (after.resumeParentOf) await resumeParent(ctx.store, after.resumeParentOf);
   if (after.failure) await reconsiderPlan(ctx, scene.plan.id, after.failure.kind, after.failure.why, after.failure.abort);
-  // A step that parks (waits, or asks an operator) or comes back may change what the plan shows
-  // (executing, waiting, awaiting_approval): settling writes that, as it does after a completion.
   else if (options.deferSettle) options.deferSettle(scene.plan.id, moved, after.settle);
   // A step that parks (waits, or asks an operator) or comes back may change what the plan shows
   // (executing, waiting, awaiting_approval): settling writes that, as it does after a completion.

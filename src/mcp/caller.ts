@@ -3,15 +3,14 @@
 // not found); what is MCP's own is here: the role a tool needs, and which mind a call is about.
 
 import { may, type Permission, type Principal } from '../access/permissions.ts';
-import { resolveMind } from '../operations/minds.ts';
-import type { MindRecord, Store } from '../store/index.ts';
+import { boundMind, resolveMind, type MindRecord, type Services } from '../operations/index.ts';
 import { refusal } from './refusal.ts';
 
 export class Caller {
-  readonly store: Store;
+  readonly store: Services['store'];
   readonly principal: Principal;
 
-  constructor(store: Store, principal: Principal) {
+  constructor(store: Services['store'], principal: Principal) {
     this.store = store;
     this.principal = principal;
   }
@@ -28,9 +27,8 @@ export class Caller {
    * naming any other (existing or not) is refused alike; any other token must name the mind.
    */
   async mind(nameOrId: string | undefined, path = 'mind'): Promise<MindRecord> {
-    const bound = this.principal.mindId;
-    if (bound !== null) {
-      const own = await this.store.minds.get(bound);
+    if (this.principal.mindId !== null) {
+      const own = await boundMind(this.store, this.principal);
       if (!own) throw refusal('unknown_mind', path, 'the mind this token is bound to no longer exists');
       if (nameOrId !== undefined && nameOrId !== own.id && nameOrId !== own.name) {
         throw refusal('not_your_mind', path, `this token speaks for mind ${own.name} only`);

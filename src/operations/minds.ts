@@ -28,6 +28,11 @@ export function inReach<T extends { mindId: string }>(principal: Principal, reco
   return record;
 }
 
+/** The mind an agent's token is bound to, if it still exists (the token's binding is the access check). */
+export async function boundMind(store: Store, principal: Principal): Promise<MindRecord | undefined> {
+  return principal.mindId === null ? undefined : store.minds.get(principal.mindId);
+}
+
 /** An intention the caller may see, by id (plans and the timeline name it as well as intentions). */
 export async function findIntention(store: Store, principal: Principal, id: string, path = 'id'): Promise<IntentionRecord> {
   return inReach(principal, await store.intentions.get(id), path, `no intention ${id}`);

@@ -24,8 +24,7 @@ import type {
   Store,
 } from '../store/index.ts';
 import { Conflict, NotStored } from './errors.ts';
-import { findIntention } from './minds.ts';
-import { inReach, mindFilter, resolveMind } from './minds.ts';
+import { findIntention, inReach, mindFilter, resolveMind } from './minds.ts';
 import { decodeCursor, pageOf, pageSize, type Page, type PageRequest } from './pages.ts';
 
 export interface PlanSummary {

@@ -120,7 +120,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       workRoutes(api, ctx);
       decisionRoutes(api, ctx);
       webhookDeliveryRoutes(api, ctx);
-      streamRoute(api, options.store, streams, app.log);
+      streamRoute(api, ctx, streams, app.log);
     },
     { prefix: '/api/v1' },
   );

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { may, type Permission, type Principal } from '../access/permissions.ts';
 import { authenticate, bearerToken } from '../access/tokens.ts';
 import type { AccessRole } from '../core/vocabulary.ts';
-import type { Store } from '../store/index.ts';
+import type { Services } from '../operations/index.ts';
 import { HttpRefusal } from './errors.ts';
 
 declare module 'fastify' {
@@ -22,7 +22,7 @@ declare module 'fastify' {
 export const ANONYMOUS_OPERATOR = 'anonymous';
 
 /** The principal behind a request: its token's, the anonymous one, or a 401. */
-export async function principalOf(store: Store, anonymousRole: AccessRole | null, request: FastifyRequest): Promise<Principal> {
+export async function principalOf(store: Services['store'], anonymousRole: AccessRole | null, request: FastifyRequest): Promise<Principal> {
   const bearer = bearerToken(request.headers.authorization);
   if (bearer === undefined) {
     if (anonymousRole) return { tokenId: null, operator: ANONYMOUS_OPERATOR, role: anonymousRole, mindId: null };
@@ -34,7 +34,7 @@ export async function principalOf(store: Store, anonymousRole: AccessRole | null
   return principal;
 }
 
-export function registerAuth(app: FastifyInstance, store: Store, anonymousRole: AccessRole | null): void {
+export function registerAuth(app: FastifyInstance, store: Services['store'], anonymousRole: AccessRole | null): void {
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request) => {
     const permission = request.routeOptions.config.permission;

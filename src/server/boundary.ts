@@ -19,7 +19,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Problem } from '../core/errors.ts';
 import { INPUT_LIMITS, inputProblems } from '../core/input-limits.ts';
-import { parsePlanText } from '../planning/plan-text.ts';
+import { parsePlanText } from '../operations/plan-text.ts';
 import { HttpRefusal } from './errors.ts';
 import { strictObject } from './schemas.ts';
 

@@ -8,11 +8,7 @@
 
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { Principal } from '../access/permissions.ts';
-import { tokenHolds } from '../access/tokens.ts';
-import { isId } from '../core/ids.ts';
-import { findIntention, findPlan, mindFilter } from '../operations/index.ts';
-import type { EventQuery, EventRecord, Store } from '../store/index.ts';
+import { openEventFeed, type EventRecord, type Services } from '../operations/index.ts';
 import { principal } from './auth.ts';
 import { Id, MindRef, strictObject } from './schemas.ts';
 import type { Api } from './routes/context.ts';
@@ -46,37 +42,7 @@ export function frame(event: EventRecord): string {
   return `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
-async function filterOf(store: Store, who: Principal, query: { mind?: string; plan?: string; intention?: string }): Promise<Omit<EventQuery, 'afterSeq' | 'limit'>> {
-  const filter: Omit<EventQuery, 'afterSeq' | 'limit'> = {};
-  const mindId = await mindFilter(store, who, query.mind);
-  if (mindId !== undefined) filter.mindId = mindId;
-  if (query.plan !== undefined) filter.planId = (await findPlan(store, who, query.plan, 'plan')).id;
-  if (query.intention !== undefined) filter.intentionId = (await findIntention(store, who, query.intention, 'intention')).id;
-  return filter;
-}
-
-/**
- * Whether the stream's token still holds: always true for a token-less (anonymous) stream. The
- * token is read again from the store, so a revocation by any daemon on the same store counts.
- */
-function tokenCheck(store: Store, tokenId: string | null): () => Promise<boolean> {
-  if (tokenId === null) return async () => true;
-  return async () => {
-    const record = await store.accessTokens.get(tokenId);
-    return record !== null && tokenHolds(record, store.clock);
-  };
-}
-
-/** Where the stream starts: after the event the client saw last, or after the newest. */
-async function startSeq(store: Store, lastEventId: string | undefined): Promise<number> {
-  if (lastEventId && isId(lastEventId)) {
-    const seen = await store.events.get(lastEventId);
-    if (seen) return seen.seq;
-  }
-  return store.events.latestSeq();
-}
-
-export function streamRoute(api: Api, store: Store, streams: StreamRegistry, log: FastifyBaseLogger): void {
+export function streamRoute(api: Api, services: Services, streams: StreamRegistry, log: FastifyBaseLogger): void {
   api.get(
     '/stream',
     {
@@ -85,12 +51,8 @@ export function streamRoute(api: Api, store: Store, streams: StreamRegistry, log
     },
     async (request: FastifyRequest<{ Querystring: { mind?: string; plan?: string; intention?: string } }>, reply: FastifyReply) => {
       // Everything that can be refused is checked before the response is taken over.
-      const who = principal(request);
-      const filter = await filterOf(store, who, request.query);
-      const holds = tokenCheck(store, who.tokenId);
-      const expiresAt = who.tokenId === null ? null : ((await store.accessTokens.get(who.tokenId))?.expiresAt ?? null);
       const lastEventId = request.headers['last-event-id'];
-      let seq = await startSeq(store, typeof lastEventId === 'string' ? lastEventId : undefined);
+      const feed = await openEventFeed(services.store, principal(request), request.query, typeof lastEventId === 'string' ? lastEventId : undefined);
 
       reply.hijack();
       const raw = reply.raw;
@@ -109,7 +71,7 @@ export function streamRoute(api: Api, store: Store, streams: StreamRegistry, log
       /** Ends the stream, and answers false, when the token no longer holds. */
       const stillHolds = async (): Promise<boolean> => {
         tokenCheckedAt = Date.now();
-        if (await holds()) return true;
+        if (await feed.holds()) return true;
         end();
         return false;
       };
@@ -124,7 +86,7 @@ export function streamRoute(api: Api, store: Store, streams: StreamRegistry, log
           do {
             again = false;
             for (;;) {
-              const events = await store.events.list({ ...filter, afterSeq: seq, limit: BATCH });
+              const events = await feed.next(BATCH);
               // Nothing is sent on a token that was revoked or expired since the last look, and an
               // idle stream looks every few seconds.
               const due = events.length > 0 || Date.now() - tokenCheckedAt >= TOKEN_RECHECK_MS;
@@ -132,7 +94,6 @@ export function streamRoute(api: Api, store: Store, streams: StreamRegistry, log
               for (const event of events) {
                 if (closed) return;
                 raw.write(frame(event));
-                seq = event.seq;
               }
               if (events.length < BATCH) break;
             }
@@ -144,14 +105,14 @@ export function streamRoute(api: Api, store: Store, streams: StreamRegistry, log
           reading = false;
         }
       };
-      const stopWake = store.wakeups.on(() => void pump());
+      const stopWake = feed.onCommitted(() => void pump());
       const recheck = setInterval(() => void pump(), RECHECK_MS);
       const heartbeat = setInterval(() => {
         if (!closed) raw.write(': heartbeat\n\n');
       }, HEARTBEAT_MS);
       // At the token's expiry, look again (the check reads the store's clock, which decides).
-      const expiry =
-        expiresAt === null ? undefined : setTimeout(() => void stillHolds().catch(end), Math.min(MAX_TIMER_MS, Math.max(0, expiresAt.getTime() - store.clock.now().getTime())));
+      const untilExpiry = feed.msUntilExpiry();
+      const expiry = untilExpiry === null ? undefined : setTimeout(() => void stillHolds().catch(end), Math.min(MAX_TIMER_MS, untilExpiry));
       const end = () => {
         if (closed) return;
         closed = true;

@@ -3,7 +3,7 @@ import { abortConditionText } from '../../core/abort-conditions.ts';
 import { InputError } from '../../core/errors.ts';
 import type { ValidationIssue } from '../../core/plan.ts';
 import { isId } from '../../core/ids.ts';
-import { budgetLimits } from '../../planning/resources.ts';
+import { budgetLimits } from '../../operations/plan-budget.ts';
 import { EXIT } from '../exit-codes.ts';
 import { cliOperator } from '../operator.ts';
 import { action, findMind, printJson, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';

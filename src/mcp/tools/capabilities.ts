@@ -3,8 +3,7 @@
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { Preview } from '../../capabilities/invocation.ts';
-import type { PolicyVerdict } from '../../capabilities/policy/decide.ts';
+import type { PolicyVerdict, Preview } from '../../operations/index.ts';
 import { InputError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/plan.ts';
 import { mindCatalogue, policyOf, previewInvocation } from '../../operations/catalogue.ts';

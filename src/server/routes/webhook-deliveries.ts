@@ -5,7 +5,7 @@
 import { Type } from 'typebox';
 import { DELIVERY_STATUSES } from '../../core/vocabulary.ts';
 import type { Services } from '../../operations/services.ts';
-import type { DeliveryRecord } from '../../store/index.ts';
+import type { DeliveryRecord } from '../../operations/index.ts';
 import { Id, oneOf, strictObject } from '../schemas.ts';
 import type { Api } from './context.ts';
 

@@ -1,0 +1,69 @@
+// A caller's live view of the event log, for the surfaces that stream it (the API's
+// Server-Sent Events). What the caller may see and where the feed starts are decided here, once,
+// with the same rules as every other read; the surface only frames and sends what `next` hands it.
+// A feed opened with a token lasts as long as the token holds, which `holds` reads again from
+// the store each time, so a revocation by any daemon on the same store counts.
+
+import type { Principal } from '../access/permissions.ts';
+import { tokenHolds } from '../access/tokens.ts';
+import { isId } from '../core/ids.ts';
+import type { EventQuery, EventRecord, Store } from '../store/index.ts';
+import { findIntention, mindFilter } from './minds.ts';
+import { findPlan } from './plans.ts';
+
+export interface EventFeedQuery {
+  mind?: string | undefined;
+  plan?: string | undefined;
+  intention?: string | undefined;
+}
+
+export interface EventFeed {
+  /** The events appended after the last one handed out, in log order, at most `limit`. */
+  next(limit: number): Promise<EventRecord[]>;
+  /** Whether the caller's token still holds (always true without a token). */
+  holds(): Promise<boolean>;
+  /** How long until the caller's token expires, by the store's clock; null when it never does. */
+  msUntilExpiry(): number | null;
+  /** Calls `listener` when an event that wakes executors commits in this process; returns an unsubscribe. */
+  onCommitted(listener: () => void): () => void;
+}
+
+/**
+ * Opens a feed of the events `who` may see, narrowed to a mind, plan or intention. It starts
+ * after the event the caller saw last (`lastEventId`, as a reconnecting client sends it) or,
+ * without one, after the newest. Refusals (an unknown or unreachable mind, plan or intention)
+ * are thrown here, before anything is streamed.
+ */
+export async function openEventFeed(store: Store, who: Principal, query: EventFeedQuery, lastEventId?: string): Promise<EventFeed> {
+  const filter: Omit<EventQuery, 'afterSeq' | 'limit'> = {};
+  const mindId = await mindFilter(store, who, query.mind);
+  if (mindId !== undefined) filter.mindId = mindId;
+  if (query.plan !== undefined) filter.planId = (await findPlan(store, who, query.plan, 'plan')).id;
+  if (query.intention !== undefined) filter.intentionId = (await findIntention(store, who, query.intention, 'intention')).id;
+  const tokenId = who.tokenId;
+  const expiresAt = tokenId === null ? null : ((await store.accessTokens.get(tokenId))?.expiresAt ?? null);
+  let seq = await startSeq(store, lastEventId);
+  return {
+    async next(limit) {
+      const events = await store.events.list({ ...filter, afterSeq: seq, limit });
+      if (events.length > 0) seq = events[events.length - 1]!.seq;
+      return events;
+    },
+    async holds() {
+      if (tokenId === null) return true;
+      const record = await store.accessTokens.get(tokenId);
+      return record !== null && tokenHolds(record, store.clock);
+    },
+    msUntilExpiry: () => (expiresAt === null ? null : Math.max(0, expiresAt.getTime() - store.clock.now().getTime())),
+    onCommitted: (listener) => store.wakeups.on(() => listener()),
+  };
+}
+
+/** Where a feed starts: after the event the client saw last, or after the newest. */
+async function startSeq(store: Store, lastEventId: string | undefined): Promise<number> {
+  if (lastEventId && isId(lastEventId)) {
+    const seen = await store.events.get(lastEventId);
+    if (seen) return seen.seq;
+  }
+  return store.events.latestSeq();
+}
