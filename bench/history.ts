@@ -82,4 +82,3 @@ async function fillHistory(store: Store, mind: MindRecord, count: number): Promi
     await db.insertInto('tool_executions').values(executions).execute();
   }
 }
-

@@ -90,7 +90,9 @@ for (const kind of kinds) {
     process.stdout.write(`${kind}: steps per second, run ${run} of ${RUNS}... `);
     const measured = await throughput(kind, STEPS);
     runs.push(measured);
-    process.stdout.write(`${measured.steps_per_second} (${measured.steps} steps in ${measured.seconds} s; the store commits ${measured.commits_per_second}/s: ratio ${measured.ratio_to_commit_limit})\n`);
+    process.stdout.write(
+      `${measured.steps_per_second} (${measured.steps} steps in ${measured.seconds} s; the store commits ${measured.commits_per_second}/s: ratio ${measured.ratio_to_commit_limit})\n`,
+    );
   }
   results.steps_per_second[kind] = median(runs.map((r) => r.steps_per_second));
   results.ratio_to_commit_limit[kind] = median(runs.map((r) => r.ratio_to_commit_limit));

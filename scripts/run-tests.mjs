@@ -113,11 +113,11 @@ function runFile(file) {
   return new Promise((resolve) => {
     const begun = Date.now();
     const prefix = databases.filePrefix(fileCount++);
-    const child = spawn(
-      process.execPath,
-      ['--enable-source-maps', `--test-reporter=${REPORTER}`, '--test-reporter-destination=stdout', compiled.testFile(file)],
-      { cwd: root, env: { ...env, PRAXIS_TEST_PG_PREFIX: prefix }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const child = spawn(process.execPath, ['--enable-source-maps', `--test-reporter=${REPORTER}`, '--test-reporter-destination=stdout', compiled.testFile(file)], {
+      cwd: root,
+      env: { ...env, PRAXIS_TEST_PG_PREFIX: prefix },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));

@@ -79,9 +79,7 @@ export async function revokeToken(store: Store, tokenId: string, revokedBy: stri
   });
   if (revoked) return { revoked };
   const existing = await store.accessTokens.get(tokenId);
-  return existing
-    ? { refused: 'already_revoked', message: `token ${tokenId} was already revoked at ${existing.revokedAt?.toISOString()}` }
-    : { refused: 'not_found', message: `no token ${tokenId}` };
+  return existing ? { refused: 'already_revoked', message: `token ${tokenId} was already revoked at ${existing.revokedAt?.toISOString()}` } : { refused: 'not_found', message: `no token ${tokenId}` };
 }
 
 /**

@@ -122,25 +122,31 @@ export async function amendApproval(ctx: ServiceContext, approvalId: string, inp
   const amended: ApprovalRecord = { ...approval, target, params, amendments, approversRequired, decisions: [] };
   const digest = approvalDigest(ctx.approvalKey, amended);
 
-  const outcome = await ctx.store.transaction(async (tx) => {
-    const moved = await tx.approvals.amend(approval.id, { target, params, amendments, approversRequired, digest, fromDigest: approval.digest });
-    if (!moved) return 'conflict' as const;
-    if (step && !(await tx.steps.amendAction(step.id, approval.id, { target, params }))) throw new StepMoved();
-    const event = approvalEvent('approval_amended', { ...approval, target }, {
-      operator: amendment.operator,
-      reason,
-      from: amendment.from,
-      to: amendment.to,
-      approvers_required: approversRequired,
-      approvals_cleared: amendment.approvals_cleared,
-      policy: verdict.reason,
+  const outcome = await ctx.store
+    .transaction(async (tx) => {
+      const moved = await tx.approvals.amend(approval.id, { target, params, amendments, approversRequired, digest, fromDigest: approval.digest });
+      if (!moved) return 'conflict' as const;
+      if (step && !(await tx.steps.amendAction(step.id, approval.id, { target, params }))) throw new StepMoved();
+      const event = approvalEvent(
+        'approval_amended',
+        { ...approval, target },
+        {
+          operator: amendment.operator,
+          reason,
+          from: amendment.from,
+          to: amendment.to,
+          approvers_required: approversRequired,
+          approvals_cleared: amendment.approvals_cleared,
+          policy: verdict.reason,
+        },
+      );
+      await tx.events.append(step ? { ...event, planId: step.planId, stepId: step.id, data: { ...event.data, key: step.key } } : event);
+      return 'amended' as const;
+    })
+    .catch((error: unknown) => {
+      if (error instanceof StepMoved) return 'step_moved' as const;
+      throw error;
     });
-    await tx.events.append(step ? { ...event, planId: step.planId, stepId: step.id, data: { ...event.data, key: step.key } } : event);
-    return 'amended' as const;
-  }).catch((error: unknown) => {
-    if (error instanceof StepMoved) return 'step_moved' as const;
-    throw error;
-  });
   if (outcome === 'conflict') return refused('conflict', 'the request was decided, amended or changed meanwhile; look at it again');
   if (outcome === 'step_moved') return refused('step_moved', `the plan step that raised approval request ${approval.id} no longer waits for it`);
   return { status: 'amended', approvalId: approval.id, approversRequired, amendedBy: amendment.operator };

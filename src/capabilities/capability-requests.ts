@@ -120,12 +120,7 @@ export async function requestCapability(ctx: ServiceContext, input: CapabilityRe
 }
 
 /** Grants (within an optionally narrowed scope) or denies an open request. */
-export async function decideRequest(
-  ctx: ServiceContext,
-  requestId: string,
-  operator: string,
-  decision: { grant: GrantScope } | { deny: string },
-): Promise<RequestAnswer> {
+export async function decideRequest(ctx: ServiceContext, requestId: string, operator: string, decision: { grant: GrantScope } | { deny: string }): Promise<RequestAnswer> {
   if (!isOperatorName(operator)) return { status: 'refused', code: 'invalid_operator', message: 'a decision needs the name of the operator making it' };
   const request = await ctx.store.capabilityRequests.get(requestId);
   if (!request) return { status: 'refused', code: 'not_found', message: `no capability request ${requestId}` };
@@ -197,10 +192,8 @@ function checkNarrowing(request: CapabilityRequestRecord, scope: Required<GrantS
   const issues: ValidationIssue[] = [];
   if (!patternWithin(scope.targetPattern, request.targetPattern))
     issues.push(issue('target_pattern', `"${scope.targetPattern}" may match targets outside the requested "${request.targetPattern}"`, wider));
-  if (scope.durationSeconds > request.durationSeconds)
-    issues.push(issue('duration_seconds', `${scope.durationSeconds} s is longer than the ${request.durationSeconds} s requested`, wider));
-  if (scope.maxOperations > request.maxOperations)
-    issues.push(issue('max_operations', `${scope.maxOperations} operations are more than the ${request.maxOperations} requested`, wider));
+  if (scope.durationSeconds > request.durationSeconds) issues.push(issue('duration_seconds', `${scope.durationSeconds} s is longer than the ${request.durationSeconds} s requested`, wider));
+  if (scope.maxOperations > request.maxOperations) issues.push(issue('max_operations', `${scope.maxOperations} operations are more than the ${request.maxOperations} requested`, wider));
   return issues;
 }
 
@@ -219,9 +212,7 @@ export async function revokeGrant(ctx: ServiceContext, grantId: string, operator
   const revoked = await ctx.store.grants.revoke(grantId, operator);
   if (!revoked) {
     const grant = await ctx.store.grants.get(grantId);
-    return grant
-      ? { status: 'refused', code: 'not_active', message: `grant ${grantId} is ${grant.status}` }
-      : { status: 'refused', code: 'not_found', message: `no grant ${grantId}` };
+    return grant ? { status: 'refused', code: 'not_active', message: `grant ${grantId} is ${grant.status}` } : { status: 'refused', code: 'not_found', message: `no grant ${grantId}` };
   }
   await event(ctx, 'grant_revoked', revoked.mindId, null, { grant_id: revoked.id, operator });
   return { status: 'revoked', grantId: revoked.id };

@@ -132,11 +132,7 @@ function outcomeRecord(outcome: CapabilityOutcome): JsonObject {
   return { observation: outcome.observation, summary: outcome.summary, low_trust: outcome.lowTrust ?? false };
 }
 
-async function attemptImplementation(
-  implementations: CapabilityImplementations,
-  definition: CapabilityDefinition,
-  params: JsonObject,
-): Promise<Attempt> {
+async function attemptImplementation(implementations: CapabilityImplementations, definition: CapabilityDefinition, params: JsonObject): Promise<Attempt> {
   // Only a read or an idempotent action may be tried again without thinking.
   const repeatable = definition.readOnly || definition.idempotent;
   const implementation = implementations[definition.name];

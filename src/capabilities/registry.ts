@@ -163,7 +163,13 @@ function deepFreeze<T>(value: T): T {
 }
 
 function pathOf(instancePath: string, extra?: string): string {
-  const segments = instancePath === '' ? [] : instancePath.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segments =
+    instancePath === ''
+      ? []
+      : instancePath
+          .slice(1)
+          .split('/')
+          .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (extra !== undefined) segments.push(extra);
   let path = 'params';
   for (const segment of segments) {
@@ -174,11 +180,7 @@ function pathOf(instancePath: string, extra?: string): string {
   return path;
 }
 
-function issueOf(
-  error: ErrorObject,
-  capability: string,
-  formatReasons: ReadonlyMap<string, (value: string) => string | null>,
-): ValidationIssue {
+function issueOf(error: ErrorObject, capability: string, formatReasons: ReadonlyMap<string, (value: string) => string | null>): ValidationIssue {
   const p = error.params as Record<string, unknown>;
   const described = (error.parentSchema as { description?: unknown } | undefined)?.description;
   let path = pathOf(error.instancePath);

@@ -8,15 +8,7 @@ import { newId } from '../core/ids.ts';
 import type { NewEvent, Store } from '../store/index.ts';
 import { amendApproval, type AmendmentInput } from './amendments.ts';
 import { decideApproval, denyApproval, expireApprovals, nameApprovalAuthor, performApprovedAction, unverifiableApprovals, withdrawApproval, type ApprovalAnswer } from './approvals.ts';
-import {
-  decideRequest,
-  requestCapability,
-  revokeGrant,
-  withdrawRequest,
-  type CapabilityRequestInput,
-  type GrantScope,
-  type RequestAnswer,
-} from './capability-requests.ts';
+import { decideRequest, requestCapability, revokeGrant, withdrawRequest, type CapabilityRequestInput, type GrantScope, type RequestAnswer } from './capability-requests.ts';
 import type { CapabilityImplementations } from './implementation.ts';
 import type { Denied, Executed, Failed, InvokeRequest, InvokeResult, Pending, Preview } from './invocation.ts';
 import { act, allow, performAllowed, type Acted, type Allowed } from './perform.ts';
@@ -68,12 +60,7 @@ interface CheckedCall {
 export class CapabilityService {
   readonly #ctx: ServiceContext;
 
-  constructor(
-    store: Store,
-    registry: CapabilityRegistry,
-    implementations: CapabilityImplementations,
-    options: CapabilityServiceOptions = {},
-  ) {
+  constructor(store: Store, registry: CapabilityRegistry, implementations: CapabilityImplementations, options: CapabilityServiceOptions = {}) {
     this.#ctx = {
       store,
       registry,
@@ -166,16 +153,7 @@ export class CapabilityService {
       return { capability: request.capability, target: '', decision: 'invalid', needs: 'refused', issues: checked.issues };
     }
     const verdict = await this.#decide(request, checked.call);
-    const needs =
-      verdict.decision === 'deny'
-        ? 'refused'
-        : verdict.decision === 'allow'
-          ? 'nothing'
-          : request.allowPrompt === false
-            ? 'refused'
-            : verdict.approvers > 1
-              ? 'two_approvals'
-              : 'approval';
+    const needs = verdict.decision === 'deny' ? 'refused' : verdict.decision === 'allow' ? 'nothing' : request.allowPrompt === false ? 'refused' : verdict.approvers > 1 ? 'two_approvals' : 'approval';
     return { capability: checked.call.definition.name, target: checked.call.target, decision: verdict.decision, needs, verdict, issues: [] };
   }
 
@@ -243,9 +221,7 @@ export class CapabilityService {
     return revokeGrant(this.#ctx, grantId, operator);
   }
 
-  #check(request: InvokeRequest):
-    | { ok: true; call: CheckedCall }
-    | { ok: false; code: string; message: string; issues: Preview['issues'] } {
+  #check(request: InvokeRequest): { ok: true; call: CheckedCall } | { ok: false; code: string; message: string; issues: Preview['issues'] } {
     const { registry } = this.#ctx;
     const definition = registry.get(request.capability);
     if (!definition) {

@@ -3,19 +3,7 @@
 // option, a glob, a path or a template without its instance, so that even a mistake further
 // down (an argument built the wrong way) cannot turn it into something else.
 
-export const UNIT_TYPES = [
-  'service',
-  'socket',
-  'target',
-  'timer',
-  'mount',
-  'automount',
-  'swap',
-  'path',
-  'slice',
-  'scope',
-  'device',
-] as const;
+export const UNIT_TYPES = ['service', 'socket', 'target', 'timer', 'mount', 'automount', 'swap', 'path', 'slice', 'scope', 'device'] as const;
 
 export const MAX_UNIT_NAME_LENGTH = 255;
 

@@ -125,14 +125,7 @@ export interface Resources {
   money: number;
   tokens: number;
 }
-export const RESOURCE_KEYS: readonly (keyof Resources)[] = [
-  'invocations',
-  'approvals',
-  'wall_seconds',
-  'network_ops',
-  'money',
-  'tokens',
-];
+export const RESOURCE_KEYS: readonly (keyof Resources)[] = ['invocations', 'approvals', 'wall_seconds', 'network_ops', 'money', 'tokens'];
 /** A budget caps any subset of the dimensions; invocations default to 20. */
 export type Budget = Partial<Resources>;
 export const DEFAULT_MAX_INVOCATIONS = 20;

@@ -11,19 +11,7 @@ function closedSet<const T extends readonly string[]>(values: T) {
   };
 }
 
-export const PLAN_STATUSES = [
-  'draft',
-  'validated',
-  'waiting',
-  'executing',
-  'blocked',
-  'awaiting_approval',
-  'replanning',
-  'completed',
-  'failed',
-  'abandoned',
-  'superseded',
-] as const;
+export const PLAN_STATUSES = ['draft', 'validated', 'waiting', 'executing', 'blocked', 'awaiting_approval', 'replanning', 'completed', 'failed', 'abandoned', 'superseded'] as const;
 export type PlanStatus = (typeof PLAN_STATUSES)[number];
 export const PlanStatuses = closedSet(PLAN_STATUSES);
 
@@ -49,19 +37,7 @@ export const STEP_KINDS = ['capability', 'request_capability', 'verify', 'wait',
 export type StepKind = (typeof STEP_KINDS)[number];
 export const StepKinds = closedSet(STEP_KINDS);
 
-export const STEP_STATUSES = [
-  'pending',
-  'ready',
-  'executing',
-  'awaiting_approval',
-  'awaiting_grant',
-  'waiting',
-  'completed',
-  'failed',
-  'skipped',
-  'blocked',
-  'cancelled',
-] as const;
+export const STEP_STATUSES = ['pending', 'ready', 'executing', 'awaiting_approval', 'awaiting_grant', 'waiting', 'completed', 'failed', 'skipped', 'blocked', 'cancelled'] as const;
 export type StepStatus = (typeof STEP_STATUSES)[number];
 export const StepStatuses = closedSet(STEP_STATUSES);
 
@@ -78,19 +54,7 @@ export type InternalAction = (typeof INTERNAL_ACTIONS)[number];
 export const InternalActions = closedSet(INTERNAL_ACTIONS);
 
 /** How a check compares an observed field with the expected value. */
-export const COMPARISONS = [
-  'equals',
-  'not_equals',
-  'in',
-  'not_in',
-  'contains',
-  'not_contains',
-  'greater_than',
-  'at_least',
-  'less_than',
-  'at_most',
-  'exists',
-] as const;
+export const COMPARISONS = ['equals', 'not_equals', 'in', 'not_in', 'contains', 'not_contains', 'greater_than', 'at_least', 'less_than', 'at_most', 'exists'] as const;
 export type Comparison = (typeof COMPARISONS)[number];
 export const Comparisons = closedSet(COMPARISONS);
 

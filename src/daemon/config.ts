@@ -136,12 +136,7 @@ export interface ResolveEnvironment {
 }
 
 /** Pure: merges flags, environment and file, and checks every value. */
-export function resolveDaemonConfig(
-  flags: DaemonFlags,
-  env: Record<string, string | undefined>,
-  file: ConfigFile | null,
-  around: ResolveEnvironment,
-): DaemonConfig {
+export function resolveDaemonConfig(flags: DaemonFlags, env: Record<string, string | undefined>, file: ConfigFile | null, around: ResolveEnvironment): DaemonConfig {
   const problems: Problem[] = [];
   const fileValues = file?.values ?? {};
   const filePath = (key: string) => `${file?.path ?? 'config'}: ${key}`;
@@ -292,5 +287,5 @@ function wholeNumber(value: unknown): number | null {
 }
 
 function show(value: unknown): string {
-  return typeof value === 'string' ? `"${value}"` : JSON.stringify(value) ?? String(value);
+  return typeof value === 'string' ? `"${value}"` : (JSON.stringify(value) ?? String(value));
 }

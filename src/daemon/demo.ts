@@ -146,11 +146,7 @@ export async function seedStory(store: Store): Promise<DemoStory> {
 }
 
 /** A moment of the story worth telling the person watching. */
-export type Milestone =
-  | { kind: 'approval'; id: string; what: string }
-  | { kind: 'request'; id: string; what: string }
-  | { kind: 'event'; event: EventRecord }
-  | { kind: 'note'; event: EventRecord };
+export type Milestone = { kind: 'approval'; id: string; what: string } | { kind: 'request'; id: string; what: string } | { kind: 'event'; event: EventRecord } | { kind: 'note'; event: EventRecord };
 
 const TOLD_EVENTS = new Set(['plan_started', 'tool_executed', 'prediction_error', 'plan_replanned', 'grant_created', 'approval_approved', 'plan_step_completed', 'plan_completed']);
 

@@ -15,8 +15,7 @@ import type { LogLevel } from './config.ts';
 
 export type DaemonLogger = Logger;
 
-const QUERY_CREDENTIAL =
-  /([?&;][A-Za-z0-9_.-]*?(?:token|key|secret|password|passwd|pwd|auth|authorization|signature|sig|code|session|credentials?)=)[^&#\s"\\]*/gi;
+const QUERY_CREDENTIAL = /([?&;][A-Za-z0-9_.-]*?(?:token|key|secret|password|passwd|pwd|auth|authorization|signature|sig|code|session|credentials?)=)[^&#\s"\\]*/gi;
 // A private key inside a JSON string ends at its END line or, cut short, at the string's end.
 const PRIVATE_KEY_IN_JSON = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:(?:(?!-----END)[^"])*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|[^"]*)/g;
 

@@ -120,7 +120,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const tracing = await startTracing(store, { name: executor.name, logger });
     executor.start();
     ready = true;
-    logger.info({ event: 'listening', url, executor: executor.name, executor_host: config.executorHost, anonymous_role: config.anonymousRole, console: config.consoleDir !== null }, 'praxis daemon ready');
+    logger.info(
+      { event: 'listening', url, executor: executor.name, executor_host: config.executorHost, anonymous_role: config.anonymousRole, console: config.consoleDir !== null },
+      'praxis daemon ready',
+    );
 
     const wake = bus;
     return {

@@ -120,12 +120,7 @@ interface Context {
   considered: Considered[];
 }
 
-export async function planIntention(
-  store: Store,
-  services: PlanningServices,
-  intentionId: string,
-  options: PlanIntentionOptions = {},
-): Promise<PlanIntentionResult> {
+export async function planIntention(store: Store, services: PlanningServices, intentionId: string, options: PlanIntentionOptions = {}): Promise<PlanIntentionResult> {
   const intention = await store.intentions.get(intentionId);
   if (!intention) return refused('unknown_intention', `no intention with id ${intentionId}`);
   if (intention.status !== 'active') {

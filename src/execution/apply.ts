@@ -6,7 +6,7 @@
 // once the transaction is over.
 
 import { isEmpty, mergeRecords, writeCallRows, type CallRecords } from '../capabilities/call-records.ts';
-import type { JsonObject, JsonValue } from '../core/plan.ts';
+import type { JsonValue } from '../core/plan.ts';
 import { RUNNING_PLAN_STATUSES, type EventType, type StepStatus } from '../core/vocabulary.ts';
 import { abandonIntention, blockIntention, formSubordinate, fulfilIntention, resumeParent, suspendIntention } from '../mind/intentions.ts';
 import { recordFindings } from '../mind/findings.ts';
@@ -311,13 +311,21 @@ export async function applyMoves(ctx: ExecutorContext, moves: readonly Move[]): 
 async function stuckStep(ctx: ExecutorContext, { scene, options }: Move, error: unknown): Promise<void> {
   const { step, plan } = scene;
   const failures = ctx.failures.failed(step.id);
-  ctx.log.error('a step move failed', { step: step.id, error: error instanceof Error ? error.stack ?? error.message : String(error), failures, executor: ctx.name });
+  ctx.log.error('a step move failed', { step: step.id, error: error instanceof Error ? (error.stack ?? error.message) : String(error), failures, executor: ctx.name });
   if (failures < MAX_FAILURES) return;
   const reason = `its move could not be recorded ${failures} times in a row: ${errorText(error)}`;
   try {
     const blocked = await ctx.store.transaction(async (tx) => {
       const moved = await tx.steps.transition(step.id, options.from, 'blocked', { leaseUntil: null, nextRunAt: null, statusReason: reason, error: reason });
-      if (moved) await tx.events.append({ type: 'plan_step_blocked', mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id, stepId: step.id, data: { key: step.key, kind: step.kind, reason, stuck: true, failures, executor: ctx.name } });
+      if (moved)
+        await tx.events.append({
+          type: 'plan_step_blocked',
+          mindId: plan.mindId,
+          intentionId: plan.intentionId,
+          planId: plan.id,
+          stepId: step.id,
+          data: { key: step.key, kind: step.kind, reason, stuck: true, failures, executor: ctx.name },
+        });
       return moved;
     });
     if (blocked) {

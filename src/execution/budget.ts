@@ -23,13 +23,7 @@ export function originsOf(steps: readonly StepRecord[]): string[] {
 }
 
 /** What the plan has used so far (pure). */
-export function usage(
-  plan: Pick<PlanRecord, 'createdAt'>,
-  steps: readonly StepRecord[],
-  counts: OriginCounts,
-  registry: CapabilityRegistry,
-  now: Date,
-): Resources {
+export function usage(plan: Pick<PlanRecord, 'createdAt'>, steps: readonly StepRecord[], counts: OriginCounts, registry: CapabilityRegistry, now: Date): Resources {
   const use = zeroUse();
   const charge = (capability: string, times: number) => {
     if (times <= 0) return;

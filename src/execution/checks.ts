@@ -18,7 +18,7 @@ export function fieldAt(observation: JsonValue, path: string): JsonValue | undef
       if (!/^\d+$/.test(part)) return undefined;
       current = current[Number(part)];
     } else {
-      current = Object.prototype.hasOwnProperty.call(current, part) ? current[part] : undefined;
+      current = Object.hasOwn(current, part) ? current[part] : undefined;
     }
   }
   return current;
@@ -87,33 +87,31 @@ const LASTING_REFUSALS = new Set(['not_observable', 'policy_denied', 'locked', '
  * Observes the world for a check, read-only and without prompting. The answer is one of held,
  * not held, or unobservable (lasting when policy refuses; passing when the capability failed).
  */
-export async function observe(
-  ctx: ExecutorContext,
-  io: StepIO,
-  call: { mindId: string; origin: string; intentionId: string; evidence: JsonObject; why: string },
-  check: Check,
-): Promise<CheckOutcome> {
+export async function observe(ctx: ExecutorContext, io: StepIO, call: { mindId: string; origin: string; intentionId: string; evidence: JsonObject; why: string }, check: Check): Promise<CheckOutcome> {
   const definition = ctx.registry.get(check.capability);
   if (!definition || !definition.readOnly) {
     return { observation: { kind: 'unobservable', why: `${check.capability} is not a read-only capability`, lasting: true }, executionId: null, raw: null };
   }
   // The observation's records join the step's move: written in the same commit, win or lose.
-  const { result, records } = await ctx.capabilities.invokeDeferred({
-    mindId: call.mindId,
-    capability: check.capability,
-    params: check.params,
-    origin: call.origin,
-    correlationId: call.intentionId,
-    evidence: call.evidence,
-    explanation: {
-      what: `observe ${check.field} with ${check.capability}`,
-      why: call.why,
-      expected_outcome: `${check.field} ${check.comparison}${check.value === undefined ? '' : ` ${JSON.stringify(check.value)}`}`,
-      side_effects: 'none: read-only',
-      alternatives: [],
+  const { result, records } = await ctx.capabilities.invokeDeferred(
+    {
+      mindId: call.mindId,
+      capability: check.capability,
+      params: check.params,
+      origin: call.origin,
+      correlationId: call.intentionId,
+      evidence: call.evidence,
+      explanation: {
+        what: `observe ${check.field} with ${check.capability}`,
+        why: call.why,
+        expected_outcome: `${check.field} ${check.comparison}${check.value === undefined ? '' : ` ${JSON.stringify(check.value)}`}`,
+        side_effects: 'none: read-only',
+        alternatives: [],
+      },
+      allowPrompt: false,
     },
-    allowPrompt: false,
-  }, { memo: io.memo });
+    { memo: io.memo },
+  );
   io.records = mergeRecords(io.records, records);
   switch (result.status) {
     case 'executed': {

@@ -12,7 +12,7 @@ import type { ResolvedPredictionStatus } from '../store/index.ts';
 /** A consequence written in the same transaction as the step's move, only if the move won. */
 export type Effect =
   /** The step's expectation becomes a prediction with its window. */
-  | { type: 'make_prediction'; expectation: Expectation; executionId: string | null; /** The event recording the execution (tool_executed), when known. */ eventId: string | null }
+  | { type: 'make_prediction'; expectation: Expectation; executionId: string | null /** The event recording the execution (tool_executed), when known. */; eventId: string | null }
   | { type: 'resolve_prediction'; predictionId: string; status: ResolvedPredictionStatus; observed?: JsonValue; note: string }
   /** The plan's intention is fulfilled (a precondition found the world already as wanted). */
   | { type: 'fulfil_intention'; reason: 'completed' | 'precondition_met' }

@@ -28,7 +28,13 @@ export function decideApprovalPoll(
   now: Date,
 ): StepDecision {
   if (!approval) {
-    return { kind: 'fail', reason: 'the approval request is gone', error: `no approval request ${step.approvalId ?? '(none)'}`, failure: 'step_failed', effects: [{ type: 'abandon_subordinate', reason: 'cancelled' }] };
+    return {
+      kind: 'fail',
+      reason: 'the approval request is gone',
+      error: `no approval request ${step.approvalId ?? '(none)'}`,
+      failure: 'step_failed',
+      effects: [{ type: 'abandon_subordinate', reason: 'cancelled' }],
+    };
   }
   const lastNote = [...approval.decisions].reverse().find((d) => d.note)?.note ?? '';
   switch (approval.status) {
@@ -51,7 +57,13 @@ export function decideApprovalPoll(
     }
     case 'executed': {
       if (!execution || execution.status !== 'succeeded') {
-        return { kind: 'fail', reason: 'the approved action left no successful execution', error: execution?.error || 'no execution recorded', failure: 'step_failed', effects: [{ type: 'abandon_subordinate', reason: 'cancelled' }] };
+        return {
+          kind: 'fail',
+          reason: 'the approved action left no successful execution',
+          error: execution?.error || 'no execution recorded',
+          failure: 'step_failed',
+          effects: [{ type: 'abandon_subordinate', reason: 'cancelled' }],
+        };
       }
       const result = (execution.result ?? {}) as JsonObject;
       const effects: Effect[] = [{ type: 'fulfil_subordinate' }];
@@ -78,7 +90,10 @@ export function decideApprovalPoll(
       };
     }
     case 'denied': {
-      const by = approval.decisions.filter((d) => d.decision === 'deny').map((d) => d.operator).join(', ');
+      const by = approval.decisions
+        .filter((d) => d.decision === 'deny')
+        .map((d) => d.operator)
+        .join(', ');
       return {
         kind: 'fail',
         reason: `denied by ${by || 'an operator'}`,
@@ -102,7 +117,13 @@ export function decideApprovalPoll(
 /** The decision about a step that waits for capability request `request` (pure). */
 export function decideRequestPoll(step: StepRecord, request: CapabilityRequestRecord | undefined): StepDecision {
   if (!request) {
-    return { kind: 'fail', reason: 'the capability request is gone', error: `no capability request ${step.requestId ?? '(none)'}`, failure: 'step_failed', effects: [{ type: 'abandon_subordinate', reason: 'cancelled' }] };
+    return {
+      kind: 'fail',
+      reason: 'the capability request is gone',
+      error: `no capability request ${step.requestId ?? '(none)'}`,
+      failure: 'step_failed',
+      effects: [{ type: 'abandon_subordinate', reason: 'cancelled' }],
+    };
   }
   switch (request.status) {
     case 'open':
@@ -186,7 +207,9 @@ export async function performApprovedStep(ctx: ExecutorContext, pass: Pass, scen
   };
   if (authorised.status === 'refused') {
     const decision = adoptApprovedRun(step, approval, authorised.result);
-    return (await applyDecision(ctx, scene, decision, { from: 'awaiting_approval', records: authorised.records, alsoWrite: settleApproval(authorised.result), deferSettle: pass.settleLater })) !== undefined;
+    return (
+      (await applyDecision(ctx, scene, decision, { from: 'awaiting_approval', records: authorised.records, alsoWrite: settleApproval(authorised.result), deferSettle: pass.settleLater })) !== undefined
+    );
   }
   const lease = addSeconds(ctx.clock.now(), leaseSecondsFor(step, plan.steps, ctx.registry));
   const claimed = await inUnitOfWork(store, async (scoped) => {
@@ -201,7 +224,16 @@ export async function performApprovedStep(ctx: ExecutorContext, pass: Pass, scen
         intentionId: plan.intentionId,
         planId: plan.id,
         stepId: step.id,
-        data: { key: step.key, kind: step.kind, attempt: moved.attempts, capability: step.capability, target: approval.target, approval_id: approval.id, lease_until: lease.toISOString(), executor: ctx.name },
+        data: {
+          key: step.key,
+          kind: step.kind,
+          attempt: moved.attempts,
+          capability: step.capability,
+          target: approval.target,
+          approval_id: approval.id,
+          lease_until: lease.toISOString(),
+          executor: ctx.name,
+        },
       },
     ]);
     return moved;

@@ -11,7 +11,6 @@ import { suspendIntention } from '../mind/intentions.ts';
 import type { Store } from '../store/index.ts';
 import { inUnitOfWork } from './unit-of-work.ts';
 
-
 export interface Quiesced {
   plans: number;
   steps: number;

@@ -171,12 +171,12 @@ async function takeOverAndRun(ctx: ExecutorContext, pass: Pass, scene: StepScene
   ctx.log.warn('taking over a step whose claim expired', { step: taken.id, kind: taken.kind, executor: ctx.name });
   const io = pass.io();
   const decision = await runHandler(ctx, { ...scene, step: taken }, io);
-  return (await applyDecision(ctx, { ...scene, step: taken }, decision, { from: 'executing', guard: { leaseUntil: taken.leaseUntil }, records: io.records, deferSettle: pass.settleLater })) !== undefined;
+  return (
+    (await applyDecision(ctx, { ...scene, step: taken }, decision, { from: 'executing', guard: { leaseUntil: taken.leaseUntil }, records: io.records, deferSettle: pass.settleLater })) !== undefined
+  );
 }
 
-export type Release =
-  | { released: true; step: StepRecord }
-  | { released: false; code: 'invalid_operator' | 'not_found' | 'not_blocked' | 'conflict'; message: string };
+export type Release = { released: true; step: StepRecord } | { released: false; code: 'invalid_operator' | 'not_found' | 'not_blocked' | 'conflict'; message: string };
 
 /**
  * An operator has checked the world and lets a blocked step run again (blocked → ready). A plan

@@ -108,11 +108,7 @@ export async function reconsiderPlan(ctx: ExecutorContext, planId: string, failu
  * is planned. A model that did not answer leaves the plan in `replanning`: the stalled-replan
  * sweep asks again later.
  */
-async function continueReplan(
-  ctx: ExecutorContext,
-  plan: PlanRecord,
-  options: { revision?: number; failedStrategies?: readonly string[] },
-): Promise<void> {
+async function continueReplan(ctx: ExecutorContext, plan: PlanRecord, options: { revision?: number; failedStrategies?: readonly string[] }): Promise<void> {
   const { store } = ctx;
   const planning = ctx.planning;
   const where = { mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id };

@@ -7,7 +7,7 @@ import { RUNNING_PLAN_STATUSES, RunningPlanStatuses, type EventType, type PlanSt
 import { blockIntention, fulfilIntention } from '../mind/intentions.ts';
 import { isEscalation, recordProcedure } from '../mind/procedural-memory.ts';
 import type { Resources } from '../core/plan.ts';
-import { FINAL_STEP_STATUSES, type NewEvent, type PlanRecord, type PlanWithSteps, type StepRecord, type Store } from '../store/index.ts';
+import { FINAL_STEP_STATUSES, type NewEvent, type PlanWithSteps, type StepRecord, type Store } from '../store/index.ts';
 import { originsOf, usage } from './budget.ts';
 import type { ExecutorContext } from './context.ts';
 import { abortReason, foldsFailures, heldAbort, isFoldedFailure, withCancellations } from './abort.ts';
@@ -110,24 +110,38 @@ export async function startPlans(ctx: ExecutorContext, limit: number): Promise<n
     const closed = !intention || intention.status === 'fulfilled' || intention.status === 'abandoned' ? (intention?.status ?? 'gone') : null;
     candidates.push({ plan, closed });
   }
-  const start = (some: typeof candidates) => store.transaction(async (tx) => {
-    const moved: string[] = [];
-    const events: NewEvent[] = [];
-    for (const { plan, closed } of some) {
-      if (!closed) continue;
-      const ended = await tx.plans.transition(plan.id, 'validated', 'abandoned', { statusReason: `the intention is ${closed}` });
-      if (ended) events.push({ type: 'plan_abandoned', mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id, data: { reason: 'intention_closed' } });
-    }
-    const starting = some.filter((c) => !c.closed).map((c) => c.plan);
-    const executing = new Set(await tx.plans.transitionMany(starting.map((p) => p.id), 'validated', 'executing', { statusReason: '' }));
-    for (const plan of starting) {
-      if (!executing.has(plan.id)) continue;
-      events.push({ type: 'plan_started', mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id, data: { revision: plan.revision, strategy: plan.strategy, steps: plan.steps.length, executor: ctx.name } });
-      moved.push(plan.id);
-    }
-    await tx.events.appendMany(events);
-    return moved;
-  });
+  const start = (some: typeof candidates) =>
+    store.transaction(async (tx) => {
+      const moved: string[] = [];
+      const events: NewEvent[] = [];
+      for (const { plan, closed } of some) {
+        if (!closed) continue;
+        const ended = await tx.plans.transition(plan.id, 'validated', 'abandoned', { statusReason: `the intention is ${closed}` });
+        if (ended) events.push({ type: 'plan_abandoned', mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id, data: { reason: 'intention_closed' } });
+      }
+      const starting = some.filter((c) => !c.closed).map((c) => c.plan);
+      const executing = new Set(
+        await tx.plans.transitionMany(
+          starting.map((p) => p.id),
+          'validated',
+          'executing',
+          { statusReason: '' },
+        ),
+      );
+      for (const plan of starting) {
+        if (!executing.has(plan.id)) continue;
+        events.push({
+          type: 'plan_started',
+          mindId: plan.mindId,
+          intentionId: plan.intentionId,
+          planId: plan.id,
+          data: { revision: plan.revision, strategy: plan.strategy, steps: plan.steps.length, executor: ctx.name },
+        });
+        moved.push(plan.id);
+      }
+      await tx.events.appendMany(events);
+      return moved;
+    });
   let started: string[];
   try {
     started = await start(candidates);
@@ -347,7 +361,7 @@ async function completeIn(ctx: ExecutorContext, scoped: Store, plan: PlanWithSte
 async function stuckPlan(ctx: ExecutorContext, plan: PlanWithSteps, error: unknown, doing: 'starting' | 'settling' = 'settling'): Promise<void> {
   const failures = ctx.failures.failed(plan.id);
   const why = errorText(error);
-  ctx.log.error(`${doing} plan ${plan.id} failed`, { error: error instanceof Error ? error.stack ?? error.message : String(error), failures, executor: ctx.name });
+  ctx.log.error(`${doing} plan ${plan.id} failed`, { error: error instanceof Error ? (error.stack ?? error.message) : String(error), failures, executor: ctx.name });
   if (failures < MAX_FAILURES) return;
   const reason = `${doing} failed ${failures} times in a row: ${why}`;
   try {

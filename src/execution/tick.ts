@@ -112,7 +112,7 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
       return await work();
     } catch (error) {
       report.errors += 1;
-      ctx.log.error(`${what} failed`, { error: error instanceof Error ? error.stack ?? error.message : String(error), executor: ctx.name });
+      ctx.log.error(`${what} failed`, { error: error instanceof Error ? (error.stack ?? error.message) : String(error), executor: ctx.name });
       return fallback;
     }
   };
@@ -159,7 +159,15 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, due.length)) }, worker));
-  const applied = await guarded('moving the steps of the pass', () => applyMoves(ctx, moves.map((m) => m.move)), [] as (StepRecord | undefined)[]);
+  const applied = await guarded(
+    'moving the steps of the pass',
+    () =>
+      applyMoves(
+        ctx,
+        moves.map((m) => m.move),
+      ),
+    [] as (StepRecord | undefined)[],
+  );
   moves.forEach((m, i) => finished.push({ due: m.due, moved: applied[i] !== undefined }));
   for (const { due: step, moved } of finished) {
     if (moved) report.movedSteps += 1;
@@ -170,7 +178,14 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
   report.settled += await guarded('settling the plans whose steps finished', () => settlePlansTogether(ctx, planIds, known), 0);
 
   report.busy =
-    due.length >= options.batch || report.performedApprovals > 0 || report.takenOver > 0 || report.startedPlans > 0 || report.settled > 0 || report.replannedForCommitments > 0 || report.movedSteps > 0 || report.resumedReplans > 0;
+    due.length >= options.batch ||
+    report.performedApprovals > 0 ||
+    report.takenOver > 0 ||
+    report.startedPlans > 0 ||
+    report.settled > 0 ||
+    report.replannedForCommitments > 0 ||
+    report.movedSteps > 0 ||
+    report.resumedReplans > 0;
   return report;
 }
 

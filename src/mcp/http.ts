@@ -57,8 +57,5 @@ async function callerOf(deps: Services, request: FastifyRequest): Promise<Princi
 }
 
 function unauthorised(reply: FastifyReply) {
-  return reply
-    .code(401)
-    .header('www-authenticate', 'Bearer')
-    .send(errorBody('unauthenticated', 'a valid bearer token is required: Authorization: Bearer <token>'));
+  return reply.code(401).header('www-authenticate', 'Bearer').send(errorBody('unauthenticated', 'a valid bearer token is required: Authorization: Bearer <token>'));
 }

@@ -19,13 +19,12 @@ export function toolInput<Shape extends z.ZodRawShape>(shape: Shape) {
 }
 
 export const idField = (what: string) =>
-  z.string().refine(isId, { message: `must be the id of a${/^[aeiou]/.test(what) ? 'n' : ''} ${what} (a UUID)` }).describe(`the ${what}'s id`);
+  z
+    .string()
+    .refine(isId, { message: `must be the id of a${/^[aeiou]/.test(what) ? 'n' : ''} ${what} (a UUID)` })
+    .describe(`the ${what}'s id`);
 
-export const mindField = z
-  .string()
-  .min(1)
-  .optional()
-  .describe("the mind's name or id; an agent token may omit it (it speaks for its own mind only)");
+export const mindField = z.string().min(1).optional().describe("the mind's name or id; an agent token may omit it (it speaks for its own mind only)");
 
 /** A capability's parameters: checked against its JSON schema by the registry, not here. */
 export const paramsField = z.record(z.string(), z.unknown()).describe("the capability's parameters, as its schema in list_capabilities describes");

@@ -39,10 +39,7 @@ export interface BeliefInput {
   confidence: number;
 }
 
-export async function formBelief(
-  store: Store,
-  input: BeliefInput,
-): Promise<{ ok: true; belief: BeliefRecord } | { ok: false; problems: Problem[] }> {
+export async function formBelief(store: Store, input: BeliefInput): Promise<{ ok: true; belief: BeliefRecord } | { ok: false; problems: Problem[] }> {
   const problems: Problem[] = [];
   if (typeof input.statement !== 'string' || input.statement.trim() === '') {
     problems.push({ code: 'missing_statement', path: 'statement', message: 'a belief states something' });
@@ -73,12 +70,7 @@ export interface EvidenceInput {
  * again and retries. `at` (from the store's clock) dates the entry. Undefined when the belief
  * does not exist.
  */
-export async function addEvidence(
-  repos: Repositories,
-  beliefId: string,
-  input: EvidenceInput,
-  at: Date,
-): Promise<BeliefRecord | undefined> {
+export async function addEvidence(repos: Repositories, beliefId: string, input: EvidenceInput, at: Date): Promise<BeliefRecord | undefined> {
   for (let attempt = 0; attempt < MAX_REVISION_ATTEMPTS; attempt += 1) {
     const belief = await repos.beliefs.get(beliefId);
     if (!belief) return undefined;

@@ -15,16 +15,7 @@ import type { Problem } from '../core/errors.ts';
 import { isId } from '../core/ids.ts';
 import { INPUT_LIMITS, inputProblems, type InputLimits } from '../core/input-limits.ts';
 import type { PlanStatus, StepStatus } from '../core/vocabulary.ts';
-import {
-  CARRIED_COLUMNS,
-  CARRIED_TABLES,
-  MIND_COLUMNS,
-  type CarriedTable,
-  type ColumnSpec,
-  type MindRows,
-  type PortableRow,
-  type PortableValue,
-} from '../store/index.ts';
+import { CARRIED_COLUMNS, CARRIED_TABLES, MIND_COLUMNS, type CarriedTable, type ColumnSpec, type MindRows, type PortableRow, type PortableValue } from '../store/index.ts';
 
 export const BUNDLE_FORMAT = 'praxis.mind';
 export const BUNDLE_VERSION = 1;

@@ -32,10 +32,7 @@ export function checkCommitmentInput(input: CommitmentInput): Problem[] {
   return problems;
 }
 
-export async function takeCommitment(
-  store: Store,
-  input: CommitmentInput,
-): Promise<{ ok: true; commitment: CommitmentRecord } | { ok: false; problems: Problem[] }> {
+export async function takeCommitment(store: Store, input: CommitmentInput): Promise<{ ok: true; commitment: CommitmentRecord } | { ok: false; problems: Problem[] }> {
   const problems = checkCommitmentInput(input);
   if (problems.length > 0) return { ok: false, problems };
   if (!(await store.minds.get(input.mindId))) {

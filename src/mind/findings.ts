@@ -155,14 +155,18 @@ function observedFindings(step: ObservedStep): Finding[] {
       const used = percent(o.used_percent);
       if (used === null) return [{ step: step.key, kind: 'memory_usage', level: 'info', text: 'host memory read, without a used share' }];
       if (used < MEMORY_FULL_PERCENT) return [{ step: step.key, kind: 'memory_usage', level: 'info', text: `host memory ${used}% used` }];
-      return [{ step: step.key, kind: 'memory_usage', level: 'error', text: `host memory ${used}% used (threshold ${MEMORY_FULL_PERCENT}%)`, belief: `host memory is at least ${MEMORY_FULL_PERCENT}% used` }];
+      return [
+        { step: step.key, kind: 'memory_usage', level: 'error', text: `host memory ${used}% used (threshold ${MEMORY_FULL_PERCENT}%)`, belief: `host memory is at least ${MEMORY_FULL_PERCENT}% used` },
+      ];
     }
     default: {
       const status = typeof o.status === 'number' ? o.status : null;
       if (status !== null) {
         const where = typeof o.final_url === 'string' ? o.final_url : typeof o.url === 'string' ? o.url : step.target;
         const problem = status >= 400;
-        return [{ step: step.key, kind: 'http_status', level: problem ? 'error' : 'info', text: `${where} answered HTTP ${status}`, ...(problem ? { belief: `${where} answers HTTP ${status}` } : {}) }];
+        return [
+          { step: step.key, kind: 'http_status', level: problem ? 'error' : 'info', text: `${where} answered HTTP ${status}`, ...(problem ? { belief: `${where} answers HTTP ${status}` } : {}) },
+        ];
       }
       const title = typeof o.title === 'string' && o.title ? `: "${clip(o.title, 120)}"` : '';
       return [{ step: step.key, kind: 'observed', level: 'info', text: clip(`${step.key} (${step.capability || step.kind}) observed${title || ` ${JSON.stringify(o)}`}`) }];
@@ -193,7 +197,9 @@ export function findingsOf(step: ObservedStep): Finding[] {
     case 'skipped':
       if (step.kind !== 'capability' && step.kind !== 'monitor') return [];
       // Cancelled, the read could not be made; skipped, it was left out on purpose (a precondition).
-      return [{ step: step.key, kind: 'not_read', level: step.status === 'cancelled' ? 'failed' : 'info', text: clip(`${step.key} (${step.title}) was not read: ${step.statusReason || step.status}`) }];
+      return [
+        { step: step.key, kind: 'not_read', level: step.status === 'cancelled' ? 'failed' : 'info', text: clip(`${step.key} (${step.title}) was not read: ${step.statusReason || step.status}`) },
+      ];
     default:
       return [];
   }

@@ -116,11 +116,7 @@ export interface SubordinateInput {
  * Blocks `parentId` (from active, or again from blocked) with the reason and forms a subordinate
  * intention that stands for the wait. Undefined when the parent is neither active nor blocked.
  */
-export async function formSubordinate(
-  store: Store,
-  parentId: string,
-  input: SubordinateInput,
-): Promise<{ parent: IntentionRecord; subordinate: IntentionRecord } | undefined> {
+export async function formSubordinate(store: Store, parentId: string, input: SubordinateInput): Promise<{ parent: IntentionRecord; subordinate: IntentionRecord } | undefined> {
   return store.transaction(async (tx) => {
     const parent = await tx.intentions.transition(parentId, ['active', 'blocked'], 'blocked', input.reason);
     if (!parent) return undefined;
@@ -190,14 +186,8 @@ export interface Fulfilment {
  * the parent is resumed in a second step: it runs after the fulfilment commits, so of two
  * subordinates fulfilled at once the later one always sees the other closed.
  */
-export async function fulfilIntention(
-  store: Store,
-  id: string,
-  reason: Extract<IntentionReason, 'completed' | 'precondition_met'> = 'completed',
-): Promise<Fulfilment | undefined> {
-  const intention = await store.transaction((tx) =>
-    move(tx, id, ['active', 'blocked', 'suspended'], 'fulfilled', reason, 'intention_fulfilled'),
-  );
+export async function fulfilIntention(store: Store, id: string, reason: Extract<IntentionReason, 'completed' | 'precondition_met'> = 'completed'): Promise<Fulfilment | undefined> {
+  const intention = await store.transaction((tx) => move(tx, id, ['active', 'blocked', 'suspended'], 'fulfilled', reason, 'intention_fulfilled'));
   if (!intention) return undefined;
   const resumedParent = intention.parentId ? await resumeParent(store, intention.parentId, intention.id) : null;
   return { intention, resumedParent };
@@ -222,12 +212,7 @@ export async function resumeParent(store: Store, parentId: string, subordinateId
  * Abandons an open intention with the reason, and with it every subordinate still open (they
  * only existed to serve it), in one transaction.
  */
-export function abandonIntention(
-  store: Store,
-  id: string,
-  reason: IntentionReason,
-  data: JsonObject = {},
-): Promise<IntentionRecord | undefined> {
+export function abandonIntention(store: Store, id: string, reason: IntentionReason, data: JsonObject = {}): Promise<IntentionRecord | undefined> {
   return store.transaction((tx) => abandonIntentionIn(tx, id, reason, data));
 }
 
@@ -235,12 +220,7 @@ export function abandonIntention(
  * As abandonIntention, on the repositories given (a caller's transaction). A fresh intention (one
  * no plan was ever stored for) abandoned because nothing could plan it has its want suppressed.
  */
-export async function abandonIntentionIn(
-  repos: Repositories,
-  id: string,
-  reason: IntentionReason,
-  data: JsonObject = {},
-): Promise<IntentionRecord | undefined> {
+export async function abandonIntentionIn(repos: Repositories, id: string, reason: IntentionReason, data: JsonObject = {}): Promise<IntentionRecord | undefined> {
   const abandoned = await move(repos, id, ['active', 'blocked', 'suspended'], 'abandoned', reason, 'intention_abandoned', data);
   if (!abandoned) return undefined;
   if (reason === 'no_possible_plan' && (await repos.plans.listByIntention(id)).length === 0) await suppressWantOf(repos, abandoned, reason);

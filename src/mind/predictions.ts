@@ -81,18 +81,12 @@ export function judgeObservation(prediction: Pick<PredictionRecord, 'windowClose
   const observed = 'observed' in observation && observation.observed !== undefined ? { observed: observation.observed } : {};
   switch (observation.kind) {
     case 'held':
-      return open
-        ? { status: 'confirmed', note: 'the check held inside the window', ...observed }
-        : { status: 'expired', note: 'the check held, but only after the window had closed', ...observed };
+      return open ? { status: 'confirmed', note: 'the check held inside the window', ...observed } : { status: 'expired', note: 'the check held, but only after the window had closed', ...observed };
     case 'not_held':
-      return open
-        ? { status: 'wait', note: 'the check does not hold yet' }
-        : { status: 'refuted', note: 'the window closed and the check did not hold', ...observed };
+      return open ? { status: 'wait', note: 'the check does not hold yet' } : { status: 'refuted', note: 'the window closed and the check did not hold', ...observed };
     case 'unobservable':
       if (observation.lasting) return { status: 'expired', note: `not observable: ${observation.why}` };
-      return open
-        ? { status: 'wait', note: `not observable yet: ${observation.why}` }
-        : { status: 'expired', note: `the window closed without an observation: ${observation.why}` };
+      return open ? { status: 'wait', note: `not observable yet: ${observation.why}` } : { status: 'expired', note: `the window closed without an observation: ${observation.why}` };
   }
 }
 

@@ -66,7 +66,9 @@ function storable(text: string): string {
 }
 
 function objectiveText(objective: string): string {
-  const text = storable(objective).trim().replace(/[.!]+$/, '');
+  const text = storable(objective)
+    .trim()
+    .replace(/[.!]+$/, '');
   // "Restart atlas-worker" reads as "To restart atlas-worker"; "NGINX ..." keeps its capitals.
   return /^[A-Z][a-z]/.test(text) ? text[0]!.toLowerCase() + text.slice(1) : text;
 }
@@ -119,9 +121,7 @@ export function describeProcedure(source: ProcedureSource): Procedure | null {
   };
 }
 
-export type Recorded =
-  | { recorded: true; memory: ProceduralMemoryRecord; created: boolean }
-  | { recorded: false; reason: 'unknown_plan' | 'plan_not_completed' | 'nothing_completed' };
+export type Recorded = { recorded: true; memory: ProceduralMemoryRecord; created: boolean } | { recorded: false; reason: 'unknown_plan' | 'plan_not_completed' | 'nothing_completed' };
 
 /**
  * Records the procedural memory of a completed plan, with `procedural_memory_recorded`. Recording

@@ -14,16 +14,7 @@ import { MAX_REPLANS, type JsonObject } from '../core/plan.ts';
 import type { IntentionReason } from '../core/vocabulary.ts';
 import type { EventRecord, Store } from '../store/index.ts';
 
-export const FAILURE_KINDS = [
-  'capability_denied',
-  'expectation_failed',
-  'step_failed',
-  'approval_denied',
-  'approval_expired',
-  'request_denied',
-  'invalid_plan',
-  'commitment_added',
-] as const;
+export const FAILURE_KINDS = ['capability_denied', 'expectation_failed', 'step_failed', 'approval_denied', 'approval_expired', 'request_denied', 'invalid_plan', 'commitment_added'] as const;
 export type FailureKind = (typeof FAILURE_KINDS)[number];
 
 export interface ReconsiderationInput {

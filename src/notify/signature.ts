@@ -17,7 +17,13 @@ export function signBody(secret: string, timestamp: number, body: string): strin
 export type VerifyResult = { ok: true } | { ok: false; reason: 'missing_headers' | 'bad_timestamp' | 'stale' | 'bad_signature' };
 
 /** What a receiver does with a request (here for the tests and as the reference for docs). */
-export function verifyDelivery(secret: string, headers: { signature?: string | undefined; timestamp?: string | undefined }, rawBody: string, nowSeconds: number, toleranceSeconds = DEFAULT_TOLERANCE_SECONDS): VerifyResult {
+export function verifyDelivery(
+  secret: string,
+  headers: { signature?: string | undefined; timestamp?: string | undefined },
+  rawBody: string,
+  nowSeconds: number,
+  toleranceSeconds = DEFAULT_TOLERANCE_SECONDS,
+): VerifyResult {
   if (!headers.signature || !headers.timestamp) return { ok: false, reason: 'missing_headers' };
   if (!/^\d{1,12}$/.test(headers.timestamp)) return { ok: false, reason: 'bad_timestamp' };
   const timestamp = Number(headers.timestamp);

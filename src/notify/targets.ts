@@ -98,7 +98,11 @@ export function resolveNotifications(
   }
 
   let publicUrl: string | null = null;
-  const publicValue = env.PRAXIS_PUBLIC_URL ? { value: env.PRAXIS_PUBLIC_URL, from: 'PRAXIS_PUBLIC_URL' } : 'publicUrl' in fileValues ? { value: fileValues.publicUrl, from: filePath('publicUrl') } : null;
+  const publicValue = env.PRAXIS_PUBLIC_URL
+    ? { value: env.PRAXIS_PUBLIC_URL, from: 'PRAXIS_PUBLIC_URL' }
+    : 'publicUrl' in fileValues
+      ? { value: fileValues.publicUrl, from: filePath('publicUrl') }
+      : null;
   if (publicValue) {
     if (isHttpUrl(publicValue.value)) publicUrl = publicValue.value.replace(/\/+$/, '');
     else problems.push({ code: 'invalid_public_url', path: publicValue.from, message: `${show(publicValue.value)} is not an http:// or https:// address of the console` });
@@ -109,11 +113,7 @@ export function resolveNotifications(
 type Sourced = { value: unknown; from: string };
 
 /** One target's values, the environment overriding the first target's url, secret and format. */
-function checkTarget(
-  raw: { name: Sourced; url: Sourced; secret: Sourced; format: Sourced; topics: Sourced },
-  env: Record<string, string | undefined>,
-  problems: Problem[],
-): WebhookTarget | null {
+function checkTarget(raw: { name: Sourced; url: Sourced; secret: Sourced; format: Sourced; topics: Sourced }, env: Record<string, string | undefined>, problems: Problem[]): WebhookTarget | null {
   const url = env.PRAXIS_WEBHOOK_URL ? { value: env.PRAXIS_WEBHOOK_URL, from: 'PRAXIS_WEBHOOK_URL' } : raw.url;
   const secret = env.PRAXIS_WEBHOOK_SECRET ? { value: env.PRAXIS_WEBHOOK_SECRET, from: 'PRAXIS_WEBHOOK_SECRET' } : raw.secret;
   const format = env.PRAXIS_WEBHOOK_FORMAT ? { value: env.PRAXIS_WEBHOOK_FORMAT, from: 'PRAXIS_WEBHOOK_FORMAT' } : raw.format;
@@ -126,7 +126,8 @@ function checkTarget(
   if (typeof secret.value !== 'string' || secret.value.length < MIN_SECRET_LENGTH) {
     problems.push({ code: 'invalid_webhook_secret', path: secret.from, message: `every webhook target needs a secret of at least ${MIN_SECRET_LENGTH} characters to sign its deliveries with` });
   }
-  if (!FORMATS.includes(format.value as MessageFormat)) problems.push({ code: 'invalid_webhook_format', path: format.from, message: `${show(format.value)} is not a format: use ${FORMATS.join(' or ')}` });
+  if (!FORMATS.includes(format.value as MessageFormat))
+    problems.push({ code: 'invalid_webhook_format', path: format.from, message: `${show(format.value)} is not a format: use ${FORMATS.join(' or ')}` });
   let topics: Topic[] | null = null;
   if (raw.topics.value !== null) {
     const list = raw.topics.value;

@@ -20,14 +20,7 @@ export interface Amended {
   outcome: Extract<ApprovalAnswer, { status: 'amended' }>;
 }
 
-export async function amendMindApproval(
-  store: Store,
-  capabilities: CapabilityService,
-  principal: Principal,
-  mindRef: string,
-  id: string,
-  input: AmendmentInput,
-): Promise<Amended> {
+export async function amendMindApproval(store: Store, capabilities: CapabilityService, principal: Principal, mindRef: string, id: string, input: AmendmentInput): Promise<Amended> {
   const mind = await resolveMind(store, principal, mindRef);
   const approval = await store.approvals.get(id);
   if (!approval || approval.mindId !== mind.id) throw new NotFound('id', `no approval request ${id} for mind ${mind.name}`);

@@ -45,34 +45,19 @@ export function catalogue(registry: CapabilityRegistry): CatalogueEntry[] {
 }
 
 /** The catalogue with what policy says right now for this mind on any target (`*`). */
-export async function mindCatalogue(
-  store: Store,
-  registry: CapabilityRegistry,
-  principal: Principal,
-  mindRef: string,
-): Promise<(CatalogueEntry & { policy: PolicyAnswer })[]> {
+export async function mindCatalogue(store: Store, registry: CapabilityRegistry, principal: Principal, mindRef: string): Promise<(CatalogueEntry & { policy: PolicyAnswer })[]> {
   const mind = await resolveMind(store, principal, mindRef);
   const now = store.clock.now();
   const view = policyViewOf(registry, await loadPolicyInputs(store, mind.id, now, { grants: true }), now);
   return catalogue(registry).map((entry) => ({ ...entry, policy: view.decide(entry.name, '*', {}) }));
 }
 
-export async function previewInvocation(
-  store: Store,
-  capabilities: CapabilityService,
-  principal: Principal,
-  mindRef: string,
-  input: { capability: string; params: JsonObject },
-): Promise<Preview> {
+export async function previewInvocation(store: Store, capabilities: CapabilityService, principal: Principal, mindRef: string, input: { capability: string; params: JsonObject }): Promise<Preview> {
   const mind = await resolveMind(store, principal, mindRef);
   return capabilities.preview({ mindId: mind.id, capability: input.capability, params: input.params, origin: `operator:${principal.operator}` });
 }
 
-export async function policyOf(
-  store: Store,
-  principal: Principal,
-  mindRef: string,
-): Promise<{ rules: PolicyRuleRecord[]; defaults: readonly PolicyRule[] }> {
+export async function policyOf(store: Store, principal: Principal, mindRef: string): Promise<{ rules: PolicyRuleRecord[]; defaults: readonly PolicyRule[] }> {
   const mind = await resolveMind(store, principal, mindRef);
   return { rules: await store.policyRules.listByMind(mind.id), defaults: DEFAULT_RULES };
 }

@@ -62,11 +62,7 @@ export async function approvalCentre(
   return { groups: groupByBatch(open), history };
 }
 
-export async function requestCentre(
-  store: Store,
-  principal: Principal,
-  input: { status?: CapabilityRequestStatus | undefined; mind?: string | undefined },
-): Promise<Centre<CapabilityRequestRecord>> {
+export async function requestCentre(store: Store, principal: Principal, input: { status?: CapabilityRequestStatus | undefined; mind?: string | undefined }): Promise<Centre<CapabilityRequestRecord>> {
   const mindId = await mindFilter(store, principal, input.mind);
   const scope = mindId !== undefined ? { mindId } : {};
   const open = await store.capabilityRequests.list({ ...scope, status: input.status ?? 'open', limit: CENTRE_SIZE });
@@ -113,8 +109,7 @@ export async function decideApproval(
     const refused = fourEyesRefusal(found, principal.operator);
     if (refused) throw new Conflict('id', refused.message, refused.code);
   }
-  const answer =
-    decision === 'approve' ? await capabilities.approve(id, principal.operator, note, seenDigest) : await capabilities.deny(id, principal.operator, note);
+  const answer = decision === 'approve' ? await capabilities.approve(id, principal.operator, note, seenDigest) : await capabilities.deny(id, principal.operator, note);
   if (answer.status === 'refused') throw refusal(answer);
   return { approval: (await store.approvals.get(id))!, outcome: answer };
 }
@@ -178,13 +173,7 @@ export async function grantRequest(
   return { request: (await store.capabilityRequests.get(id))!, grant: (await store.grants.get(answer.grantId))! };
 }
 
-export async function denyRequest(
-  store: Store,
-  capabilities: CapabilityService,
-  principal: Principal,
-  id: string,
-  note?: string,
-): Promise<{ request: CapabilityRequestRecord }> {
+export async function denyRequest(store: Store, capabilities: CapabilityService, principal: Principal, id: string, note?: string): Promise<{ request: CapabilityRequestRecord }> {
   await findRequest(store, principal, id);
   const error = answerError(await capabilities.denyRequest(id, principal.operator, note));
   if (error) throw error;
@@ -192,12 +181,7 @@ export async function denyRequest(
 }
 
 /** A mind takes back its own pending approval request; an agent reaches only its own mind's. */
-export async function withdrawApproval(
-  store: Store,
-  capabilities: CapabilityService,
-  principal: Principal,
-  id: string,
-): Promise<{ approval: ApprovalRecord }> {
+export async function withdrawApproval(store: Store, capabilities: CapabilityService, principal: Principal, id: string): Promise<{ approval: ApprovalRecord }> {
   const approval = await findApproval(store, principal, id);
   const answer = await capabilities.withdraw(id, approval.mindId);
   if (answer.status === 'refused') throw refusal(answer);
@@ -205,23 +189,14 @@ export async function withdrawApproval(
 }
 
 /** A mind takes back its own open request; an agent reaches only its own mind's. */
-export async function withdrawRequest(
-  store: Store,
-  capabilities: CapabilityService,
-  principal: Principal,
-  id: string,
-): Promise<{ request: CapabilityRequestRecord }> {
+export async function withdrawRequest(store: Store, capabilities: CapabilityService, principal: Principal, id: string): Promise<{ request: CapabilityRequestRecord }> {
   const request = await findRequest(store, principal, id);
   const error = answerError(await capabilities.withdrawRequest(id, request.mindId));
   if (error) throw error;
   return { request: (await store.capabilityRequests.get(id))! };
 }
 
-export async function listGrants(
-  store: Store,
-  principal: Principal,
-  input: PageRequest & { mind?: string | undefined; status?: GrantStatus | undefined },
-): Promise<Page<GrantRecord>> {
+export async function listGrants(store: Store, principal: Principal, input: PageRequest & { mind?: string | undefined; status?: GrantStatus | undefined }): Promise<Page<GrantRecord>> {
   const limit = pageSize(input);
   const beforeId = input.cursor === undefined ? undefined : decodeCursor('id', input.cursor);
   const mindId = await mindFilter(store, principal, input.mind);

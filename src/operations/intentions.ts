@@ -17,12 +17,7 @@ import { findIntention, resolveMind } from './minds.ts';
 import { decodeCursor, pageOf, pageSize, type Page, type PageRequest } from './pages.ts';
 import { cancelPlan, summarise, type PlanSummary } from './plans.ts';
 
-export async function listIntentions(
-  store: Store,
-  principal: Principal,
-  mindRef: string,
-  input: PageRequest & { status?: IntentionStatus | undefined },
-): Promise<Page<IntentionRecord>> {
+export async function listIntentions(store: Store, principal: Principal, mindRef: string, input: PageRequest & { status?: IntentionStatus | undefined }): Promise<Page<IntentionRecord>> {
   const limit = pageSize(input);
   const beforeId = input.cursor === undefined ? undefined : decodeCursor('id', input.cursor);
   const mind = await resolveMind(store, principal, mindRef);
@@ -61,15 +56,19 @@ export interface Proposed {
 function checkMeans(registry: CapabilityRegistry, means: NonNullable<IntentionProposal['means']>): IntentionMeans {
   const problems: Problem[] = registry.checkParams(means.capability, means.params).map((p) => ({
     code: p.code,
-    message: p.code === 'unknown_capability' ? `${p.message}${didYouMean(means.capability, registry.list().map((d) => d.name))}` : p.message,
+    message:
+      p.code === 'unknown_capability'
+        ? `${p.message}${didYouMean(
+            means.capability,
+            registry.list().map((d) => d.name),
+          )}`
+        : p.message,
     path: `means.${p.path}`,
   }));
   if (problems.length > 0) throw new InputError(problems);
   const target = registry.targetOf(means.capability, means.params);
   if (means.target !== undefined && means.target !== target) {
-    throw new InputError([
-      { code: 'target_mismatch', path: 'means.target', message: `the parameters act on "${target}", not "${means.target}"; leave the target out or make it match` },
-    ]);
+    throw new InputError([{ code: 'target_mismatch', path: 'means.target', message: `the parameters act on "${target}", not "${means.target}"; leave the target out or make it match` }]);
   }
   return { capability: means.capability, target, params: means.params };
 }
@@ -124,13 +123,7 @@ export async function planFormedIntention(store: Store, planning: PlanningServic
 }
 
 /** Forms the intention, then asks the planner for it straight away. */
-export async function proposeIntention(
-  store: Store,
-  planning: PlanningServices,
-  principal: Principal,
-  mindRef: string,
-  proposal: IntentionProposal,
-): Promise<Proposed> {
+export async function proposeIntention(store: Store, planning: PlanningServices, principal: Principal, mindRef: string, proposal: IntentionProposal): Promise<Proposed> {
   const intention = await formProposedIntention(store, planning.registry, principal, mindRef, proposal);
   return planFormedIntention(store, planning, intention);
 }
@@ -140,14 +133,7 @@ export async function proposeIntention(
  * its plans that are still open. The intention closes first, so nothing resumes it while its
  * plans are being cancelled.
  */
-export async function cancelIntention(
-  store: Store,
-  registry: CapabilityRegistry,
-  capabilities: CapabilityService,
-  principal: Principal,
-  id: string,
-  reason: string,
-): Promise<IntentionRecord> {
+export async function cancelIntention(store: Store, registry: CapabilityRegistry, capabilities: CapabilityService, principal: Principal, id: string, reason: string): Promise<IntentionRecord> {
   const intention = await findIntention(store, principal, id);
   const abandoned = await abandonIntention(store, intention.id, 'cancelled', { operator: principal.operator, note: reason });
   if (!abandoned) {

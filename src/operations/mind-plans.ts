@@ -8,14 +8,7 @@ import { NotFound } from './errors.ts';
 import { resolveMind } from './minds.ts';
 import { findPlan } from './plans.ts';
 
-export async function releaseMindPlanStep(
-  store: Store,
-  principal: Principal,
-  mindRef: string,
-  planId: string,
-  stepRef: string,
-  note?: string,
-): Promise<{ step: StepRecord }> {
+export async function releaseMindPlanStep(store: Store, principal: Principal, mindRef: string, planId: string, stepRef: string, note?: string): Promise<{ step: StepRecord }> {
   const mind = await resolveMind(store, principal, mindRef);
   const plan = await findPlan(store, principal, planId);
   if (plan.mindId !== mind.id) throw new NotFound('id', `no plan ${planId}`);

@@ -13,16 +13,7 @@ import { FailureTally } from '../execution/stuck.ts';
 import { cancelOpenSteps } from '../execution/replan.ts';
 import { submitPlan } from '../drafting/submit-plan.ts';
 import { budgetLimits } from '../planning/resources.ts';
-import type {
-  ApprovalRecord,
-  CapabilityRequestRecord,
-  ExecutionRecord,
-  IntentionRecord,
-  PlanRecord,
-  PredictionRecord,
-  StepRecord,
-  Store,
-} from '../store/index.ts';
+import type { ApprovalRecord, CapabilityRequestRecord, ExecutionRecord, IntentionRecord, PlanRecord, PredictionRecord, StepRecord, Store } from '../store/index.ts';
 import { Conflict, NotStored } from './errors.ts';
 import { findIntention, inReach, mindFilter, resolveMind } from './minds.ts';
 import { decodeCursor, pageOf, pageSize, type Page, type PageRequest } from './pages.ts';
@@ -120,14 +111,16 @@ async function linked<T>(id: string | null, get: (id: string) => Promise<T | und
 export async function planDetail(store: Store, registry: CapabilityRegistry, principal: Principal, planId: string): Promise<PlanDetail> {
   const { steps, ...plan } = await findPlan(store, principal, planId);
   const views = await Promise.all(
-    steps.map(async (step): Promise<StepView> => ({
-      ...step,
-      execution: await linked(step.executionId, (id) => store.executions.get(id)),
-      approval: await linked(step.approvalId, (id) => store.approvals.get(id)),
-      request: await linked(step.requestId, (id) => store.capabilityRequests.get(id)),
-      prediction: await linked(step.predictionId, (id) => store.predictions.get(id)),
-      subordinate: await linked(step.intentionId, (id) => store.intentions.get(id)),
-    })),
+    steps.map(
+      async (step): Promise<StepView> => ({
+        ...step,
+        execution: await linked(step.executionId, (id) => store.executions.get(id)),
+        approval: await linked(step.approvalId, (id) => store.approvals.get(id)),
+        request: await linked(step.requestId, (id) => store.capabilityRequests.get(id)),
+        prediction: await linked(step.predictionId, (id) => store.predictions.get(id)),
+        subordinate: await linked(step.intentionId, (id) => store.intentions.get(id)),
+      }),
+    ),
   );
   // Use is counted from the records the steps left, like the executor's budget check does.
   const counts = await store.executorQueries.countByOrigin(originsOf(steps));
@@ -167,14 +160,7 @@ export interface SubmitOptions {
  * Stores a plan draft for a mind. Operators author with origin `operator`; an agent's plan is a
  * model's proposal (origin `model`) and passes exactly the same gates.
  */
-export async function submitPlanDraft(
-  store: Store,
-  registry: CapabilityRegistry,
-  principal: Principal,
-  mindRef: string,
-  draft: unknown,
-  options: SubmitOptions = {},
-): Promise<Submitted> {
+export async function submitPlanDraft(store: Store, registry: CapabilityRegistry, principal: Principal, mindRef: string, draft: unknown, options: SubmitOptions = {}): Promise<Submitted> {
   const mind = await resolveMind(store, principal, mindRef);
   const origin = options.origin ?? (principal.role === 'agent' ? 'model' : 'operator');
   const result = await submitPlan(store, registry, {
@@ -205,14 +191,7 @@ export async function submitPlanDraft(
  * another of its steps), then its waiting steps are cancelled and what they waited for is
  * withdrawn. A step mid-invocation is left to finish; its outcome is still recorded.
  */
-export async function cancelPlan(
-  store: Store,
-  registry: CapabilityRegistry,
-  capabilities: CapabilityService,
-  principal: Principal,
-  planId: string,
-  reason: string,
-): Promise<PlanRecord> {
+export async function cancelPlan(store: Store, registry: CapabilityRegistry, capabilities: CapabilityService, principal: Principal, planId: string, reason: string): Promise<PlanRecord> {
   const plan = await findPlan(store, principal, planId);
   const open = PLAN_STATUSES.filter((s) => !CLOSED_PLAN_STATUSES.includes(s));
   const why = `cancelled by ${principal.operator}: ${reason}`;
@@ -230,10 +209,6 @@ export async function cancelPlan(
     return moved;
   });
   if (!closed) throw new Conflict('id', `plan ${plan.id} is already ${(await store.plans.get(plan.id))?.status ?? plan.status}`, 'plan_closed');
-  await cancelOpenSteps(
-    { store, capabilities, registry, clock: store.clock, host: null, planning: null, name: `api:${principal.operator}`, log: silentLog, failures: new FailureTally() },
-    plan,
-    why,
-  );
+  await cancelOpenSteps({ store, capabilities, registry, clock: store.clock, host: null, planning: null, name: `api:${principal.operator}`, log: silentLog, failures: new FailureTally() }, plan, why);
   return closed;
 }

@@ -56,8 +56,7 @@ export function assessProposal(input: unknown, registry: CapabilityRegistry, con
   const draft = withDerivedTargets(parsed.draft, registry);
   const result = validate(draft, registry);
   // A field the parser already refused would otherwise be reported again by validation.
-  const reported = (path: string) =>
-    parsed.errors.some((e) => path === e.path || path.startsWith(`${e.path}.`) || path.startsWith(`${e.path}[`));
+  const reported = (path: string) => parsed.errors.some((e) => path === e.path || path.startsWith(`${e.path}.`) || path.startsWith(`${e.path}[`));
   const held = context.beliefs ? checkAssumptions(draft, context.beliefs).filter((e) => !reported(e.path)) : [];
   const errors = bounded([...parsed.errors, ...result.errors.filter((e) => !reported(e.path)), ...held]);
   return {

@@ -34,13 +34,7 @@ export type CapabilityUse = 'action' | 'check' | 'request';
  * Resolves a capability name used at `path`. Returns the definition when it is registered
  * (even when locked or otherwise refused, so its parameters can still be checked).
  */
-export function capabilityAt(
-  registry: CapabilityRegistry,
-  findings: Findings,
-  name: unknown,
-  path: string,
-  use: CapabilityUse,
-): CapabilityDefinition | undefined {
+export function capabilityAt(registry: CapabilityRegistry, findings: Findings, name: unknown, path: string, use: CapabilityUse): CapabilityDefinition | undefined {
   if (typeof name !== 'string' || name === '') {
     findings.error('missing_capability', path, 'a capability must be named');
     return undefined;
@@ -59,13 +53,7 @@ export function capabilityAt(
 }
 
 /** Schema-checks parameters; `base` is the path of the object holding `params`. */
-export function paramsAt(
-  registry: CapabilityRegistry,
-  findings: Findings,
-  definition: CapabilityDefinition,
-  params: unknown,
-  base: string,
-): boolean {
+export function paramsAt(registry: CapabilityRegistry, findings: Findings, definition: CapabilityDefinition, params: unknown, base: string): boolean {
   const issues = registry.checkParams(definition.name, params === undefined || params === null ? {} : params);
   for (const issue of issues) findings.error(issue.code, `${base}.${issue.path}`, issue.message);
   return issues.length === 0;
@@ -81,30 +69,16 @@ export interface CheckPart {
 }
 
 /** Field, comparison and value of a check, against the capability that observes. */
-export function checkPartsAt(
-  findings: Findings,
-  definition: CapabilityDefinition | undefined,
-  field: CheckPart,
-  comparison: CheckPart,
-  value: CheckPart,
-): void {
+export function checkPartsAt(findings: Findings, definition: CapabilityDefinition | undefined, field: CheckPart, comparison: CheckPart, value: CheckPart): void {
   const from = (part: CheckPart) => (part.from ? ` (${part.from})` : '');
   if (field.quiet) {
     // reported where the field stands
   } else if (typeof field.value !== 'string' || !FIELD_PATH.test(field.value) || field.value.length > LIMITS.maxFieldLength) {
-    findings.error(
-      'invalid_observation_field',
-      field.path,
-      `the observed field must be a dotted name such as active_state, got ${show(field.value)}${from(field)}`,
-    );
+    findings.error('invalid_observation_field', field.path, `the observed field must be a dotted name such as active_state, got ${show(field.value)}${from(field)}`);
   } else if (definition) {
     const top = field.value.split('.')[0]!;
     if (!definition.observes.includes(top)) {
-      findings.error(
-        'unknown_observation_field',
-        field.path,
-        `${definition.name} does not observe "${top}" (it observes ${definition.observes.join(', ')})${from(field)}`,
-      );
+      findings.error('unknown_observation_field', field.path, `${definition.name} does not observe "${top}" (it observes ${definition.observes.join(', ')})${from(field)}`);
     }
   }
 
@@ -113,8 +87,7 @@ export function checkPartsAt(
     findings.error(
       'unknown_comparison',
       comparison.path,
-      `${comparison.value === undefined ? 'a check must name its comparison' : `${show(comparison.value)} is not a comparison`}` +
-        ` (use one of ${Comparisons.values.join(', ')})${from(comparison)}`,
+      `${comparison.value === undefined ? 'a check must name its comparison' : `${show(comparison.value)} is not a comparison`}` + ` (use one of ${Comparisons.values.join(', ')})${from(comparison)}`,
     );
     return;
   }
@@ -142,13 +115,7 @@ export function checkAt(registry: CapabilityRegistry, findings: Findings, check:
   }
   const definition = capabilityAt(registry, findings, check.capability, `${path}.capability`, 'check');
   if (definition) paramsAt(registry, findings, definition, check.params, path);
-  checkPartsAt(
-    findings,
-    definition,
-    { value: check.field, path: `${path}.field` },
-    { value: check.comparison, path: `${path}.comparison` },
-    { value: check.value, path: `${path}.value` },
-  );
+  checkPartsAt(findings, definition, { value: check.field, path: `${path}.field` }, { value: check.comparison, path: `${path}.comparison` }, { value: check.value, path: `${path}.value` });
 }
 
 /** What a step expects to follow its action. */
@@ -166,11 +133,7 @@ export function expectationAt(registry: CapabilityRegistry, findings: Findings, 
   }
   const within = expectation.within_seconds;
   if (typeof within !== 'number' || !Number.isInteger(within) || within < 1 || within > LIMITS.maxWindowSeconds) {
-    findings.error(
-      'invalid_window',
-      `${path}.within_seconds`,
-      `within_seconds must be a whole number of seconds from 1 to ${LIMITS.maxWindowSeconds}, got ${show(within)}`,
-    );
+    findings.error('invalid_window', `${path}.within_seconds`, `within_seconds must be a whole number of seconds from 1 to ${LIMITS.maxWindowSeconds}, got ${show(within)}`);
   }
   checkAt(registry, findings, expectation.check, `${path}.check`);
 }

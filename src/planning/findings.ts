@@ -25,7 +25,7 @@ export function isNonNegativeNumber(value: unknown): value is number {
 export function show(value: unknown): string {
   let text: string;
   try {
-    text = value === undefined ? 'nothing' : JSON.stringify(value) ?? String(value);
+    text = value === undefined ? 'nothing' : (JSON.stringify(value) ?? String(value));
   } catch {
     text = String(value);
   }
@@ -66,8 +66,5 @@ export const MAX_REPORTED_ISSUES = 50;
 export function bounded(issues: readonly ValidationIssue[], what: 'errors' | 'warnings' = 'errors'): ValidationIssue[] {
   if (issues.length <= MAX_REPORTED_ISSUES) return [...issues];
   const rest = issues.length - MAX_REPORTED_ISSUES;
-  return [
-    ...issues.slice(0, MAX_REPORTED_ISSUES),
-    { code: `more_${what}`, path: '', message: `${rest} more ${what === 'errors' ? 'error' : 'warning'}${rest === 1 ? '' : 's'} not listed` },
-  ];
+  return [...issues.slice(0, MAX_REPORTED_ISSUES), { code: `more_${what}`, path: '', message: `${rest} more ${what === 'errors' ? 'error' : 'warning'}${rest === 1 ? '' : 's'} not listed` }];
 }

@@ -129,10 +129,7 @@ export class Planner {
         considered.push({ strategy: strategy.name, applicable: false, why: attempt.why });
         continue;
       }
-      const draft = withDerivedTargets(
-        { ...attempt.draft, budget: { invocations: DEFAULT_MAX_INVOCATIONS, ...request.budget }, estimate: {}, alternatives: [] },
-        this.#registry,
-      );
+      const draft = withDerivedTargets({ ...attempt.draft, budget: { invocations: DEFAULT_MAX_INVOCATIONS, ...request.budget }, estimate: {}, alternatives: [] }, this.#registry);
       const validation = validate(draft, this.#registry);
       if (!validation.valid) {
         // A strategy's draft failing validation is a bug in the strategy (or a budget too tight

@@ -3,16 +3,7 @@
 // or claim progress is dropped and reported, so a proposal can never approve itself, mark
 // itself done or choose its own provenance.
 
-import type {
-  Alternative,
-  Assumption,
-  Budget,
-  JsonObject,
-  PlanDraft,
-  Resources,
-  StepDraft,
-  ValidationIssue,
-} from '../core/plan.ts';
+import type { Alternative, Assumption, Budget, JsonObject, PlanDraft, Resources, StepDraft, ValidationIssue } from '../core/plan.ts';
 import type { AbortConditionDraft } from '../core/abort-conditions.ts';
 import { RESOURCE_KEYS } from '../core/plan.ts';
 import type { StepKind } from '../core/vocabulary.ts';
@@ -109,61 +100,13 @@ const PROVENANCE_FIELDS = new Set([
 ]);
 
 const ABORT_CONDITION_FIELDS = ['when', 'step', 'steps', 'statement'] as const;
-const PLAN_FIELDS = [
-  'objective',
-  'strategy',
-  'assumptions',
-  'completion_criteria',
-  'abort_conditions',
-  'risk',
-  'estimate',
-  'budget',
-  'alternatives',
-  'require_approval',
-  'steps',
-] as const;
-const STEP_FIELDS = [
-  'key',
-  'title',
-  'kind',
-  'depends_on',
-  'capability',
-  'target',
-  'params',
-  'expectation',
-  'precondition',
-  'max_attempts',
-  'require_approval',
-  'spec',
-] as const;
+const PLAN_FIELDS = ['objective', 'strategy', 'assumptions', 'completion_criteria', 'abort_conditions', 'risk', 'estimate', 'budget', 'alternatives', 'require_approval', 'steps'] as const;
+const STEP_FIELDS = ['key', 'title', 'kind', 'depends_on', 'capability', 'target', 'params', 'expectation', 'precondition', 'max_attempts', 'require_approval', 'spec'] as const;
 const CHECK_FIELDS = ['capability', 'params', 'field', 'comparison', 'value'];
 const EXPECTATION_FIELDS = ['statement', 'confidence', 'within_seconds', 'check'];
 const PRECONDITION_FIELDS = [...CHECK_FIELDS, 'statement', 'fulfils_intention'];
-const SPEC_FIELDS = [
-  'verifies',
-  'field',
-  'comparison',
-  'value',
-  'interval_seconds',
-  'stable_seconds',
-  'deadline_seconds',
-  'seconds',
-  'action',
-  'message',
-  'request',
-];
-const REQUEST_FIELDS = [
-  'capability',
-  'target_pattern',
-  'param_limits',
-  'duration_seconds',
-  'max_operations',
-  'reason',
-  'risk',
-  'mitigation',
-  'fallback',
-  'alternatives',
-];
+const SPEC_FIELDS = ['verifies', 'field', 'comparison', 'value', 'interval_seconds', 'stable_seconds', 'deadline_seconds', 'seconds', 'action', 'message', 'request'];
+const REQUEST_FIELDS = ['capability', 'target_pattern', 'param_limits', 'duration_seconds', 'max_operations', 'reason', 'risk', 'mitigation', 'fallback', 'alternatives'];
 const ASSUMPTION_FIELDS = ['statement', 'belief_id', 'min_confidence'];
 const ALTERNATIVE_FIELDS = ['strategy', 'estimate', 'expected_confidence', 'score', 'selected', 'why'];
 
@@ -420,4 +363,3 @@ export function parseProposal(input: unknown): ParsedProposal | RefusedProposal 
   };
   return { ok: true, draft, errors: r.errors, warnings: r.warnings };
 }
-

@@ -135,11 +135,7 @@ export function budgetAt(findings: Findings, draft: Obj, estimate: Resources): v
     }
     if (limit !== undefined && estimate[dimension] > limit) {
       const whose = stated === undefined || stated === null ? 'the default budget' : 'the budget';
-      findings.error(
-        'budget_exceeded',
-        `budget.${dimension}`,
-        `the plan needs ${estimate[dimension]} ${dimension.replace('_', ' ')} but ${whose} allows ${limit}`,
-      );
+      findings.error('budget_exceeded', `budget.${dimension}`, `the plan needs ${estimate[dimension]} ${dimension.replace('_', ' ')} but ${whose} allows ${limit}`);
     }
   }
 
@@ -155,11 +151,7 @@ export function budgetAt(findings: Findings, draft: Obj, estimate: Resources): v
     if (!isNonNegativeNumber(value)) {
       findings.warn('invalid_estimate', `estimate.${dimension}`, 'an estimate must be a non-negative number; it was ignored');
     } else if (value < estimate[dimension]) {
-      findings.warn(
-        'estimate_understated',
-        `estimate.${dimension}`,
-        `the draft estimates ${value} ${dimension.replace('_', ' ')}, but its steps need ${estimate[dimension]}`,
-      );
+      findings.warn('estimate_understated', `estimate.${dimension}`, `the draft estimates ${value} ${dimension.replace('_', ' ')}, but its steps need ${estimate[dimension]}`);
     }
   }
 }

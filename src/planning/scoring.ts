@@ -21,12 +21,7 @@ export function tidyScore(value: number): number {
 }
 
 export function scoreOf(expectedConfidence: number, estimate: Partial<Resources>): number {
-  return tidyScore(
-    expectedConfidence -
-      SCORE_WEIGHTS.approvals * (estimate.approvals ?? 0) -
-      SCORE_WEIGHTS.wall_seconds * (estimate.wall_seconds ?? 0) -
-      SCORE_WEIGHTS.money * (estimate.money ?? 0),
-  );
+  return tidyScore(expectedConfidence - SCORE_WEIGHTS.approvals * (estimate.approvals ?? 0) - SCORE_WEIGHTS.wall_seconds * (estimate.wall_seconds ?? 0) - SCORE_WEIGHTS.money * (estimate.money ?? 0));
 }
 
 /** The plan's estimate with the approvals policy is expected to ask for (see above). */

@@ -8,14 +8,7 @@ import type { CapabilityRegistry } from '../capabilities/registry.ts';
 import type { PlanDraft, ValidationResult } from '../core/plan.ts';
 import { MAX_KEY_LENGTH, MAX_STEPS } from '../core/plan.ts';
 import { InternalActions, StepKinds } from '../core/vocabulary.ts';
-import {
-  LIMITS,
-  capabilityAt,
-  checkPartsAt,
-  expectationAt,
-  paramsAt,
-  preconditionAt,
-} from './check-rules.ts';
+import { LIMITS, capabilityAt, checkPartsAt, expectationAt, paramsAt, preconditionAt } from './check-rules.ts';
 import type { CheckPart } from './check-rules.ts';
 import { abortConditionsAt } from './abort-rules.ts';
 import { assumptionShapeAt } from './assumptions.ts';
@@ -99,11 +92,7 @@ function keysAndTitles(rawSteps: unknown[], findings: Findings): StepView[] {
     let key: string | null = null;
     const k = raw.key;
     if (typeof k !== 'string' || k.length === 0 || k.length > MAX_KEY_LENGTH || !KEY_PATTERN.test(k)) {
-      findings.error(
-        'invalid_key',
-        `${path}.key`,
-        `a step key must be 1 to ${MAX_KEY_LENGTH} letters, digits, "_" or "-", starting with a letter; got ${show(k)}`,
-      );
+      findings.error('invalid_key', `${path}.key`, `a step key must be 1 to ${MAX_KEY_LENGTH} letters, digits, "_" or "-", starting with a letter; got ${show(k)}`);
     } else if (firstUse.has(k)) {
       findings.error('duplicate_key', `${path}.key`, `key "${k}" is already used by steps[${firstUse.get(k)}]`);
     } else {
@@ -178,11 +167,7 @@ function stepRules(step: StepView, ctx: Context): void {
 
   const attempts = raw.max_attempts;
   if (attempts !== undefined && !isPositiveInteger(attempts, LIMITS.maxAttempts)) {
-    findings.error(
-      'invalid_max_attempts',
-      `${path}.max_attempts`,
-      `max_attempts must be a whole number from 1 to ${LIMITS.maxAttempts}, got ${show(attempts)}`,
-    );
+    findings.error('invalid_max_attempts', `${path}.max_attempts`, `max_attempts must be a whole number from 1 to ${LIMITS.maxAttempts}, got ${show(attempts)}`);
   }
   if (raw.require_approval !== undefined && typeof raw.require_approval !== 'boolean') {
     findings.error('invalid_require_approval', `${path}.require_approval`, 'require_approval must be true or false');
@@ -250,11 +235,7 @@ function targetAt(ctx: Context, step: StepView, definition: CapabilityDefinition
   if (stated === '') return;
   const derived = ctx.registry.targetOf(definition.name, params ?? {});
   if (derived !== '' && derived !== stated) {
-    ctx.findings.error(
-      'target_mismatch',
-      `${step.path}.target`,
-      `the target is ${show(stated)} but the parameters of ${definition.name} act on ${show(derived)}`,
-    );
+    ctx.findings.error('target_mismatch', `${step.path}.target`, `the target is ${show(stated)} but the parameters of ${definition.name} act on ${show(derived)}`);
   }
 }
 
@@ -274,18 +255,10 @@ function capabilityStep(step: StepView, ctx: Context): void {
     const writes = !definition.readOnly;
     const attempts = raw.max_attempts;
     if (writes && !definition.idempotent && typeof attempts === 'number' && attempts > 1) {
-      findings.error(
-        'non_idempotent_retry',
-        `${path}.max_attempts`,
-        `${definition.name} is not idempotent: repeating it is not safe, so max_attempts must be 1`,
-      );
+      findings.error('non_idempotent_retry', `${path}.max_attempts`, `${definition.name} is not idempotent: repeating it is not safe, so max_attempts must be 1`);
     }
     if (writes && !present(raw.expectation)) {
-      findings.warn(
-        'write_without_expectation',
-        `${path}.expectation`,
-        `${definition.name} changes the system but the step states no expectation, so its outcome will not be verified`,
-      );
+      findings.warn('write_without_expectation', `${path}.expectation`, `${definition.name} changes the system but the step states no expectation, so its outcome will not be verified`);
     }
   }
   if (present(raw.expectation)) expectationAt(registry, findings, raw.expectation, `${path}.expectation`);
@@ -309,27 +282,17 @@ function verifyStep(step: StepView, ctx: Context): void {
   } else {
     verified = byKey.get(verifies)!;
     if (step.key !== null && !reaches(ctx.nodes, ctx.edges, step.key, verifies)) {
-      findings.error(
-        'verify_not_dependent',
-        `${path}.depends_on`,
-        `the verify step must depend (directly or through other steps) on "${verifies}", the step it verifies`,
-      );
+      findings.error('verify_not_dependent', `${path}.depends_on`, `the verify step must depend (directly or through other steps) on "${verifies}", the step it verifies`);
     }
     if (!present(verified.raw.expectation)) {
-      findings.error(
-        'verify_without_expectation',
-        `${path}.spec.verifies`,
-        `"${verifies}" states no expectation, so there is nothing to verify`,
-      );
+      findings.error('verify_without_expectation', `${path}.spec.verifies`, `"${verifies}" states no expectation, so there is nothing to verify`);
     }
   }
   durationAt(findings, spec.interval_seconds, `${path}.spec.interval_seconds`, LIMITS.maxIntervalSeconds, false);
 
   // The check: the step's own capability and parameters, or the expectation's; spec fields
   // override the expectation's field, comparison and value one by one.
-  const expected = verified && isObj(verified.raw.expectation) && isObj(verified.raw.expectation.check)
-    ? verified.raw.expectation.check
-    : undefined;
+  const expected = verified && isObj(verified.raw.expectation) && isObj(verified.raw.expectation.check) ? verified.raw.expectation.check : undefined;
   const ownCapability = present(raw.capability) && raw.capability !== '';
   let definition: CapabilityDefinition | undefined;
   let params: unknown;
@@ -374,13 +337,7 @@ function monitorStep(step: StepView, ctx: Context): void {
   const spec = specOf(raw);
   const definition = capabilityAt(registry, findings, raw.capability, `${path}.capability`, 'check');
   if (definition && paramsAt(registry, findings, definition, raw.params, path)) targetAt(ctx, step, definition, raw.params);
-  checkPartsAt(
-    findings,
-    definition,
-    { value: spec.field, path: `${path}.spec.field` },
-    { value: spec.comparison, path: `${path}.spec.comparison` },
-    { value: spec.value, path: `${path}.spec.value` },
-  );
+  checkPartsAt(findings, definition, { value: spec.field, path: `${path}.spec.field` }, { value: spec.comparison, path: `${path}.spec.comparison` }, { value: spec.value, path: `${path}.spec.value` });
   const stableOk = durationAt(findings, spec.stable_seconds, `${path}.spec.stable_seconds`, LIMITS.maxStableSeconds, true);
   const deadlineOk = durationAt(findings, spec.deadline_seconds, `${path}.spec.deadline_seconds`, LIMITS.maxDeadlineSeconds, true);
   if (stableOk && deadlineOk && (spec.deadline_seconds as number) <= (spec.stable_seconds as number)) {
@@ -408,21 +365,13 @@ function internalStep(step: StepView, ctx: Context): void {
   const { raw, path } = step;
   const spec = specOf(raw);
   if (!InternalActions.has(spec.action)) {
-    ctx.findings.error(
-      'unknown_internal_action',
-      `${path}.spec.action`,
-      `${show(spec.action)} is not an internal action (use one of ${InternalActions.values.join(', ')})`,
-    );
+    ctx.findings.error('unknown_internal_action', `${path}.spec.action`, `${show(spec.action)} is not an internal action (use one of ${InternalActions.values.join(', ')})`);
     return;
   }
   if (spec.action === 'notify_operator') {
     const message = spec.message;
     if (!isNonEmptyString(message) || message.length > MAX_MESSAGE_LENGTH) {
-      ctx.findings.error(
-        'missing_message',
-        `${path}.spec.message`,
-        `notify_operator needs the note's text (1 to ${MAX_MESSAGE_LENGTH} characters) in spec.message`,
-      );
+      ctx.findings.error('missing_message', `${path}.spec.message`, `notify_operator needs the note's text (1 to ${MAX_MESSAGE_LENGTH} characters) in spec.message`);
     }
   }
 }
@@ -441,11 +390,7 @@ function requestStep(step: StepView, ctx: Context): void {
   }
   const definition = capabilityAt(registry, findings, request.capability, `${at}.capability`, 'request');
   if (present(raw.capability) && raw.capability !== '' && raw.capability !== request.capability) {
-    findings.error(
-      'request_capability_mismatch',
-      `${path}.capability`,
-      `the step names ${show(raw.capability)} but requests ${show(request.capability)}`,
-    );
+    findings.error('request_capability_mismatch', `${path}.capability`, `the step names ${show(raw.capability)} but requests ${show(request.capability)}`);
   }
   const stated = statedTarget(raw);
   if (stated !== '' && stated !== request.target_pattern) {
@@ -458,11 +403,7 @@ function requestStep(step: StepView, ctx: Context): void {
   }
   durationAt(findings, request.duration_seconds, `${at}.duration_seconds`, LIMITS.maxRequestSeconds, true);
   if (!isPositiveInteger(request.max_operations, LIMITS.maxRequestOperations)) {
-    findings.error(
-      'invalid_max_operations',
-      `${at}.max_operations`,
-      `max_operations must be a whole number from 1 to ${LIMITS.maxRequestOperations}, got ${show(request.max_operations)}`,
-    );
+    findings.error('invalid_max_operations', `${at}.max_operations`, `max_operations must be a whole number from 1 to ${LIMITS.maxRequestOperations}, got ${show(request.max_operations)}`);
   }
   const limits = request.param_limits;
   if (present(limits)) {
@@ -511,8 +452,6 @@ export function withDerivedTargets(draft: PlanDraft, registry: CapabilityRegistr
   if (!Array.isArray(draft.steps)) return draft;
   return {
     ...draft,
-    steps: draft.steps.map((step, i) =>
-      isObj(step) && !step.target && targets[i] ? { ...step, target: targets[i]! } : step,
-    ),
+    steps: draft.steps.map((step, i) => (isObj(step) && !step.target && targets[i] ? { ...step, target: targets[i]! } : step)),
   };
 }

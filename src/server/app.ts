@@ -102,9 +102,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   );
   const metrics = options.metrics;
   if (metrics) {
-    app.get('/metrics', { schema: { ...publicRoute, summary: 'Prometheus metrics' } }, async (_request, reply) =>
-      reply.type(metrics.contentType).send(await metrics.metrics()),
-    );
+    app.get('/metrics', { schema: { ...publicRoute, summary: 'Prometheus metrics' } }, async (_request, reply) => reply.type(metrics.contentType).send(await metrics.metrics()));
   }
 
   const ctx: Services = { store: options.store, registry: options.registry, capabilities: options.capabilities, planning: options.planning };

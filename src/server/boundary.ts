@@ -52,9 +52,7 @@ function isAccepted(request: FastifyRequest): boolean {
 
 function numericFields(schema: unknown): { name: string; integer: boolean }[] {
   const properties = (schema as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties ?? {};
-  return Object.entries(properties).flatMap(([name, property]) =>
-    property.type === 'integer' || property.type === 'number' ? [{ name, integer: property.type === 'integer' }] : [],
-  );
+  return Object.entries(properties).flatMap(([name, property]) => (property.type === 'integer' || property.type === 'number' ? [{ name, integer: property.type === 'integer' }] : []));
 }
 
 /** The input rule over a request's path parameters, query and body, with their parts' names. */
@@ -113,6 +111,15 @@ export function guardApiBoundary(scope: FastifyInstance): void {
   scope.addContentTypeParser([...YAML_MEDIA_TYPES], { parseAs: 'string' }, (_request, body, done) => {
     const parsed = parsePlanText(body as string, 'yaml');
     if (parsed.ok) done(null, parsed.value);
-    else done(new HttpRefusal(400, 'malformed_input', parsed.errors[0]!.message, parsed.errors.map((e) => ({ ...e, path: 'body' }))), undefined);
+    else
+      done(
+        new HttpRefusal(
+          400,
+          'malformed_input',
+          parsed.errors[0]!.message,
+          parsed.errors.map((e) => ({ ...e, path: 'body' })),
+        ),
+        undefined,
+      );
   });
 }

@@ -4,7 +4,7 @@
 // always reads `params.id`, `query.limit` or `body.uses`.
 
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { errorBody, InputError, joinPath, type ErrorBody, type Problem } from '../core/errors.ts';
+import { errorBody, InputError, joinPath, type Problem } from '../core/errors.ts';
 import { Conflict, Forbidden, NotFound, NotStored } from '../operations/errors.ts';
 import { problemsOf } from './validation.ts';
 

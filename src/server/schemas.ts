@@ -2,14 +2,7 @@
 // literals) so a wrong value gets one clear problem listing the allowed ones.
 
 import { Type, type TSchema, type TUnsafe } from 'typebox';
-import {
-  APPROVAL_STATUSES,
-  CAPABILITY_REQUEST_STATUSES,
-  GRANT_STATUSES,
-  INTENTION_STATUSES,
-  PLAN_STATUSES,
-  POLICY_DECISIONS,
-} from '../core/vocabulary.ts';
+import { APPROVAL_STATUSES, CAPABILITY_REQUEST_STATUSES, GRANT_STATUSES, INTENTION_STATUSES, PLAN_STATUSES, POLICY_DECISIONS } from '../core/vocabulary.ts';
 import { MAX_PAGE_SIZE } from '../operations/pages.ts';
 
 export function oneOf<const T extends readonly string[]>(values: T, description?: string): TUnsafe<T[number]> {

@@ -61,7 +61,11 @@ export function problemsOf(errors: readonly ErrorObject[], context: string): Pro
     const params = error.params as Record<string, unknown>;
     switch (error.keyword) {
       case 'additionalProperties':
-        problems.push({ code: 'unknown_field', path: joinPath(part, at ? `${at}.${String(params.additionalProperty)}` : String(params.additionalProperty)), message: 'this field is not accepted here' });
+        problems.push({
+          code: 'unknown_field',
+          path: joinPath(part, at ? `${at}.${String(params.additionalProperty)}` : String(params.additionalProperty)),
+          message: 'this field is not accepted here',
+        });
         break;
       case 'required':
         problems.push({ code: 'missing_field', path: joinPath(part, at ? `${at}.${String(params.missingProperty)}` : String(params.missingProperty)), message: 'this field is required' });

@@ -27,10 +27,7 @@ export function isPostgresUrl(value: string): boolean {
   return POSTGRES_URL.test(value);
 }
 
-export function resolveStoreConfig(
-  flags: { db?: string | undefined },
-  env: Record<string, string | undefined> = process.env,
-): StoreConfig {
+export function resolveStoreConfig(flags: { db?: string | undefined }, env: Record<string, string | undefined> = process.env): StoreConfig {
   if (flags.db !== undefined) return fromLocation(flags.db, '--db');
   const url = env.PRAXIS_DATABASE_URL;
   if (url !== undefined && url !== '') {

@@ -12,14 +12,7 @@
 // them; a prepared statement is reset by better-sqlite3 before each run, so reuse is safe.
 
 import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
-import {
-  CompiledQuery,
-  SqliteDialect,
-  SqliteDriver,
-  type DatabaseConnection,
-  type Driver,
-  type SqliteDialectConfig,
-} from 'kysely';
+import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDialectConfig } from 'kysely';
 
 class ImmediateTransactionSqliteDriver extends SqliteDriver {
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {

@@ -144,9 +144,7 @@ export async function openStore(config: StoreConfig, options: StoreOptions = {})
     wakeups,
     async transaction(work) {
       const committed: string[] = [];
-      const result = await db
-        .transaction()
-        .execute((tx) => work(repositoriesFor({ db: tx, codec, clock, wake: (type) => committed.push(type), wakeChannel: wakeChannelName })));
+      const result = await db.transaction().execute((tx) => work(repositoriesFor({ db: tx, codec, clock, wake: (type) => committed.push(type), wakeChannel: wakeChannelName })));
       for (const type of committed) wakeups.emit(type);
       return result;
     },

@@ -165,7 +165,8 @@ export class TraceExporter {
       const links: Link[] = record.links.map((l) => ({ context: { traceId: l.traceId, spanId: l.spanId, traceFlags: TraceFlags.SAMPLED }, attributes: l.attributes }));
       const span = tracer.startSpan(record.name, { kind: SpanKind.INTERNAL, startTime: record.start, attributes: record.attributes, links }, parent);
       for (const event of record.events) span.addEvent(event.name, event.attributes, event.at);
-      if (record.status.code !== 'unset') span.setStatus({ code: record.status.code === 'ok' ? SpanStatusCode.OK : SpanStatusCode.ERROR, ...(record.status.message ? { message: record.status.message } : {}) });
+      if (record.status.code !== 'unset')
+        span.setStatus({ code: record.status.code === 'ok' ? SpanStatusCode.OK : SpanStatusCode.ERROR, ...(record.status.message ? { message: record.status.message } : {}) });
       span.end(record.end);
     }
     this.#ids.next = null;

@@ -41,9 +41,7 @@ export function planEnd(events: readonly EventRecord[], planId: string): EventRe
 /** The event that settles an intention (the end of its span), if one has. */
 export function intentionEnd(events: readonly EventRecord[], intentionId: string): EventRecord | undefined {
   return events.find(
-    (e) =>
-      e.intentionId === intentionId &&
-      (e.type === 'intention_fulfilled' || e.type === 'intention_abandoned' || (e.type === 'intention_blocked' && !WAITS.has(String(e.data.reason)))),
+    (e) => e.intentionId === intentionId && (e.type === 'intention_fulfilled' || e.type === 'intention_abandoned' || (e.type === 'intention_blocked' && !WAITS.has(String(e.data.reason)))),
   );
 }
 
@@ -128,7 +126,12 @@ export function planSpans(events: readonly EventRecord[], planId: string, lineag
     }),
     events: [],
     links: replannedFrom && typeof replannedFrom.data.from === 'string' ? [{ traceId, spanId: spanIdOf('plan', replannedFrom.data.from), attributes: { 'praxis.link': 'previous_revision' } }] : [],
-    status: end.type === 'plan_failed' || end.type === 'plan_abandoned' ? { code: 'error', message: String(end.data.reason ?? end.type) } : end.type === 'plan_completed' ? { code: 'ok' } : { code: 'unset' },
+    status:
+      end.type === 'plan_failed' || end.type === 'plan_abandoned'
+        ? { code: 'error', message: String(end.data.reason ?? end.type) }
+        : end.type === 'plan_completed'
+          ? { code: 'ok' }
+          : { code: 'unset' },
   };
   spans.push(plan);
 
@@ -194,7 +197,10 @@ function callSpans(calls: readonly EventRecord[], all: readonly EventRecord[], a
     if (call.type === 'tool_executed' || call.type === 'tool_failed') {
       const capability = String(call.data.capability ?? '');
       // The authorisation of this call: the last one for the same origin and capability before it.
-      const authorised = calls.slice(0, i).reverse().find((e) => e.type === 'tool_authorised' && e.data.origin === origin && e.data.capability === capability);
+      const authorised = calls
+        .slice(0, i)
+        .reverse()
+        .find((e) => e.type === 'tool_authorised' && e.data.origin === origin && e.data.capability === capability);
       const links = [...at.intentionLink];
       if (typeof authorised?.data.approval_id === 'string') links.push({ traceId, spanId: spanIdOf('approval', authorised.data.approval_id), attributes: { 'praxis.link': 'approval' } });
       const request = typeof authorised?.data.grant_id === 'string' ? all.find((e) => e.type === 'grant_created' && e.data.grant_id === authorised.data.grant_id) : undefined;
@@ -225,23 +231,30 @@ function callSpans(calls: readonly EventRecord[], all: readonly EventRecord[], a
       });
     } else if (call.type === 'approval_requested' && typeof call.data.approval_id === 'string') {
       const id = call.data.approval_id;
-      const decided = all.find((e) => e.data.approval_id === id && ((e.type === 'approval_approved' && e.data.final !== false) || e.type === 'approval_denied' || e.type === 'approval_expired' || e.type === 'approval_withdrawn'));
+      const decided = all.find(
+        (e) =>
+          e.data.approval_id === id && ((e.type === 'approval_approved' && e.data.final !== false) || e.type === 'approval_denied' || e.type === 'approval_expired' || e.type === 'approval_withdrawn'),
+      );
       const operators = all.filter((e) => e.data.approval_id === id && (e.type === 'approval_approved' || e.type === 'approval_denied')).map((e) => String(e.data.operator ?? ''));
-      spans.push(waitSpan(traceId, stepSpanId, 'approval', id, String(call.data.capability ?? ''), call, decided, at.planEnd, {
-        'praxis.approval.id': id,
-        'praxis.approval.outcome': decided ? decided.type.replace('approval_', '') : 'pending',
-        'praxis.approval.operators': operators.join(','),
-        'praxis.approval.approvers_required': typeof call.data.approvers_required === 'number' ? call.data.approvers_required : 1,
-      }));
+      spans.push(
+        waitSpan(traceId, stepSpanId, 'approval', id, String(call.data.capability ?? ''), call, decided, at.planEnd, {
+          'praxis.approval.id': id,
+          'praxis.approval.outcome': decided ? decided.type.replace('approval_', '') : 'pending',
+          'praxis.approval.operators': operators.join(','),
+          'praxis.approval.approvers_required': typeof call.data.approvers_required === 'number' ? call.data.approvers_required : 1,
+        }),
+      );
     } else if (call.type === 'capability_requested' && typeof call.data.request_id === 'string') {
       const id = call.data.request_id;
       const decided = all.find((e) => e.data.request_id === id && (e.type === 'grant_created' || e.type === 'capability_request_denied' || e.type === 'capability_request_withdrawn'));
       const outcome = !decided ? 'open' : decided.type === 'grant_created' ? 'granted' : decided.type.replace('capability_request_', '');
-      spans.push(waitSpan(traceId, stepSpanId, 'capability_request', id, String(call.data.capability ?? ''), call, decided, at.planEnd, {
-        'praxis.capability_request.id': id,
-        'praxis.capability_request.outcome': outcome,
-        'praxis.capability_request.operator': String(decided?.data.operator ?? ''),
-      }));
+      spans.push(
+        waitSpan(traceId, stepSpanId, 'capability_request', id, String(call.data.capability ?? ''), call, decided, at.planEnd, {
+          'praxis.capability_request.id': id,
+          'praxis.capability_request.outcome': outcome,
+          'praxis.capability_request.operator': String(decided?.data.operator ?? ''),
+        }),
+      );
     }
   }
   return spans;

@@ -11,7 +11,13 @@ export interface Tracing {
 /** True when the environment asks for traces (docs/traces.md). */
 export function tracingWanted(env: Record<string, string | undefined>): boolean {
   if ((env.OTEL_SDK_DISABLED ?? '').toLowerCase() === 'true') return false;
-  if ((env.OTEL_TRACES_EXPORTER ?? '').split(',').map((s) => s.trim()).includes('none')) return false;
+  if (
+    (env.OTEL_TRACES_EXPORTER ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .includes('none')
+  )
+    return false;
   return Boolean(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT);
 }
 

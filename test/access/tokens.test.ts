@@ -46,7 +46,10 @@ for (const kind of STORE_KINDS) {
       const agent = await issueToken(store, { operator: 'bot', role: 'agent', mindId: mind.id });
       assert.equal((await authenticate(store, agent.token))?.mindId, mind.id);
       const codes = async (request: Parameters<typeof issueToken>[1]) => {
-        const error = await issueToken(store, request).then(() => null, (e: unknown) => e);
+        const error = await issueToken(store, request).then(
+          () => null,
+          (e: unknown) => e,
+        );
         assert.ok(error instanceof InputError, 'refused with a typed error');
         return error.problems.map((p) => p.code);
       };
@@ -57,7 +60,10 @@ for (const kind of STORE_KINDS) {
     it('refuses a bad role, a missing operator and a past expiry, storing nothing', async () => {
       const { store, clock } = current();
       const before = (await store.accessTokens.list()).length;
-      const error = await issueToken(store, { operator: ' ', role: 'root', expiresAt: new Date(clock.now().getTime() - 1000) }).then(() => null, (e: unknown) => e);
+      const error = await issueToken(store, { operator: ' ', role: 'root', expiresAt: new Date(clock.now().getTime() - 1000) }).then(
+        () => null,
+        (e: unknown) => e,
+      );
       assert.ok(error instanceof InputError);
       assert.deepEqual(error.problems.map((p) => p.code).sort(), ['expiry_in_past', 'invalid_operator', 'invalid_role']);
       assert.equal((await store.accessTokens.list()).length, before);

@@ -1,12 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import {
-  addressPolicy,
-  addressRefusal,
-  canonicalAddress,
-  isAddressAllowed,
-} from '../../src/capabilities/browser/address-policy.ts';
+import { addressPolicy, addressRefusal, canonicalAddress, isAddressAllowed } from '../../src/capabilities/browser/address-policy.ts';
 import { checkUrl } from '../../src/capabilities/browser/url-policy.ts';
 
 const refused: [address: string, reason: RegExp][] = [

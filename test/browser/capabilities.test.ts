@@ -15,9 +15,7 @@ const registry = builtinRegistry();
 
 before(async () => {
   server = await startServer();
-  server.route('/', (_req, res) =>
-    html(res, `<title>Status page</title><h1>All systems go</h1><p>${'word '.repeat(50)}</p><a href="/a">A</a><a href="b">B</a><a href="/c">C</a>`),
-  );
+  server.route('/', (_req, res) => html(res, `<title>Status page</title><h1>All systems go</h1><p>${'word '.repeat(50)}</p><a href="/a">A</a><a href="b">B</a><a href="/c">C</a>`));
   server.route('/moved', (_req, res) => redirect(res, '/', 301));
   server.route('/gone', (_req, res) => html(res, '<title>Not here</title>', 404));
   server.route('/down', (_req, res) => html(res, '<title>Oops</title>', 503));

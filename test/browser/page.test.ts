@@ -98,7 +98,10 @@ describe('page links', () => {
 
   it('drops links longer than the URL cap and has none for non-HTML', () => {
     const long = `<a href="/${'x'.repeat(3000)}">long</a><a href="/ok">ok</a>`;
-    assert.deepEqual(pageLinks(long, 'text/html', URL_OF_PAGE, 10, 2048).links.map((l) => l.text), ['ok']);
+    assert.deepEqual(
+      pageLinks(long, 'text/html', URL_OF_PAGE, 10, 2048).links.map((l) => l.text),
+      ['ok'],
+    );
     assert.deepEqual(pageLinks('<a href="/x">x</a>', 'text/plain', URL_OF_PAGE, 10, 2048), { links: [], found: 0 });
   });
 });
@@ -117,12 +120,7 @@ describe('no script ever runs', () => {
   before(async () => {
     server = await startServer();
     const beacon = `${'http'}://127.0.0.1:PORT/beacon`;
-    server.route('/page', (_req, res) =>
-      html(
-        res,
-        PAGE.replace("fetch('/beacon')", `fetch('${beacon.replace('PORT', String(server.port))}'); new Image().src='/beacon-image'`),
-      ),
-    );
+    server.route('/page', (_req, res) => html(res, PAGE.replace("fetch('/beacon')", `fetch('${beacon.replace('PORT', String(server.port))}'); new Image().src='/beacon-image'`)));
   });
   after(() => server.close());
 

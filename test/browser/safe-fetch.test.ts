@@ -31,16 +31,10 @@ before(async () => {
     res.writeHead(200).end('bytes');
   });
   server.route('/json', (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
-  server.route('/latin1', (_req, res) =>
-    res.writeHead(200, { 'content-type': 'text/plain; charset=iso-8859-1' }).end(Buffer.from([0x63, 0x61, 0x66, 0xe9])),
-  );
-  server.route('/meta-charset', (_req, res) =>
-    res.writeHead(200, { 'content-type': 'text/html' }).end(Buffer.concat([Buffer.from('<meta charset="iso-8859-2"><p>'), Buffer.from([0xa1, 0x71])])),
-  );
+  server.route('/latin1', (_req, res) => res.writeHead(200, { 'content-type': 'text/plain; charset=iso-8859-1' }).end(Buffer.from([0x63, 0x61, 0x66, 0xe9])));
+  server.route('/meta-charset', (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(Buffer.concat([Buffer.from('<meta charset="iso-8859-2"><p>'), Buffer.from([0xa1, 0x71])])));
   server.route('/echo-headers', (req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(req.headers)));
-  server.route('/set-cookie', (_req, res) =>
-    res.writeHead(302, { location: '/echo-headers', 'set-cookie': 'session=abc; Path=/' }).end(),
-  );
+  server.route('/set-cookie', (_req, res) => res.writeHead(302, { location: '/echo-headers', 'set-cookie': 'session=abc; Path=/' }).end());
   server.route('/no-location', (_req, res) => res.writeHead(302).end());
 });
 
@@ -49,8 +43,7 @@ after(async () => {
   await other.close();
 });
 
-const loopbackFetch = (extra: Parameters<typeof createSafeFetch>[0] = {}) =>
-  createSafeFetch({ allowAddresses: LOOPBACK_ONLY, timeoutMs: 5000, ...extra });
+const loopbackFetch = (extra: Parameters<typeof createSafeFetch>[0] = {}) => createSafeFetch({ allowAddresses: LOOPBACK_ONLY, timeoutMs: 5000, ...extra });
 
 describe('loopback needs the test-only allow list', () => {
   it('refuses 127.0.0.1 without the allow list, literal or by name, and never connects', async () => {
@@ -65,9 +58,7 @@ describe('loopback needs the test-only allow list', () => {
   it('the connector itself refuses a literal forbidden host, even if the URL check were skipped', async () => {
     const before = server.connections();
     const connect = guardedConnector({ resolve: scriptedResolver({}), policy: STRICT_ADDRESS_POLICY, connectTimeoutMs: 1000 });
-    const error = await new Promise<Error | null>((resolve) =>
-      connect({ hostname: '127.0.0.1', protocol: 'http:', port: String(server.port) }, (...args) => resolve(args[0])),
-    );
+    const error = await new Promise<Error | null>((resolve) => connect({ hostname: '127.0.0.1', protocol: 'http:', port: String(server.port) }, (...args) => resolve(args[0])));
     assert.ok(error instanceof CapabilityError && error.code === 'forbidden_address');
     assert.equal(server.connections(), before);
   });
@@ -218,12 +209,12 @@ describe('DNS rebinding', () => {
     const resolve = scriptedResolver({ 'rebind.test': [['127.0.0.1'], ['169.254.169.254']] });
     server.route('/close-then-hop', (_req, res) => res.writeHead(302, { location: '/', connection: 'close' }).end());
     const before = server.requests.length;
-    await rejectsWith(
-      loopbackFetch({ resolve })(`http://rebind.test:${server.port}/close-then-hop`, { signal: never, body: 'required' }),
-      'forbidden_address',
-    );
+    await rejectsWith(loopbackFetch({ resolve })(`http://rebind.test:${server.port}/close-then-hop`, { signal: never, body: 'required' }), 'forbidden_address');
     assert.deepEqual(resolve.calls, ['rebind.test', 'rebind.test']);
-    assert.deepEqual(server.requests.slice(before).map((r) => r.line), ['GET /close-then-hop']);
+    assert.deepEqual(
+      server.requests.slice(before).map((r) => r.line),
+      ['GET /close-then-hop'],
+    );
   });
 
   it('refuses a second invocation whose answer has changed', async () => {
@@ -284,19 +275,15 @@ describe('body cap', () => {
   for (const [name, encoding, payload] of bombs) {
     it(`stops a small ${name} body that inflates past the cap`, async () => {
       assert.ok(payload.length < cap, 'the compressed body itself is under the cap');
-      server.route(`/bomb-${name}`, (_req, res) =>
-        res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': encoding, 'content-length': String(payload.length) }).end(payload),
-      );
+      server.route(`/bomb-${name}`, (_req, res) => res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': encoding, 'content-length': String(payload.length) }).end(payload));
       const error = await rejectsWith(capped()(`${server.origin}/bomb-${name}`, { signal: never, body: 'required' }), 'body_too_large');
       assert.match(error.message, /decoded/);
     });
   }
 
   it('decodes a compressed body under the cap', async () => {
-    const text = '<p>' + 'squeeze '.repeat(1000) + '</p>';
-    server.route('/small-gzip', (_req, res) =>
-      res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }).end(gzipSync(text)),
-    );
+    const text = `<p>${'squeeze '.repeat(1000)}</p>`;
+    server.route('/small-gzip', (_req, res) => res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }).end(gzipSync(text)));
     const page = await capped()(`${server.origin}/small-gzip`, { signal: never, body: 'required' });
     assert.equal(page.body, text);
   });

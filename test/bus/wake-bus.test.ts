@@ -85,7 +85,9 @@ describe('wake bus across processes (postgres)', () => {
     try {
       await until(() => bus.listening, 'the listener');
       // Another process appends an event through its own store.
-      const child = spawn(process.execPath, [...programArgs(new URL('./processes/append-event.ts', import.meta.url)), JSON.stringify(config), 'intention_formed'], { stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn(process.execPath, [...programArgs(new URL('./processes/append-event.ts', import.meta.url)), JSON.stringify(config), 'intention_formed'], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       let stderr = '';
       child.stderr.on('data', (chunk) => (stderr += chunk));
       const code = await new Promise((resolve) => child.on('close', resolve));

@@ -140,7 +140,10 @@ for (const kind of STORE_KINDS) {
       assert.equal(stale.status === 'refused' && stale.code, 'changed');
       assert.deepEqual((await store.approvals.get(id))?.decisions, []);
       // A decision read before the amendment and written after it loses: both writes are guarded by the digest read.
-      assert.equal(await store.approvals.transition(id, 'pending', 'approved', { decisions: [{ operator: 'carol', decision: 'approve', at: new Date().toISOString() }] }, { digest: seen.digest }), undefined);
+      assert.equal(
+        await store.approvals.transition(id, 'pending', 'approved', { decisions: [{ operator: 'carol', decision: 'approve', at: new Date().toISOString() }] }, { digest: seen.digest }),
+        undefined,
+      );
       assert.equal(await store.approvals.recordDecision(id, [], [{ operator: 'carol', decision: 'approve', at: new Date().toISOString() }], { digest: seen.digest }), undefined);
       assert.equal((await store.approvals.get(id))?.status, 'pending');
       const current = (await store.approvals.get(id))!;

@@ -29,11 +29,7 @@ describe('built-in capabilities through invoke', () => {
 
   async function setUp() {
     const { store } = current();
-    const service = new CapabilityService(
-      store,
-      builtinRegistry(),
-      builtinImplementations({ runner: host.runner(), fetch: { allowAddresses: [...LOOPBACK_ONLY] } }),
-    );
+    const service = new CapabilityService(store, builtinRegistry(), builtinImplementations({ runner: host.runner(), fetch: { allowAddresses: [...LOOPBACK_ONLY] } }));
     const mind = await store.minds.create({ name: `ops-${Math.random().toString(36).slice(2, 8)}` });
     const call = (capability: string, params: unknown, over: Partial<InvokeRequest> = {}): InvokeRequest => ({
       mindId: mind.id,

@@ -7,17 +7,7 @@ import type { JsonObject } from '../../src/core/plan.ts';
 
 const registry = builtinRegistry();
 
-const NAMES = [
-  'service.status',
-  'service.restart',
-  'logs.query',
-  'host.disk.usage',
-  'host.memory.status',
-  'host.process.list',
-  'browser.navigate',
-  'browser.read',
-  'browser.links',
-];
+const NAMES = ['service.status', 'service.restart', 'logs.query', 'host.disk.usage', 'host.memory.status', 'host.process.list', 'browser.navigate', 'browser.read', 'browser.links'];
 
 function codesAndPaths(name: string, params: unknown): string[] {
   return registry.checkParams(name, params).map((i) => `${i.code} ${i.path}`);
@@ -103,10 +93,7 @@ describe('capability registry', () => {
   it('refuses malformed definitions at creation', () => {
     const base = BUILTIN_CAPABILITIES[0]!;
     assert.throws(() => createRegistry([{ ...base, name: 'Shell' }]), /name/);
-    assert.throws(
-      () => createRegistry([{ ...base, paramsSchema: { type: 'object', properties: {} } }]),
-      /additionalProperties/,
-    );
+    assert.throws(() => createRegistry([{ ...base, paramsSchema: { type: 'object', properties: {} } }]), /additionalProperties/);
     assert.throws(
       () =>
         createRegistry([
@@ -125,9 +112,7 @@ describe('capability registry', () => {
     assert.throws(() => createRegistry([{ ...base, timeoutSeconds: 0 }]), /timeout/);
     assert.throws(() => createRegistry([{ ...base, cost: { wall_seconds: -1, network_ops: 0, money: 0 } }]), /cost/);
     // ajv strict mode: an unknown keyword is a bug in the schema, not something to ignore.
-    assert.throws(() =>
-      createRegistry([{ ...base, paramsSchema: { type: 'object', additionalProperties: false, properties: {}, colour: 'red' } }]),
-    );
+    assert.throws(() => createRegistry([{ ...base, paramsSchema: { type: 'object', additionalProperties: false, properties: {}, colour: 'red' } }]));
   });
 
   it('builds every built-in with a tight definition', () => {
@@ -154,7 +139,11 @@ describe('capability registry', () => {
     assert.deepEqual([...status.observes], ['unit', 'load_state', 'active_state', 'sub_state', 'since', 'main_pid']);
     assert.deepEqual([...registry.get('host.process.list')!.observes], ['processes', 'count']);
     assert.equal(
-      registry.list().filter((d) => !d.readOnly).map((d) => d.name).join(),
+      registry
+        .list()
+        .filter((d) => !d.readOnly)
+        .map((d) => d.name)
+        .join(),
       'service.restart',
     );
   });

@@ -68,7 +68,10 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(log.calls, [{ capability: 'test.write', params: { name: 'beta', level: 3 } }]);
       const done = await store.approvals.get(approvalId);
       assert.equal(done?.status, 'executed');
-      assert.deepEqual(done?.decisions.map((d) => [d.operator, d.decision]), [['alice', 'approve']]);
+      assert.deepEqual(
+        done?.decisions.map((d) => [d.operator, d.decision]),
+        [['alice', 'approve']],
+      );
       const [execution] = await store.executions.listByOrigin(call.origin).then((rows) => rows.filter((r) => r.status === 'succeeded'));
       assert.equal(execution?.approvalId, approvalId);
       assert.equal(done?.executionId, execution?.id);
@@ -148,7 +151,11 @@ for (const kind of STORE_KINDS) {
       const pending = await service.invoke(request('test.write', { name: 'theta' }));
       const id = pending.status === 'pending' ? pending.approvalId : '';
       // Someone with database access swaps the parameters under the request.
-      await store.db.updateTable('approval_requests').set({ params: store.codec.json({ name: 'everything' }) }).where('id', '=', id).execute();
+      await store.db
+        .updateTable('approval_requests')
+        .set({ params: store.codec.json({ name: 'everything' }) })
+        .where('id', '=', id)
+        .execute();
       const answer = await service.approve(id, 'alice');
       assert.equal(answer.status === 'refused' && answer.code, 'tampered');
       assert.equal((await store.approvals.get(id))?.status, 'failed');
@@ -231,10 +238,7 @@ for (const kind of STORE_KINDS) {
       assert.equal(await store.capabilityRequests.countOpen(mind.id), 5);
       const invalid = await service.requestCapability({ ...baseRequest(mind.id), capability: 'test.locked', durationSeconds: 0, risk: ' ', paramLimits: { colour: { equals: 1 } } });
       assert.equal(invalid.status, 'invalid');
-      assert.deepEqual(
-        (invalid.status === 'invalid' ? invalid.issues : []).map((i) => i.path).sort(),
-        ['capability', 'duration_seconds', 'param_limits.colour', 'risk'],
-      );
+      assert.deepEqual((invalid.status === 'invalid' ? invalid.issues : []).map((i) => i.path).sort(), ['capability', 'duration_seconds', 'param_limits.colour', 'risk']);
     });
 
     it('lets a commitment add an approval requirement that policy did not have', async () => {

@@ -24,7 +24,10 @@ describe('praxis approval amend', () => {
     assert.equal(pending.status, 'pending');
     const id = pending.approvalId;
 
-    const listed = async () => (JSON.parse((await praxis(['approvals', '--all', '--json'])).stdout) as { id: string; target: string; params: object; amendments: { operator: string; from: { params: object } }[] }[]).find((a) => a.id === id)!;
+    const listed = async () =>
+      (JSON.parse((await praxis(['approvals', '--all', '--json'])).stdout) as { id: string; target: string; params: object; amendments: { operator: string; from: { params: object } }[] }[]).find(
+        (a) => a.id === id,
+      )!;
 
     // Refused input exits 2 and changes nothing.
     const notJson = await praxis(['approval', 'amend', id, '--params', '{unit:', '--as', 'bob']);

@@ -74,7 +74,10 @@ describe('praxis command', () => {
 
     const shown = await praxis(['plan', 'show', '--json', result.plan_id]);
     const plan = JSON.parse(shown.stdout) as { steps: { status: string; requireApproval: boolean; target: string }[] };
-    assert.deepEqual(plan.steps.map((s) => [s.status, s.requireApproval, s.target]), [['pending', false, 'nginx.service']]);
+    assert.deepEqual(
+      plan.steps.map((s) => [s.status, s.requireApproval, s.target]),
+      [['pending', false, 'nginx.service']],
+    );
     // What the step would meet is exactly what policy says: restarts ask.
     const preview = await praxis(['preview', 'service.restart', '--mind', 'ops', '--params', '{"unit":"nginx.service"}', '--json']);
     assert.equal(preview.code, 0);

@@ -128,8 +128,17 @@ describe('praxis: first words', () => {
     assert.equal(logFormatOf(undefined, 'text', false), 'text');
     assert.throws(() => logFormatOf(undefined, 'yaml', false), /PRAXIS_LOG_FORMAT|not a log format/);
     const line = textLogLine(JSON.stringify({ level: 40, time: '2026-12-03T13:02:11.000Z', pid: 1, service: 'praxis', component: 'wake-bus', msg: 'listener lost', error: 'ECONNRESET now' }));
-    assert.match(line, /^\d\d:\d\d:\d\d warn  listener lost component=wake-bus error="ECONNRESET now"\n$/);
-    const banner = daemonBanner({ version: '9.9.9', url: 'http://127.0.0.1:7300', store: 'PostgreSQL postgres://u:***@db/praxis', created: false, dbFlag: null, console: true, anonymousRole: null, logNote: 'x' });
+    assert.match(line, /^\d\d:\d\d:\d\d warn {2}listener lost component=wake-bus error="ECONNRESET now"\n$/);
+    const banner = daemonBanner({
+      version: '9.9.9',
+      url: 'http://127.0.0.1:7300',
+      store: 'PostgreSQL postgres://u:***@db/praxis',
+      created: false,
+      dbFlag: null,
+      console: true,
+      anonymousRole: null,
+      logNote: 'x',
+    });
     assert.match(banner, /console\s+http:\/\/127\.0\.0\.1:7300\//);
     assert.match(banner, /--role operator\n/, 'no --db when the environment already names the store');
     assert.doesNotMatch(banner, /created now/);

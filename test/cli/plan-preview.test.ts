@@ -32,7 +32,13 @@ for (const kind of STORE_KINDS) {
       const json = await praxis(['plan', 'preview', EXAMPLE_RESTART, '--mind', mind.name, '--json'], env);
       assert.equal(json.code, 0, json.stderr);
       const preview = JSON.parse(json.stdout);
-      assert.deepEqual(preview.steps.map((s: { key: string; decision: string }) => [s.key, s.decision]), [['P1', 'ask'], ['V1', 'none']]);
+      assert.deepEqual(
+        preview.steps.map((s: { key: string; decision: string }) => [s.key, s.decision]),
+        [
+          ['P1', 'ask'],
+          ['V1', 'none'],
+        ],
+      );
       assert.deepEqual(preview.budget, { invocations: 10, approvals: 1, wall_seconds: 300 });
 
       const invalidFile = join(dir, `invalid-${kind}.json`);

@@ -35,7 +35,10 @@ for (const kind of STORE_KINDS) {
       assert.match(lines[0]!, new RegExp(`ops-b\\s+validated\\s+1\\s+${b.intention.id}\\s+\\d+[smhd]\\s+Restart atlas-worker`));
 
       const onlyA = JSON.parse((await praxis(['plans', '--mind', 'ops-a', '--json'], env)).stdout) as { id: string }[];
-      assert.deepEqual(onlyA.map((p) => p.id), [a.plan.id]);
+      assert.deepEqual(
+        onlyA.map((p) => p.id),
+        [a.plan.id],
+      );
       assert.match((await praxis(['plans', '--status', 'completed'], env)).stdout, /no plans/);
       assert.equal(JSON.parse((await praxis(['plans', '--limit', '1', '--json'], env)).stdout).length, 1);
 
@@ -86,9 +89,17 @@ for (const kind of STORE_KINDS) {
       const byIntention = JSON.parse((await praxis(['timeline', '--intention', intention.id, '--json'], env)).stdout) as { type: string; seq: number }[];
       assert.ok(byIntention.length >= 4);
       const seqs = byIntention.map((e) => e.seq);
-      assert.deepEqual(seqs, [...seqs].sort((x, y) => x - y), 'oldest first');
+      assert.deepEqual(
+        seqs,
+        [...seqs].sort((x, y) => x - y),
+        'oldest first',
+      );
       const newest = JSON.parse((await praxis(['timeline', '--mind', 'ops-timeline', '--limit', '2', '--json'], env)).stdout) as { data: { note: string } }[];
-      assert.deepEqual(newest.map((e) => e.data.note), ['note 1', 'note 2'], 'the newest two, in order');
+      assert.deepEqual(
+        newest.map((e) => e.data.note),
+        ['note 1', 'note 2'],
+        'the newest two, in order',
+      );
 
       const both = await praxis(['timeline', '--mind', 'ops-timeline', '--plan', plan.id], env);
       assert.equal(both.code, 2);

@@ -39,7 +39,10 @@ for (const kind of STORE_KINDS) {
       assert.match(listed.stdout, new RegExp(`${principal!.tokenId}\\s+alice\\s+operator\\s+active`));
       assert.ok(!listed.stdout.includes(secret), 'the secret is never listed');
       const json = JSON.parse((await praxis(['token', 'list', '--json'], env)).stdout) as { id: string; label: string }[];
-      assert.deepEqual(json.map((t) => t.label), ['laptop']);
+      assert.deepEqual(
+        json.map((t) => t.label),
+        ['laptop'],
+      );
 
       const revoked = await praxis(['token', 'revoke', principal!.tokenId!], env);
       assert.equal(revoked.code, 0, revoked.stderr);

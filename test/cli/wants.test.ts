@@ -24,7 +24,10 @@ for (const kind of STORE_KINDS) {
       assert.match(lines[1]!, /suppressed\s+intention\s+no_possible_plan\s+\d+[smhd]\s+write a haiku$/);
       assert.match(lines[2]!, new RegExp(`^${open.id}\\s+open\\s+dream\\s+-\\s+\\d+[smhd]\\s+keep the disk below 80%$`));
       const onlyOpen = JSON.parse((await praxis(['wants', '--mind', mind.name, '--status', 'open', '--json'], env)).stdout) as { id: string }[];
-      assert.deepEqual(onlyOpen.map((w) => w.id), [open.id]);
+      assert.deepEqual(
+        onlyOpen.map((w) => w.id),
+        [open.id],
+      );
       const bad = await praxis(['wants', '--mind', mind.name, '--status', 'maybe'], env);
       assert.equal(bad.code, 2);
       assert.match(bad.stderr, /invalid_status at --status/);

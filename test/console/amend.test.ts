@@ -50,7 +50,11 @@ describe('amending in the approval card (browser)', () => {
     app = await serverFor(world, { consoleDir: CONSOLE_DIR });
     const address = await app.listen({ host: '127.0.0.1', port: 0 });
     base = address.replace('[::1]', '127.0.0.1');
-    browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'] });
+    browser = await chromium.launch({
+      executablePath: chromiumPath,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+    });
   });
 
   after(async () => {

@@ -166,7 +166,8 @@ describe("operator's day (browser, demo story)", () => {
     await page.focus('[data-testid=nav-approvals]');
     await page.keyboard.press('Enter');
     await page.waitForSelector('[data-testid=approval]');
-    const focused = () => page.evaluate(() => ({ testid: document.activeElement?.getAttribute('data-testid') ?? '', tag: document.activeElement?.tagName ?? '', id: document.activeElement?.id ?? '' }));
+    const focused = () =>
+      page.evaluate(() => ({ testid: document.activeElement?.getAttribute('data-testid') ?? '', tag: document.activeElement?.tagName ?? '', id: document.activeElement?.id ?? '' }));
     let reached = false;
     for (let i = 0; i < 40 && !reached; i++) {
       await page.keyboard.press('Tab');
@@ -246,7 +247,10 @@ describe("operator's day (browser, demo story)", () => {
     assert.ok(!text.includes(daemon!.executor.name), 'the executor name stays in the raw JSON');
     assert.match(text, /plan step completed: N1/);
     const ages = await page.$$eval('[data-testid=age]', (nodes) => nodes.map((n) => n.textContent ?? ''));
-    assert.ok(ages.every((t) => !t.startsWith('in ')), `ages: ${ages.join(', ')}`);
+    assert.ok(
+      ages.every((t) => !t.startsWith('in ')),
+      `ages: ${ages.join(', ')}`,
+    );
     await assertAccessible(page, 'timeline');
     await shot(page, 'timeline.png');
 
@@ -266,7 +270,12 @@ describe("operator's day (browser, demo story)", () => {
       params: { unit: 'atlas-worker.service' },
       ...(i > 0 ? { depends_on: [`R${i}`] } : {}),
     }));
-    const submitted = await submitPlan(daemon!.store, builtinRegistry(), { mindId: story.mindId, input: { objective: 'Read atlas-worker nine times', strategy: 'direct', steps }, origin: 'operator', authoredBy: 'test' });
+    const submitted = await submitPlan(daemon!.store, builtinRegistry(), {
+      mindId: story.mindId,
+      input: { objective: 'Read atlas-worker nine times', strategy: 'direct', steps },
+      origin: 'operator',
+      authoredBy: 'test',
+    });
     assert.ok(submitted.stored);
     await page.goto(`${base()}/#/plans/${submitted.plan.id}`);
     const svg = await page.waitForSelector('[data-testid=plan-graph]');

@@ -10,9 +10,37 @@ import { displayStatus, outcomeOf } from '../../web/src/outcome.ts';
 import { tokenOfPasted } from '../../web/src/session.ts';
 
 const plan = (over: Partial<PlanRecord> = {}): PlanRecord =>
-  ({ id: 'p', mindId: 'm', intentionId: 'i', objective: 'Restart atlas-worker', status: 'executing', revision: 1, origin: 'operator', strategy: 'direct', createdAt: '', updatedAt: '', supersedes: null, supersededBy: null, statusReason: '', ...over }) as PlanRecord;
+  ({
+    id: 'p',
+    mindId: 'm',
+    intentionId: 'i',
+    objective: 'Restart atlas-worker',
+    status: 'executing',
+    revision: 1,
+    origin: 'operator',
+    strategy: 'direct',
+    createdAt: '',
+    updatedAt: '',
+    supersedes: null,
+    supersededBy: null,
+    statusReason: '',
+    ...over,
+  }) as PlanRecord;
 const step = (key: string, over: Partial<StepView> = {}): StepView =>
-  ({ id: key, key, title: `step ${key}`, kind: 'capability', status: 'pending', capability: 'service.restart', target: 'atlas-worker.service', spec: {}, dependsOn: [], statusReason: '', error: '', ...over }) as StepView;
+  ({
+    id: key,
+    key,
+    title: `step ${key}`,
+    kind: 'capability',
+    status: 'pending',
+    capability: 'service.restart',
+    target: 'atlas-worker.service',
+    spec: {},
+    dependsOn: [],
+    statusReason: '',
+    error: '',
+    ...over,
+  }) as StepView;
 const intention = (status: string, reason = ''): Pick<IntentionRecord, 'status' | 'reason' | 'objective'> => ({ status, reason, objective: 'Restart atlas-worker' });
 const note = step('N1', { kind: 'internal', status: 'completed', capability: '', spec: { action: 'notify_operator', message: 'Tried a restart; it failed again.' } });
 
@@ -69,7 +97,10 @@ describe('console outcome', () => {
     const title = 'Read the status of atlas-worker.service once more and compare it with the last reading';
     const lines = wrapTitle(title, 30);
     assert.equal(lines.join(' '), title);
-    assert.ok(lines.every((line) => line.length <= 30), lines.join('|'));
+    assert.ok(
+      lines.every((line) => line.length <= 30),
+      lines.join('|'),
+    );
     assert.deepEqual(wrapTitle('a'.repeat(65), 30), ['a'.repeat(30), 'a'.repeat(30), 'a'.repeat(5)]);
     const long = wrapTitle('word '.repeat(60), 30, 4);
     assert.equal(long.length, 4);

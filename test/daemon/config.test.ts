@@ -71,9 +71,19 @@ describe('daemon configuration', () => {
       ],
     );
     assert.match(found[1]!.message, /"70000" is not a port/);
-    assert.deepEqual(problems({}, { PRAXIS_PORT: 'http' }).map((p) => [p.code, p.path]), [['invalid_port', 'PRAXIS_PORT']]);
-    assert.deepEqual(problems({}, { PRAXIS_ANONYMOUS_ROLE: 'agent' }).map((p) => p.code), ['invalid_role'], 'anonymous requests cannot be an agent');
-    assert.deepEqual(problems({ console: '/nowhere' }).map((p) => [p.code, p.path]), [['invalid_console_dir', '--console']]);
+    assert.deepEqual(
+      problems({}, { PRAXIS_PORT: 'http' }).map((p) => [p.code, p.path]),
+      [['invalid_port', 'PRAXIS_PORT']],
+    );
+    assert.deepEqual(
+      problems({}, { PRAXIS_ANONYMOUS_ROLE: 'agent' }).map((p) => p.code),
+      ['invalid_role'],
+      'anonymous requests cannot be an agent',
+    );
+    assert.deepEqual(
+      problems({ console: '/nowhere' }).map((p) => [p.code, p.path]),
+      [['invalid_console_dir', '--console']],
+    );
   });
 
   it('refuses unknown keys and bad values in the file, naming the file and the key', () => {
@@ -97,10 +107,19 @@ describe('daemon configuration', () => {
     writeFileSync(json, '{"port": 7302}');
     assert.deepEqual(readConfigFile(json).values, { port: 7302 });
     writeFileSync(json, '{"port": ');
-    assert.throws(() => readConfigFile(json), (e: unknown) => e instanceof InputError && e.problems[0]!.code === 'malformed_config');
+    assert.throws(
+      () => readConfigFile(json),
+      (e: unknown) => e instanceof InputError && e.problems[0]!.code === 'malformed_config',
+    );
     writeFileSync(yaml, '- a list\n');
-    assert.throws(() => readConfigFile(yaml), (e: unknown) => e instanceof InputError && e.problems[0]!.code === 'malformed_config');
-    assert.throws(() => readConfigFile(join(dir, 'missing.yaml')), (e: unknown) => e instanceof InputError && e.problems[0]!.path === '--config');
+    assert.throws(
+      () => readConfigFile(yaml),
+      (e: unknown) => e instanceof InputError && e.problems[0]!.code === 'malformed_config',
+    );
+    assert.throws(
+      () => readConfigFile(join(dir, 'missing.yaml')),
+      (e: unknown) => e instanceof InputError && e.problems[0]!.path === '--config',
+    );
   });
 
   it('praxis serve exits 2 with every problem and starts nothing', async () => {

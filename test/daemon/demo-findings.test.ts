@@ -56,7 +56,13 @@ for (const kind of STORE_KINDS) {
       assert.ok(note.includes(FATAL), `the note carries the finding: ${note}`);
 
       const plans = await store.plans.listByIntention(story.intentionId);
-      assert.deepEqual(plans.map((p) => [p.revision, p.strategy, p.status]), [[1, 'direct', 'superseded'], [2, 'diagnose_then_escalate', 'completed']]);
+      assert.deepEqual(
+        plans.map((p) => [p.revision, p.strategy, p.status]),
+        [
+          [1, 'direct', 'superseded'],
+          [2, 'diagnose_then_escalate', 'completed'],
+        ],
+      );
       const first = (await store.events.list({ planId: plans[0]!.id, limit: 1000 })).find((e) => e.type === 'plan_aborted');
       assert.equal((first?.data.condition as { when?: string } | undefined)?.when, 'expectation_refuted', 'the restart plan stopped on its refuted expectation');
 

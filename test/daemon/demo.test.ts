@@ -35,12 +35,18 @@ describe('praxis demo --auto', () => {
       try {
         const mind = await store.minds.getByName('demo');
         const plans = await store.plans.listPage({ mindId: mind!.id, limit: 10 });
-        assert.deepEqual(plans.map((p) => [p.revision, p.strategy, p.status]), [
-          [2, 'diagnose_then_escalate', 'completed'],
-          [1, 'direct', 'superseded'],
-        ]);
+        assert.deepEqual(
+          plans.map((p) => [p.revision, p.strategy, p.status]),
+          [
+            [2, 'diagnose_then_escalate', 'completed'],
+            [1, 'direct', 'superseded'],
+          ],
+        );
         const approvals = await store.approvals.list({ mindId: mind!.id });
-        assert.deepEqual(approvals.map((a) => [a.capability, a.status]), [['service.restart', 'executed']]);
+        assert.deepEqual(
+          approvals.map((a) => [a.capability, a.status]),
+          [['service.restart', 'executed']],
+        );
         const restarts = (await store.executions.listByMind(mind!.id)).filter((e) => e.capability === 'service.restart');
         assert.equal(restarts.length, 1, 'the failed restart was never repeated');
         // `praxis plan show` on the diagnosis lists the finding.
@@ -50,7 +56,11 @@ describe('praxis demo --auto', () => {
       } finally {
         await store.close();
       }
-      assert.deepEqual(readdirSync(temp).filter((n) => n.startsWith('praxis-simhost-')), [], 'the simulated host directory was removed');
+      assert.deepEqual(
+        readdirSync(temp).filter((n) => n.startsWith('praxis-simhost-')),
+        [],
+        'the simulated host directory was removed',
+      );
     } finally {
       rmSync(cwd, { recursive: true, force: true });
     }

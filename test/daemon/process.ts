@@ -73,7 +73,7 @@ export function startServe(args: string[], env: Record<string, string>): Promise
     child.stderr!.on('data', (c) => (stderr += c));
     child.stdout!.on('data', (chunk) => {
       buffered += chunk;
-      let newline;
+      let newline: number;
       while ((newline = buffered.indexOf('\n')) >= 0) {
         const text = buffered.slice(0, newline);
         buffered = buffered.slice(newline + 1);

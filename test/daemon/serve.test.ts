@@ -54,7 +54,10 @@ for (const kind of STORE_KINDS) {
       }
       const events = daemon.lines.map((l) => l.event).filter(Boolean);
       assert.deepEqual(events.slice(-2), ['stopping', 'stopped']);
-      assert.ok(daemon.lines.every((l) => !('unparsed' in l)), 'every log line is JSON');
+      assert.ok(
+        daemon.lines.every((l) => !('unparsed' in l)),
+        'every log line is JSON',
+      );
     });
 
     it('does not hang on an open event stream when stopped', async () => {

@@ -40,7 +40,10 @@ async function restartInFlight(store: Store, planId: string, timeoutMs = 20_000)
       seen = `plan ${plan!.status}, P1 ${step.status}, restart rows [${rows.map((r) => r.status).join(', ')}]`;
       const started = rows.find((r) => r.status === 'started');
       if (step.status === 'executing' && started) return { step, execution: started };
-      assert.ok(rows.every((r) => r.status === 'started'), `the restart finished before the daemon was stopped (${seen}); slow systemctl down more`);
+      assert.ok(
+        rows.every((r) => r.status === 'started'),
+        `the restart finished before the daemon was stopped (${seen}); slow systemctl down more`,
+      );
     }
     await sleep(25);
   }
@@ -105,10 +108,7 @@ for (const kind of STORE_KINDS) {
         assert.notEqual(probe, 200, `/readyz does not answer ready once stopping began (answered ${probe})`);
 
         let timer: NodeJS.Timeout | undefined;
-        const outcome = await Promise.race([
-          stopping.then(() => 'stopped' as const),
-          new Promise<'hung'>((resolve) => (timer = setTimeout(() => resolve('hung'), STOP_WITHIN_MS))),
-        ]);
+        const outcome = await Promise.race([stopping.then(() => 'stopped' as const), new Promise<'hung'>((resolve) => (timer = setTimeout(() => resolve('hung'), STOP_WITHIN_MS)))]);
         clearTimeout(timer);
         const ms = Date.now() - started;
         assert.equal(outcome, 'stopped', `stop resolved within ${STOP_WITHIN_MS} ms`);
@@ -121,18 +121,21 @@ for (const kind of STORE_KINDS) {
         const execution = await reader.store.executions.get(inFlight.execution.id);
         assert.equal(execution?.status, 'succeeded', 'the write-ahead execution row was finished');
         const restartRows = (await reader.store.executions.listByOrigin(stepOrigin(p1.id))).filter((e) => e.capability === 'service.restart');
-        assert.deepEqual(restartRows.map((r) => r.id), [inFlight.execution.id], 'one restart execution row');
         assert.deepEqual(
-          (await reader.store.steps.get(p1.id))?.status,
-          'completed',
-          'read back directly, the step is completed',
+          restartRows.map((r) => r.id),
+          [inFlight.execution.id],
+          'one restart execution row',
         );
+        assert.deepEqual((await reader.store.steps.get(p1.id))?.status, 'completed', 'read back directly, the step is completed');
 
         const restarts = host.calls().filter((c) => c.program === 'systemctl' && c.argv[0] === 'restart');
         assert.equal(restarts.length, 1, `exactly one restart reached the host: ${JSON.stringify(host.calls())}`);
         assert.equal(host.unit(UNIT)?.restarts, 1);
         // Nothing of this plan is left executing (the verify step was never claimed after the stop).
-        assert.ok(plan!.steps.every((s) => s.status !== 'executing'), plan!.steps.map((s) => `${s.key} ${s.status}`).join(', '));
+        assert.ok(
+          plan!.steps.every((s) => s.status !== 'executing'),
+          plan!.steps.map((s) => `${s.key} ${s.status}`).join(', '),
+        );
       } finally {
         if (daemon) await (stopping ?? daemon.stop('test cleanup')).catch(() => {});
         host.remove();

@@ -38,7 +38,10 @@ for (const kind of STORE_KINDS) {
       );
       assert.deepEqual(result.plan.estimate, result.assessment.estimate);
       const events = await store.events.list({ planId: result.plan.id });
-      assert.deepEqual(events.map((e) => e.type), ['plan_created', 'plan_validated']);
+      assert.deepEqual(
+        events.map((e) => e.type),
+        ['plan_created', 'plan_validated'],
+      );
     });
 
     it('keeps an invalid plan as a draft with its errors', async () => {
@@ -53,10 +56,13 @@ for (const kind of STORE_KINDS) {
       assert.equal(result.plan.steps[0]!.requireApproval, false);
       assert.equal(result.plan.steps[0]!.status, 'pending');
       const events = await store.events.list({ planId: result.plan.id });
-      assert.deepEqual(events.map((e) => e.type), ['plan_created', 'plan_rejected']);
+      assert.deepEqual(
+        events.map((e) => e.type),
+        ['plan_created', 'plan_rejected'],
+      );
     });
 
-    it('checks assumptions that name a belief against the mind\'s beliefs as they are now', async () => {
+    it("checks assumptions that name a belief against the mind's beliefs as they are now", async () => {
       const { store } = current();
       const mind = await store.minds.create({ name: 'ops-assumes' });
       const formed = await formBelief(store, { mindId: mind.id, statement: 'atlas-worker recovers from a restart', confidence: 0.4 });
@@ -72,11 +78,17 @@ for (const kind of STORE_KINDS) {
       const weak = await submitPlan(store, builtinRegistry(), { mindId: mind.id, input: assuming(belief.id, 0.5), origin: 'operator', authoredBy: 'alice' });
       assert.ok(weak.stored);
       assert.equal(weak.plan.status, 'draft', 'a belief held below the minimum keeps the plan a draft');
-      assert.deepEqual(weak.plan.validation.errors.map((e) => [e.code, e.path]), [['assumption_below_confidence', 'assumptions[0].min_confidence']]);
+      assert.deepEqual(
+        weak.plan.validation.errors.map((e) => [e.code, e.path]),
+        [['assumption_below_confidence', 'assumptions[0].min_confidence']],
+      );
       const missing = await submitPlan(store, builtinRegistry(), { mindId: mind.id, input: assuming('0190f1c2-0000-7000-8000-00000000beef', 0.1), origin: 'model' });
       assert.ok(missing.stored);
       assert.equal(missing.plan.status, 'draft');
-      assert.deepEqual(missing.plan.validation.errors.map((e) => [e.code, e.path]), [['assumption_belief_missing', 'assumptions[0].belief_id']]);
+      assert.deepEqual(
+        missing.plan.validation.errors.map((e) => [e.code, e.path]),
+        [['assumption_belief_missing', 'assumptions[0].belief_id']],
+      );
     });
 
     it('stores nothing for input that is not a plan or a mind that does not exist', async () => {

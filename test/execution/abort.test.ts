@@ -22,10 +22,7 @@ async function events(store: Store, query: { planId?: string; intentionId?: stri
 
 function summaryPlan(reads: { key: string; capability: string }[], abort: AbortConditionDraft[]) {
   return draftOf(
-    [
-      ...reads.map((r) => readStep(r.key, r.capability)),
-      step('S1', { kind: 'internal', title: 'Summarise', depends_on: reads.map((r) => r.key), spec: { action: 'summarise_findings' } }),
-    ],
+    [...reads.map((r) => readStep(r.key, r.capability)), step('S1', { kind: 'internal', title: 'Summarise', depends_on: reads.map((r) => r.key), spec: { action: 'summarise_findings' } })],
     { abort_conditions: abort },
   );
 }
@@ -53,7 +50,15 @@ for (const kind of STORE_KINDS) {
       await w.allow('test.read');
       await w.allow('test.flaky');
       const observations = ['R1', 'R2'];
-      const { plan, intention } = await w.plan(summaryPlan([{ key: 'R1', capability: 'test.read' }, { key: 'R2', capability: 'test.flaky' }], [{ when: 'every_observation_failed', steps: observations }]));
+      const { plan, intention } = await w.plan(
+        summaryPlan(
+          [
+            { key: 'R1', capability: 'test.read' },
+            { key: 'R2', capability: 'test.flaky' },
+          ],
+          [{ when: 'every_observation_failed', steps: observations }],
+        ),
+      );
       await w.executor().drain();
 
       assert.deepEqual(await stepsOf(w.store, plan.id), { R1: 'completed', R2: 'failed', S1: 'completed' });
@@ -64,8 +69,20 @@ for (const kind of STORE_KINDS) {
       const observation = s1.observation as { summary: string; findings: { step: string; level: string; text: string }[]; steps: { key: string; status: string }[] };
       assert.match(observation.summary, /Not observed: R2 \(step R2\) failed: .*unavailable/);
       assert.match(observation.summary, /Also seen: R1/);
-      assert.deepEqual(observation.steps.map((s) => [s.key, s.status]), [['R1', 'completed'], ['R2', 'failed']]);
-      assert.deepEqual(observation.findings.map((f) => [f.step, f.level]), [['R2', 'failed'], ['R1', 'info']]);
+      assert.deepEqual(
+        observation.steps.map((s) => [s.key, s.status]),
+        [
+          ['R1', 'completed'],
+          ['R2', 'failed'],
+        ],
+      );
+      assert.deepEqual(
+        observation.findings.map((f) => [f.step, f.level]),
+        [
+          ['R2', 'failed'],
+          ['R1', 'info'],
+        ],
+      );
 
       const log = await events(w.store, { planId: plan.id });
       assert.equal(log.filter((e) => e.type === 'plan_aborted').length, 0);
@@ -79,7 +96,15 @@ for (const kind of STORE_KINDS) {
     it('every observation failed (in one pass): the plan stops, the summary is cancelled, plan_aborted names the condition', async () => {
       const w = await world();
       await w.allow('test.flaky');
-      const { plan, intention } = await w.plan(summaryPlan([{ key: 'R1', capability: 'test.flaky' }, { key: 'R2', capability: 'test.flaky' }], [{ when: 'every_observation_failed', steps: ['R1', 'R2'] }]));
+      const { plan, intention } = await w.plan(
+        summaryPlan(
+          [
+            { key: 'R1', capability: 'test.flaky' },
+            { key: 'R2', capability: 'test.flaky' },
+          ],
+          [{ when: 'every_observation_failed', steps: ['R1', 'R2'] }],
+        ),
+      );
       await w.executor().drain();
 
       assert.deepEqual(await stepsOf(w.store, plan.id), { R1: 'failed', R2: 'failed', S1: 'cancelled' });
@@ -105,7 +130,15 @@ for (const kind of STORE_KINDS) {
       await w.allow('test.read');
       await w.allow('test.flaky');
       // One step a pass: R1 fails first (a finding, the plan settles on), R2 in the next pass.
-      const { plan } = await w.plan(summaryPlan([{ key: 'R1', capability: 'test.flaky' }, { key: 'R2', capability: 'test.flaky' }], [{ when: 'every_observation_failed', steps: ['R1', 'R2'] }]));
+      const { plan } = await w.plan(
+        summaryPlan(
+          [
+            { key: 'R1', capability: 'test.flaky' },
+            { key: 'R2', capability: 'test.flaky' },
+          ],
+          [{ when: 'every_observation_failed', steps: ['R1', 'R2'] }],
+        ),
+      );
       const executor = w.executor({ batch: 1 });
       await executor.drain();
       assert.deepEqual(await stepsOf(w.store, plan.id), { R1: 'failed', R2: 'failed', S1: 'cancelled' });
@@ -136,7 +169,15 @@ for (const kind of STORE_KINDS) {
       const w = await world();
       await w.allow('test.read');
       await w.allow('test.flaky');
-      const { plan } = await w.plan(summaryPlan([{ key: 'R1', capability: 'test.read' }, { key: 'R2', capability: 'test.flaky' }], ['R2 fails']));
+      const { plan } = await w.plan(
+        summaryPlan(
+          [
+            { key: 'R1', capability: 'test.read' },
+            { key: 'R2', capability: 'test.flaky' },
+          ],
+          ['R2 fails'],
+        ),
+      );
       await w.executor().drain();
       assert.equal((await w.store.plans.get(plan.id))?.status, 'completed');
       assert.equal((await events(w.store, { planId: plan.id })).filter((e) => e.type === 'plan_aborted').length, 0);
@@ -181,7 +222,10 @@ for (const kind of STORE_KINDS) {
         const [listed] = await w.store.plans.listByIntention(formed.intention.id);
         const plan = await w.store.plans.get(listed!.id);
         assert.equal(plan?.strategy, 'diagnose');
-        assert.deepEqual(plan?.steps.map((s) => s.key), ['U1', 'L1', 'S1']);
+        assert.deepEqual(
+          plan?.steps.map((s) => s.key),
+          ['U1', 'L1', 'S1'],
+        );
         return { intentionId: formed.intention.id, planId: plan!.id };
       }
 
@@ -243,7 +287,7 @@ for (const kind of STORE_KINDS) {
         const log = await events(w.store, { mindId: w.mind.id });
         const observed = log.find((e) => e.type === 'findings_observed');
         assert.equal(observed?.planId, planId);
-        assert.ok((observed?.data.beliefs as unknown[]).length >= 3);
+        assert.ok(((observed?.data.beliefs ?? []) as unknown[]).length >= 3);
         assert.ok(log.filter((e) => e.type === 'belief_updated').length >= 3);
       });
 

@@ -52,7 +52,11 @@ for (const kind of STORE_KINDS) {
       assert.equal(steps.W2!.status, 'blocked');
       assert.match(steps.W2!.error, /budget exhausted: approvals used 1 \+ 1 for this step of 1 \(policy asks an operator\)/);
       const approvals = await w.store.approvals.list({ mindId: w.mind.id });
-      assert.deepEqual(approvals.map((a) => a.target), ['alpha'], 'only the approval inside the budget was raised');
+      assert.deepEqual(
+        approvals.map((a) => a.target),
+        ['alpha'],
+        'only the approval inside the budget was raised',
+      );
       assert.equal((await w.store.plans.get(plan.id))?.status, 'blocked');
       const suspended = await w.store.intentions.get(intention.id);
       assert.equal(suspended?.status, 'suspended');
@@ -125,7 +129,7 @@ for (const kind of STORE_KINDS) {
       assert.ok(steps.some((s) => s.status === 'awaiting_approval' || s.status === 'awaiting_grant'));
     });
 
-    it("a prediction names the tool_executed event of the act it follows from", async () => {
+    it('a prediction names the tool_executed event of the act it follows from', async () => {
       const w = await world({ simulated: true });
       w.host!.setUnit('atlas-worker.service', { active_state: 'failed', sub_state: 'failed', restart: { outcome: 'active', delay_seconds: 5 } });
       await w.allow('service.restart');

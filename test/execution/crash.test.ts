@@ -53,10 +53,12 @@ for (const kind of STORE_KINDS) {
     /** Kills an executor process at `mode`'s moment and checks what it left committed (`leaves`), then recovers. */
     async function crash(mode: string, only: StepDraft, leaves: StepStatus, options: { allowWrite?: boolean; advanceSeconds?: number } = {}) {
       const file = join(dir, `${kind}-${mode}-${n++}.log`);
-      const effect = (capability: string): CapabilityImplementation => async (params) => {
-        appendFileSync(file, `${capability} ${String(params.name)}\n`);
-        return { observation: { name: String(params.name), value: `${capability} done` }, summary: `${capability} on ${String(params.name)}` };
-      };
+      const effect =
+        (capability: string): CapabilityImplementation =>
+        async (params) => {
+          appendFileSync(file, `${capability} ${String(params.name)}\n`);
+          return { observation: { name: String(params.name), value: `${capability} done` }, summary: `${capability} on ${String(params.name)}` };
+        };
       const w: World = await makeWorld(current(), { implementations: { 'test.write': effect('test.write'), 'test.read': effect('test.read') } });
       await w.allow('test.read');
       if (options.allowWrite ?? true) await w.allow('test.write');
@@ -98,7 +100,11 @@ for (const kind of STORE_KINDS) {
       await w.allow('test.write');
       const { plan } = await w.plan(draftOf([write()]));
       const stepId = plan.steps[0]!.id;
-      const holder = spawn(process.execPath, [...programArgs(new URL('./processes/crash-executor.ts', import.meta.url)), JSON.stringify(w.ts.config), 'write-hangs-in-action', w.clock.now().toISOString(), file], { stdio: 'ignore' });
+      const holder = spawn(
+        process.execPath,
+        [...programArgs(new URL('./processes/crash-executor.ts', import.meta.url)), JSON.stringify(w.ts.config), 'write-hangs-in-action', w.clock.now().toISOString(), file],
+        { stdio: 'ignore' },
+      );
       const exited = new Promise((resolve) => holder.once('exit', resolve));
       const executor = w.executor({ intervalMs: 3_600_000 });
       try {
@@ -125,7 +131,11 @@ for (const kind of STORE_KINDS) {
       const { w, stepId, file } = await crash('dies-in-precondition', write({ precondition }), 'ready');
       assert.equal((await w.store.steps.get(stepId))?.status, 'completed');
       const records = await w.store.executions.listByOrigin(`plan_step:${stepId}`);
-      assert.deepEqual(records.map((e) => e.status), ['succeeded'], 'the dead executor left no record of the write');
+      assert.deepEqual(
+        records.map((e) => e.status),
+        ['succeeded'],
+        'the dead executor left no record of the write',
+      );
       assert.deepEqual(sideEffectsIn(file), ['test.read probe', 'test.read probe', 'test.write target'], 'the check was read twice, the write made once');
     });
 

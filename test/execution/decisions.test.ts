@@ -103,13 +103,22 @@ describe('settlement', () => {
 
   it('promotes a pending step once every dependency completed or was skipped', () => {
     const result = settlement([s('A', 'completed'), s('B', 'skipped'), s('C', 'pending', ['A', 'B']), s('D', 'pending', ['C'])]);
-    assert.deepEqual(result.promote.map((x) => x.key), ['C']);
+    assert.deepEqual(
+      result.promote.map((x) => x.key),
+      ['C'],
+    );
     assert.equal(result.outcome, null);
   });
 
   it('cancels a pending step whose dependency failed or was cancelled, and the plan fails', () => {
     const result = settlement([s('A', 'failed'), s('B', 'pending', ['A']), s('C', 'cancelled'), s('D', 'pending', ['C'])]);
-    assert.deepEqual(result.cancel.map((c) => [c.step.key, c.reason]), [['B', 'dependency A failed'], ['D', 'dependency C cancelled']]);
+    assert.deepEqual(
+      result.cancel.map((c) => [c.step.key, c.reason]),
+      [
+        ['B', 'dependency A failed'],
+        ['D', 'dependency C cancelled'],
+      ],
+    );
     assert.equal(result.outcome, 'failed');
     assert.equal(result.failedStep?.key, 'A');
   });
@@ -164,7 +173,12 @@ describe('checks', () => {
 describe('adopting an invocation', () => {
   it('completes on executed and turns the expectation into a prediction', () => {
     const expectation = { statement: 'up', confidence: 0.8, within_seconds: 60, check: { capability: 'x.read', params: {}, field: 'f', comparison: 'exists' as const } };
-    const decision = adoptInvocation(stepRecord({ expectation }), definition(), { status: 'executed', executionId: 'e', eventId: 'ev', observation: { a: 1 }, summary: 'ok', lowTrust: false, verdict: { decision: 'allow', source: 'rule', approvers: 1, reason: '' } }, T0);
+    const decision = adoptInvocation(
+      stepRecord({ expectation }),
+      definition(),
+      { status: 'executed', executionId: 'e', eventId: 'ev', observation: { a: 1 }, summary: 'ok', lowTrust: false, verdict: { decision: 'allow', source: 'rule', approvers: 1, reason: '' } },
+      T0,
+    );
     assert.equal(decision.kind, 'complete');
     assert.deepEqual(decision.effects, [{ type: 'make_prediction', expectation, executionId: 'e', eventId: 'ev' }]);
   });
@@ -201,7 +215,10 @@ describe('recovery decisions', () => {
     const decision = decideRecovery(stepRecord(), definition(), none, T0);
     assert.equal(decision.kind, 'retry');
     assert.equal(decision.kind === 'retry' && decision.at.getTime(), T0.getTime());
-    assert.deepEqual(decision.effects?.map((e) => e.type), ['requeued']);
+    assert.deepEqual(
+      decision.effects?.map((e) => e.type),
+      ['requeued'],
+    );
     assert.match(decision.reason, /never began/);
   });
 
@@ -241,7 +258,10 @@ describe('approval polling', () => {
   it('completes on executed, fails with the note on denied, and as expired on expired or withdrawn', () => {
     const done = decideApprovalPoll(stepRecord(), approval({ status: 'executed', executionId: 'exec-1' }), execution({}), definition(), T0);
     assert.equal(done.kind, 'complete');
-    assert.deepEqual(done.effects?.map((e) => e.type), ['fulfil_subordinate']);
+    assert.deepEqual(
+      done.effects?.map((e) => e.type),
+      ['fulfil_subordinate'],
+    );
     const denied = decideApprovalPoll(stepRecord(), approval({ status: 'denied', decisions: [{ operator: 'bob', decision: 'deny', at: '', note: 'too risky' }] }), undefined, definition(), T0);
     assert.equal(denied.kind === 'fail' && denied.error, 'approval denied: too risky');
     assert.equal(denied.kind === 'fail' && denied.failure, 'approval_denied');

@@ -51,15 +51,20 @@ for (const kind of STORE_KINDS) {
         await executor.stop();
       }
       assert.equal(executor.running, false);
-      const claimed = await w.store.executorQueries.dueSteps({ now: new Date("2999-01-01T00:00:00Z"), host: null, limit: 10 });
-      assert.deepEqual(claimed.filter((s) => s.status === 'executing'), []);
+      const claimed = await w.store.executorQueries.dueSteps({ now: new Date('2999-01-01T00:00:00Z'), host: null, limit: 10 });
+      assert.deepEqual(
+        claimed.filter((s) => s.status === 'executing'),
+        [],
+      );
       assert.deepEqual(w.errors, []);
     });
 
     it('quiesces a forked mind: open steps blocked with their approval ids cleared, plans blocked, intentions suspended', async () => {
       const w = await makeWorld(current());
       await w.allow('test.read');
-      const { plan, intention } = await w.plan(draftOf([step('W', { kind: 'capability', capability: 'test.write', params: { name: 'w' } }), readStep('R', 'test.read', { name: 'r' }, { depends_on: ['W'] })]));
+      const { plan, intention } = await w.plan(
+        draftOf([step('W', { kind: 'capability', capability: 'test.write', params: { name: 'w' } }), readStep('R', 'test.read', { name: 'r' }, { depends_on: ['W'] })]),
+      );
       const executor = w.executor();
       await executor.drain();
       assert.equal((await stepsOf(w.store, plan.id)).W, 'awaiting_approval');

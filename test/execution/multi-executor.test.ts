@@ -62,7 +62,10 @@ for (const kind of STORE_KINDS) {
           const records = await w.store.executions.listByOrigin(`plan_step:${s.id}`);
           if (s.key === 'B') assert.equal(records.length, 1, `the write of plan ${plan.id} ran once`);
           else assert.ok(records.length >= 1 && records.length <= 2, `${s.key} of plan ${plan.id} was read once, or twice by racing executors`);
-          assert.ok(records.some((r) => r.id === s.executionId), 'the step names the execution that completed it');
+          assert.ok(
+            records.some((r) => r.id === s.executionId),
+            'the step names the execution that completed it',
+          );
         }
       }
       const finishers = new Set(events.filter((e) => e.type === 'plan_step_completed').map((e) => e.data.executor));

@@ -66,7 +66,10 @@ describe('executors in separate processes (postgres)', () => {
       }
       for (const r of racers) r.child.stdin.write('stop\n');
       const reports = await Promise.all(racers.map(async (r) => JSON.parse((await nextLine(r)).replace(/^stopped \S+ /, '')) as { errors: string[] }));
-      assert.deepEqual(reports.flatMap((r) => r.errors), []);
+      assert.deepEqual(
+        reports.flatMap((r) => r.errors),
+        [],
+      );
 
       const events = await w.store.events.list({ mindId: w.mind.id, limit: 10_000 });
       for (const plan of plans) {

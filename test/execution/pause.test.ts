@@ -147,7 +147,11 @@ for (const kind of STORE_KINDS) {
       await pausePlan(w.store, alice, second.id);
       w.advance(60);
       const due = await w.store.executorQueries.dueSteps({ now: w.clock.now(), host: null, limit: 10 });
-      assert.deepEqual(due.map((s) => [s.planId, s.status]), [[second.id, 'executing']], 'only the executing step, for recovery');
+      assert.deepEqual(
+        due.map((s) => [s.planId, s.status]),
+        [[second.id, 'executing']],
+        'only the executing step, for recovery',
+      );
       assert.equal(await planStatus(w, plan.id), 'completed');
     });
 
@@ -176,8 +180,17 @@ for (const kind of STORE_KINDS) {
       assert.equal(await planStatus(w, two.id), 'completed');
       assert.equal(await planStatus(w, three.id), 'completed');
       const mindEvents = (await w.store.events.list({ mindId: w.mind.id, limit: 500 })).filter((e) => e.type.startsWith('mind_'));
-      assert.deepEqual(mindEvents.map((e) => [e.type, e.data.operator, e.data.reason]), [['mind_paused', 'alice', 'incident'], ['mind_resumed', 'bob', 'resolved']]);
-      assert.deepEqual((await eventTypes(w.store, { planId: two.id })).filter((t) => t === 'plan_paused' || t === 'plan_resumed'), ['plan_paused', 'plan_resumed']);
+      assert.deepEqual(
+        mindEvents.map((e) => [e.type, e.data.operator, e.data.reason]),
+        [
+          ['mind_paused', 'alice', 'incident'],
+          ['mind_resumed', 'bob', 'resolved'],
+        ],
+      );
+      assert.deepEqual(
+        (await eventTypes(w.store, { planId: two.id })).filter((t) => t === 'plan_paused' || t === 'plan_resumed'),
+        ['plan_paused', 'plan_resumed'],
+      );
       await refusal(resumeMind(w.store, alice, w.mind.name), Conflict, 'not_paused');
       assert.deepEqual(w.errors, []);
     });
@@ -214,7 +227,10 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual([closed.status, closed.pause], ['abandoned', null]);
       await refusal(pausePlan(w.store, alice, plan.id), Conflict, 'plan_closed');
       await refusal(resumePlan(w.store, alice, plan.id), Conflict, 'not_paused');
-      assert.deepEqual((await eventTypes(w.store, { planId: plan.id })).filter((t) => t === 'plan_paused' || t === 'plan_abandoned'), ['plan_paused', 'plan_abandoned']);
+      assert.deepEqual(
+        (await eventTypes(w.store, { planId: plan.id })).filter((t) => t === 'plan_paused' || t === 'plan_abandoned'),
+        ['plan_paused', 'plan_abandoned'],
+      );
     });
 
     it('a revision replacing a paused plan is paused too', async () => {
@@ -263,9 +279,7 @@ for (const kind of STORE_KINDS) {
     it('a plan waiting for an operator shows awaiting_approval, even beside a branch that waits for its time', async () => {
       const w = await makeWorld(current());
       await w.allow('test.read');
-      const { plan } = await w.plan(
-        draftOf([step('W', { kind: 'wait', spec: { seconds: 600 } }), step('X', { kind: 'capability', capability: 'test.write', params: { name: 'x' } })]),
-      );
+      const { plan } = await w.plan(draftOf([step('W', { kind: 'wait', spec: { seconds: 600 } }), step('X', { kind: 'capability', capability: 'test.write', params: { name: 'x' } })]));
       const executor = w.executor();
       await executor.drain();
       assert.deepEqual(await stepsOf(w.store, plan.id), { W: 'waiting', X: 'awaiting_approval' });

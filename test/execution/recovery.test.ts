@@ -154,10 +154,7 @@ for (const kind of STORE_KINDS) {
       const w = await world();
       const expectation = { statement: 'w exists', confidence: 0.7, within_seconds: 60, check: { capability: 'test.read', params: { name: 'w' }, field: 'value', comparison: 'exists' as const } };
       const { plan } = await w.plan(
-        draftOf([
-          step('W', { kind: 'capability', capability: 'test.write', params: { name: 'w' }, expectation }),
-          step('V', { kind: 'verify', depends_on: ['W'], spec: { verifies: 'W' } }),
-        ]),
+        draftOf([step('W', { kind: 'capability', capability: 'test.write', params: { name: 'w' }, expectation }), step('V', { kind: 'verify', depends_on: ['W'], spec: { verifies: 'W' } })]),
       );
       const executor = w.executor();
       // Run W only: start the plan and handle its first due step.

@@ -59,7 +59,19 @@ for (const kind of STORE_KINDS) {
       assert.equal(restarts(w), 1);
 
       const types = await eventTypes(w.store, { intentionId: intention.id });
-      for (const expected of ['plan_started', 'plan_step_started', 'policy_decision', 'tool_authorised', 'tool_executed', 'plan_step_completed', 'prediction_made', 'prediction_resolved', 'plan_completed', 'intention_fulfilled', 'procedural_memory_recorded']) {
+      for (const expected of [
+        'plan_started',
+        'plan_step_started',
+        'policy_decision',
+        'tool_authorised',
+        'tool_executed',
+        'plan_step_completed',
+        'prediction_made',
+        'prediction_resolved',
+        'plan_completed',
+        'intention_fulfilled',
+        'procedural_memory_recorded',
+      ]) {
         assert.ok(types.includes(expected), `${expected} in the timeline`);
       }
       // Every action of the plan names its step as origin.
@@ -98,7 +110,10 @@ for (const kind of STORE_KINDS) {
       const v1 = (await w.store.plans.get(direct!.id))!.steps.find((s) => s.key === 'V1')!;
       assert.match(v1.error, /expectation failed/);
       const predictions = await w.store.predictions.listByMind(w.mind.id);
-      assert.deepEqual(predictions.map((p) => p.status), ['refuted']);
+      assert.deepEqual(
+        predictions.map((p) => p.status),
+        ['refuted'],
+      );
       const types = await eventTypes(w.store, { intentionId });
       assert.ok(types.includes('prediction_error'));
       assert.ok(types.includes('reconsideration'));
@@ -173,7 +188,11 @@ for (const kind of STORE_KINDS) {
       assert.equal(done.status, 'completed');
       assert.equal((await w.store.intentions.get(waiting.intentionId!))?.status, 'fulfilled');
       assert.equal((await w.store.intentions.get(intention.id))?.status, 'fulfilled', 'resumed, then fulfilled by the completed plan');
-      assert.deepEqual(w.log.calls.map((c) => c.capability), ['test.write'], 'the executor serving the mind ran the approved action, once');
+      assert.deepEqual(
+        w.log.calls.map((c) => c.capability),
+        ['test.write'],
+        'the executor serving the mind ran the approved action, once',
+      );
       const approval = (await w.store.approvals.get(waiting.approvalId!))!;
       assert.equal(approval.status, 'executed');
       assert.equal(approval.executionId, done.executionId);
@@ -294,7 +313,14 @@ for (const kind of STORE_KINDS) {
       });
       await w.allow('test.read');
       const { plan } = await w.plan(
-        draftOf([step('M', { kind: 'monitor', capability: 'test.read', params: { name: 'svc' }, spec: { field: 'value', comparison: 'equals', value: 'ok', stable_seconds: 60, deadline_seconds: 120, interval_seconds: 30 } })]),
+        draftOf([
+          step('M', {
+            kind: 'monitor',
+            capability: 'test.read',
+            params: { name: 'svc' },
+            spec: { field: 'value', comparison: 'equals', value: 'ok', stable_seconds: 60, deadline_seconds: 120, interval_seconds: 30 },
+          }),
+        ]),
       );
       const executor = w.executor();
       for (let i = 0; i < 6; i += 1) {
@@ -343,7 +369,18 @@ for (const kind of STORE_KINDS) {
       };
       // Fill the mind's cap of five open requests first.
       for (let i = 0; i < 5; i += 1) {
-        await w.service.requestCapability({ mindId: w.mind.id, origin: 'operator:test', capability: 'test.read', targetPattern: `other-${i}`, durationSeconds: 60, maxOperations: 1, reason: 'r', risk: 'r', mitigation: 'm', fallback: 'f' });
+        await w.service.requestCapability({
+          mindId: w.mind.id,
+          origin: 'operator:test',
+          capability: 'test.read',
+          targetPattern: `other-${i}`,
+          durationSeconds: 60,
+          maxOperations: 1,
+          reason: 'r',
+          risk: 'r',
+          mitigation: 'm',
+          fallback: 'f',
+        });
       }
       const { plan, intention } = await w.plan(draftOf([step('R', { kind: 'request_capability', spec: { request } }), readStep('B', 'test.read', { name: 'svc-a' }, { depends_on: ['R'] })]));
       const executor = w.executor();

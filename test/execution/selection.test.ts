@@ -21,7 +21,14 @@ for (const kind of STORE_KINDS) {
       const { plan: dream } = await w.plan(draftOf([readStep('A')]), { origin: 'dream' });
       const draft = draftOf([readStep('A')]);
       const intention = await w.store.intentions.create({ mindId: w.mind.id, objective: 'x', origin: 'operator' });
-      const stored = await w.store.plans.create({ mindId: w.mind.id, intentionId: intention.id, origin: 'model', draft, validation: { ...validate(draft, w.registry), valid: false }, status: 'draft' });
+      const stored = await w.store.plans.create({
+        mindId: w.mind.id,
+        intentionId: intention.id,
+        origin: 'model',
+        draft,
+        validation: { ...validate(draft, w.registry), valid: false },
+        status: 'draft',
+      });
       await w.executor().drain();
       assert.equal((await w.store.plans.get(dream.id))?.status, 'validated');
       assert.equal((await w.store.plans.get(stored.id))?.status, 'draft');

@@ -53,7 +53,11 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(await stepsOf(w.store, plan.id), { W1: 'completed' });
       const w1 = (await w.store.plans.get(plan.id))!.steps[0]!;
       const writes = (await w.store.executions.listByOrigin(`plan_step:${w1.id}`)).filter((e) => e.capability === 'test.write');
-      assert.deepEqual(writes.map((e) => e.status), ['succeeded'], 'no write-ahead record for the act that did not happen');
+      assert.deepEqual(
+        writes.map((e) => e.status),
+        ['succeeded'],
+        'no write-ahead record for the act that did not happen',
+      );
       assert.equal(w1.executionId, writes[0]?.id);
     });
   });

@@ -14,11 +14,13 @@ import { draftOf, eventTypes, makeWorld, readStep } from './support.ts';
 /** Makes the database refuse rows of `table` written (inserted or updated) with `column` = `value`, as a trigger can. */
 async function refuse(store: Store, table: string, column: string, value: string, when: 'insert' | 'update' = 'insert'): Promise<void> {
   if (store.kind === 'sqlite') {
-    await sql
-      .raw(`create trigger refuse_${table} before ${when} on ${table} when new.${column} = '${value}' begin select raise(abort, 'refused by the test trigger'); end`)
-      .execute(store.db);
+    await sql.raw(`create trigger refuse_${table} before ${when} on ${table} when new.${column} = '${value}' begin select raise(abort, 'refused by the test trigger'); end`).execute(store.db);
   } else {
-    await sql.raw(`create function refuse_${table}() returns trigger language plpgsql as $$ begin if new.${column}::text = '${value}' then raise exception 'refused by the test trigger'; end if; return new; end $$`).execute(store.db);
+    await sql
+      .raw(
+        `create function refuse_${table}() returns trigger language plpgsql as $$ begin if new.${column}::text = '${value}' then raise exception 'refused by the test trigger'; end if; return new; end $$`,
+      )
+      .execute(store.db);
     await sql.raw(`create trigger refuse_${table} before ${when} on ${table} for each row execute function refuse_${table}()`).execute(store.db);
   }
 }

@@ -64,7 +64,10 @@ export interface World {
   errors: string[];
   executor(over?: Partial<ExecutorOptions>): Executor;
   /** Forms an intention and stores a validated plan for it (the validator must accept the draft). */
-  plan(draft: PlanDraft, options?: { origin?: PlanOrigin; intention?: Partial<IntentionRecord>; revision?: number; requireApproval?: boolean; mind?: MindRecord }): Promise<{ plan: PlanWithSteps; intention: IntentionRecord }>;
+  plan(
+    draft: PlanDraft,
+    options?: { origin?: PlanOrigin; intention?: Partial<IntentionRecord>; revision?: number; requireApproval?: boolean; mind?: MindRecord },
+  ): Promise<{ plan: PlanWithSteps; intention: IntentionRecord }>;
   allow(capability: string, pattern?: string): Promise<void>;
   /** Moves the manual clock (and the simulated host's clock with it). */
   advance(seconds: number): void;

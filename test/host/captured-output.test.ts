@@ -56,20 +56,39 @@ describe('host capabilities on captured systemd 252 output', () => {
   it('show: a running service (MainPID printed first, as systemd orders it)', async () => {
     assert.match(captured('show-running').stdout, /^MainPID=\d+\nLoadState=/);
     assert.deepEqual(await observe('show-running'), {
-      unit: 'praxis-healthy.service', load_state: 'loaded', active_state: 'active', sub_state: 'running',
-      since: '2026-12-03T11:19:08.000Z', main_pid: 87,
+      unit: 'praxis-healthy.service',
+      load_state: 'loaded',
+      active_state: 'active',
+      sub_state: 'running',
+      since: '2026-12-03T11:19:08.000Z',
+      main_pid: 87,
     });
   });
 
   it('show: a failed service, a masked one, an inactive template instance, a finished oneshot', async () => {
     assert.deepEqual(await observe('show-failed'), {
-      unit: 'praxis-flaky.service', load_state: 'loaded', active_state: 'failed', sub_state: 'failed', since: '2026-12-03T11:19:11.000Z', main_pid: null,
+      unit: 'praxis-flaky.service',
+      load_state: 'loaded',
+      active_state: 'failed',
+      sub_state: 'failed',
+      since: '2026-12-03T11:19:11.000Z',
+      main_pid: null,
     });
     assert.deepEqual(await observe('show-masked'), {
-      unit: 'praxis-masked.service', load_state: 'masked', active_state: 'inactive', sub_state: 'dead', since: null, main_pid: null,
+      unit: 'praxis-masked.service',
+      load_state: 'masked',
+      active_state: 'inactive',
+      sub_state: 'dead',
+      since: null,
+      main_pid: null,
     });
     assert.deepEqual(await observe('show-instance-inactive'), {
-      unit: 'praxis-tpl@beta.service', load_state: 'loaded', active_state: 'inactive', sub_state: 'dead', since: null, main_pid: null,
+      unit: 'praxis-tpl@beta.service',
+      load_state: 'loaded',
+      active_state: 'inactive',
+      sub_state: 'dead',
+      since: null,
+      main_pid: null,
     });
     const oneshot = await observe('show-oneshot-finished');
     assert.deepEqual([oneshot.active_state, oneshot.since, oneshot.main_pid], ['inactive', '2026-12-03T11:19:09.000Z', null]);
@@ -120,9 +139,15 @@ describe('host capabilities on captured systemd 252 output', () => {
       assert.ok(!text.includes(secret), secret);
     }
     const dump = lines.findIndex((l) => l.endsWith('healthy: config dump'));
-    assert.deepEqual(lines.slice(dump + 1, dump + 4).map((l) => l.trim()), ['listen = [ipv4]:8080', 'token: [secret]', 'end of dump']);
+    assert.deepEqual(
+      lines.slice(dump + 1, dump + 4).map((l) => l.trim()),
+      ['listen = [ipv4]:8080', 'token: [secret]', 'end of dump'],
+    );
     const key = lines.findIndex((l) => l.endsWith('healthy: key material follows'));
-    assert.deepEqual(lines.slice(key + 1, key + 3).map((l) => l.trim()), ['[private-key]', 'healthy: key material done']);
+    assert.deepEqual(
+      lines.slice(key + 1, key + 3).map((l) => l.trim()),
+      ['[private-key]', 'healthy: key material done'],
+    );
   });
 
   it('journal: --grep output (which 252 prints newest first) in time order', async () => {
@@ -146,10 +171,7 @@ describe('host capabilities on captured systemd 252 output', () => {
       'healthy: retrying login for [email] with password=[secret] api_key=[secret]',
       'healthy: upstream refused Authorization: Bearer [secret]',
     ]);
-    assert.deepEqual(body((await observe('journal-failed-unit')).lines), [
-      'flaky: starting worker',
-      'flaky: fatal: cannot open /var/lib/flaky/queue: No such file or directory',
-    ]);
+    assert.deepEqual(body((await observe('journal-failed-unit')).lines), ['flaky: starting worker', 'flaky: fatal: cannot open /var/lib/flaky/queue: No such file or directory']);
     assert.deepEqual((await observe('journal-unknown-unit')).lines, []);
   });
 });

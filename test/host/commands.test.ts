@@ -23,14 +23,7 @@ describe('argument shapes', () => {
   });
 
   it('systemctl restart queues the job without blocking or prompting, with -- before the unit', () => {
-    assert.deepEqual(argvOf({ program: 'systemctl', operation: 'restart', unit: 'getty@tty1.service' }), [
-      'restart',
-      '--no-block',
-      '--no-ask-password',
-      '--no-pager',
-      '--',
-      'getty@tty1.service',
-    ]);
+    assert.deepEqual(argvOf({ program: 'systemctl', operation: 'restart', unit: 'getty@tty1.service' }), ['restart', '--no-block', '--no-ask-password', '--no-pager', '--', 'getty@tty1.service']);
   });
 
   it('journalctl gets fixed options and every value glued to its option', () => {

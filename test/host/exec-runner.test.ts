@@ -124,10 +124,7 @@ describe('execFileRunner against the simulated host', () => {
     host.setBehaviour('journalctl', { flood_bytes: 20 * 1024 * 1024 });
     try {
       const started = Date.now();
-      const result = await host.runner({ maxOutputBytes: 64 * 1024 }).run(
-        { program: 'journalctl', operation: 'read', unit: 'nginx.service', lines: 5 },
-        { timeoutMs: 10_000 },
-      );
+      const result = await host.runner({ maxOutputBytes: 64 * 1024 }).run({ program: 'journalctl', operation: 'read', unit: 'nginx.service', lines: 5 }, { timeoutMs: 10_000 });
       assert.equal(result.truncated, true);
       assert.equal(Buffer.byteLength(result.stdout), 64 * 1024);
       assert.equal(result.exitCode, null);

@@ -57,9 +57,6 @@ describe('praxis mask as a process', () => {
     const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
     assert.equal(Buffer.concat(err).toString(), '');
     assert.equal(status, 0);
-    assert.equal(
-      Buffer.concat(out).toString(),
-      'Dec 02 sshd[1]: Accepted password for root from [ipv4] port 22\nAuthorization: Bearer [secret]\n[private-key]\nbye\n',
-    );
+    assert.equal(Buffer.concat(out).toString(), 'Dec 02 sshd[1]: Accepted password for root from [ipv4] port 22\nAuthorization: Bearer [secret]\n[private-key]\nbye\n');
   });
 });

@@ -6,7 +6,10 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { LineMasker, mask, maskCredentialShapes, maskKnown } from '../../src/capabilities/host/masking.ts';
 
-const b64url = (n: number, seed: string) => Buffer.from(seed.repeat(Math.ceil(n / seed.length))).toString('base64url').slice(0, n);
+const b64url = (n: number, seed: string) =>
+  Buffer.from(seed.repeat(Math.ceil(n / seed.length)))
+    .toString('base64url')
+    .slice(0, n);
 const praxisToken = () => `praxis_${randomBytes(32).toString('base64url')}`;
 
 /** Shape name → secrets of that shape (each must mask to "[secret]" bare and in a sentence). */
@@ -57,7 +60,7 @@ const LOOK_ALIKES: string[] = [
   'sk-long-descriptive-name-without-digits here',
   'ghp_short token-like name',
   'github_pat_ is the prefix of fine-grained tokens',
-  'glpat- is GitLab\'s prefix',
+  "glpat- is GitLab's prefix",
   'xoxb- prefix documented',
   'the file praxis_demo.db was opened',
   'praxis_test_database_for_integration_suite_v2 dropped',
@@ -116,11 +119,20 @@ describe('mask: credential shapes (finding 7)', () => {
   }
 
   it('masking is idempotent and line by line equals whole text on the corpus', () => {
-    const text = [...Object.values(SECRETS).flat().map((s) => `k ${s} v`), ...LOOK_ALIKES].join('\n');
+    const text = [
+      ...Object.values(SECRETS)
+        .flat()
+        .map((s) => `k ${s} v`),
+      ...LOOK_ALIKES,
+    ].join('\n');
     const once = mask(text);
     assert.equal(mask(once), once);
     const lines = new LineMasker();
-    const streamed = text.split(/(?<=\n)/).map((l) => lines.push(l)).join('') + lines.end();
+    const streamed =
+      text
+        .split(/(?<=\n)/)
+        .map((l) => lines.push(l))
+        .join('') + lines.end();
     assert.equal(streamed, once);
   });
 

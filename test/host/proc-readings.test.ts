@@ -101,7 +101,10 @@ describe('/proc parsing on a fixture tree', () => {
 
   it('reads every live process, skipping vanished and garbled ones', async () => {
     const all = await readProcesses(root);
-    assert.deepEqual(all.map((p) => p.pid).sort((a, b) => a - b), [1, 2, 42, 43, 44, 45]);
+    assert.deepEqual(
+      all.map((p) => p.pid).sort((a, b) => a - b),
+      [1, 2, 42, 43, 44, 45],
+    );
     const byPid = new Map(all.map((p) => [p.pid, p]));
     assert.deepEqual(byPid.get(42), { pid: 42, name: 'a) (b', state: 'S', ppid: 1, user: 1000, rss_bytes: 2_048_000, cpu_seconds: 150 });
     assert.equal(byPid.get(43)?.name, 'with space');
@@ -115,9 +118,15 @@ describe('/proc parsing on a fixture tree', () => {
     const byCpu = await impl['host.process.list']!({ limit: 2 }, context());
     assert.deepEqual(Object.keys(byCpu.observation).sort(), observesOf('host.process.list'));
     assert.equal(byCpu.observation.count, 6);
-    assert.deepEqual((byCpu.observation.processes as { pid: number }[]).map((p) => p.pid), [42, 1]);
+    assert.deepEqual(
+      (byCpu.observation.processes as { pid: number }[]).map((p) => p.pid),
+      [42, 1],
+    );
     const byMemory = await impl['host.process.list']!({ sort: 'memory', limit: 3 }, context());
-    assert.deepEqual((byMemory.observation.processes as { pid: number }[]).map((p) => p.pid), [43, 1, 42]);
+    assert.deepEqual(
+      (byMemory.observation.processes as { pid: number }[]).map((p) => p.pid),
+      [43, 1, 42],
+    );
     assert.doesNotMatch(JSON.stringify([byCpu, byMemory]), /secret-cmdline|hunter2|AWS_SECRET|leak/);
   });
 
@@ -139,7 +148,10 @@ describe('/proc parsing on a fixture tree', () => {
     assert.equal(status.available_bytes, 400 * 1024);
     assert.equal(status.used_percent, 60);
     assert.equal(status.swap_total_bytes, 0);
-    assert.throws(() => memoryStatus(parseMeminfo('garbage')), (e: unknown) => e instanceof CapabilityError && e.code === 'reading_failed');
+    assert.throws(
+      () => memoryStatus(parseMeminfo('garbage')),
+      (e: unknown) => e instanceof CapabilityError && e.code === 'reading_failed',
+    );
   });
 
   it('parses mounts, unescaping names and keeping the last mount of a point', () => {

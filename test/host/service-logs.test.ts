@@ -23,15 +23,12 @@ function assertObservationShape(name: string, observation: JsonObject): void {
 }
 
 function code(expected: string, retrySafe?: boolean) {
-  return (error: unknown) =>
-    error instanceof CapabilityError && error.code === expected && (retrySafe === undefined || error.retrySafe === retrySafe);
+  return (error: unknown) => error instanceof CapabilityError && error.code === expected && (retrySafe === undefined || error.retrySafe === retrySafe);
 }
 
 describe('service.status (fake runner)', () => {
   it('parses systemctl show output into the observation', async () => {
-    const runner = fakeRunner(() =>
-      commandResult('MainPID=812\nLoadState=loaded\nActiveState=active\nSubState=running\nStateChangeTimestamp=Wed 2026-12-02 11:00:00 UTC\n'),
-    );
+    const runner = fakeRunner(() => commandResult('MainPID=812\nLoadState=loaded\nActiveState=active\nSubState=running\nStateChangeTimestamp=Wed 2026-12-02 11:00:00 UTC\n'));
     const { observation, summary } = await hostImplementations({ runner })['service.status']!({ unit: 'nginx.service' }, context());
     assert.deepEqual(observation, {
       unit: 'nginx.service',
@@ -93,7 +90,10 @@ describe('service.restart (fake runner)', () => {
     assert.match(summary, /restart requested \(health not yet verified\)/);
     assert.doesNotMatch(summary, /healthy|running|active/);
     assert.equal(lowTrust, undefined);
-    assert.deepEqual(runner.calls.map((c) => c.command), [{ program: 'systemctl', operation: 'restart', unit: 'nginx.service' }]);
+    assert.deepEqual(
+      runner.calls.map((c) => c.command),
+      [{ program: 'systemctl', operation: 'restart', unit: 'nginx.service' }],
+    );
   });
 
   it('failures are never retry-safe', async () => {
@@ -156,10 +156,7 @@ describe('logs.query (fake runner)', () => {
     const outcome = await hostImplementations({ runner })['logs.query']!({ unit: 'app.service', lines: 5, grep: 'login|key' }, context());
     assert.deepEqual(outcome.observation, {
       unit: 'app.service',
-      lines: [
-        '2026-12-02T11:00:00+0000 web app[1]: login [email] from [ipv4]',
-        '2026-12-02T11:00:01+0000 web app[1]: key dump [private-key] done',
-      ],
+      lines: ['2026-12-02T11:00:00+0000 web app[1]: login [email] from [ipv4]', '2026-12-02T11:00:01+0000 web app[1]: key dump [private-key] done'],
       truncated: false,
       masked: true,
     });
@@ -263,10 +260,7 @@ describe('service and log capabilities on the simulated host', () => {
   });
 
   it('reads logs with since, priority and grep, masked', async () => {
-    const { observation, lowTrust } = await impl['logs.query']!(
-      { unit: 'payments-api.service', since: '2026-12-02T11:51:00+01:00', priority: 'err', grep: 'refused|unreachable' },
-      context(),
-    );
+    const { observation, lowTrust } = await impl['logs.query']!({ unit: 'payments-api.service', since: '2026-12-02T11:51:00+01:00', priority: 'err', grep: 'refused|unreachable' }, context());
     assert.equal(lowTrust, true);
     assert.deepEqual(observation.lines, [
       '2026-12-02T10:54:00+0000 simhost payments-api[1]: upstream refused: Authorization: Bearer [secret]',

@@ -32,7 +32,10 @@ describe('host source rules', () => {
   it('covers the runner, the implementations and the fixture programs', () => {
     const names = sources.map((s) => s.path);
     for (const expected of ['runner.ts', 'commands.ts', 'logs-query.ts', 'simulated/systemctl', 'simulated/journalctl']) {
-      assert.ok(names.some((n) => n.endsWith(expected)), expected);
+      assert.ok(
+        names.some((n) => n.endsWith(expected)),
+        expected,
+      );
     }
   });
 

@@ -7,7 +7,7 @@ import { after, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { makeWorld, stepsOf, type World } from '../execution/support.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
-import { call, connect, ok, refused, restartPlan, serveMcp, tokenFor, UNIT, type McpHttp } from './support.ts';
+import { connect, ok, refused, restartPlan, serveMcp, tokenFor, UNIT, type McpHttp } from './support.ts';
 
 function textOf(content: object | undefined): string {
   assert.ok(content && 'text' in content && typeof content.text === 'string', 'a JSON text resource');
@@ -28,7 +28,11 @@ for (const kind of STORE_KINDS) {
       const w = await makeWorld(current(), { simulated: true });
       const http = await serveMcp(w);
       const agent = await connect(http.url, await tokenFor(w, 'agent'));
-      cleanup.push(() => w.host?.remove(), () => http.close(), () => agent.close());
+      cleanup.push(
+        () => w.host?.remove(),
+        () => http.close(),
+        () => agent.close(),
+      );
       return { w, http, agent };
     }
 
@@ -71,8 +75,14 @@ for (const kind of STORE_KINDS) {
       const draft = await ok(agent, 'propose_plan', { intention_id: intentionId, plan: invalid });
       assert.equal(draft.stored, true);
       assert.equal(draft.status, 'draft');
-      assert.ok(draft.errors.some((e: any) => e.path.startsWith('steps[0]')), JSON.stringify(draft.errors));
-      assert.ok(draft.warnings.some((e: any) => e.code === 'ignored_authority_claim'), JSON.stringify(draft.warnings));
+      assert.ok(
+        draft.errors.some((e: any) => e.path.startsWith('steps[0]')),
+        JSON.stringify(draft.errors),
+      );
+      assert.ok(
+        draft.warnings.some((e: any) => e.code === 'ignored_authority_claim'),
+        JSON.stringify(draft.warnings),
+      );
       assert.equal((await w.store.plans.get(draft.plan_id))?.status, 'draft');
 
       // Something that is not a plan at all is refused and nothing is stored.
@@ -115,8 +125,15 @@ for (const kind of STORE_KINDS) {
       const types: string[] = timeline.events.map((e: any) => e.type);
       for (const expected of ['plan_created', 'approval_requested', 'tool_executed', 'plan_completed']) assert.ok(types.includes(expected), `${expected} in ${types.join(', ')}`);
       const seqs: number[] = timeline.events.map((e: any) => e.seq);
-      assert.deepEqual(seqs, [...seqs].sort((a, b) => a - b), 'oldest first');
-      assert.ok(timeline.events.every((e: any) => e.planId === planId || e.planId === null), 'the refused draft is not in this plan\'s timeline');
+      assert.deepEqual(
+        seqs,
+        [...seqs].sort((a, b) => a - b),
+        'oldest first',
+      );
+      assert.ok(
+        timeline.events.every((e: any) => e.planId === planId || e.planId === null),
+        "the refused draft is not in this plan's timeline",
+      );
       const limited = await ok(agent, 'show_timeline', { intention_id: intentionId, limit: 2 });
       assert.equal(limited.events.length, 2);
       assert.equal(limited.next_after_seq, limited.events[1].seq);
@@ -176,7 +193,10 @@ for (const kind of STORE_KINDS) {
       assert.equal(shown.steps.find((s: any) => s.key === 'V1').observation.observed, 'active');
       const p1 = shown.steps.find((s: any) => s.key === 'P1');
       assert.equal(p1.approval.status, 'executed', JSON.stringify(p1.approval));
-      assert.ok(p1.approval.decisions.some((d: any) => d.operator === 'operator-one'), 'the API recorded the deciding operator');
+      assert.ok(
+        p1.approval.decisions.some((d: any) => d.operator === 'operator-one'),
+        'the API recorded the deciding operator',
+      );
     });
 
     it('a means intention planned by Praxis itself, and withdrawing its pending approval', async () => {
@@ -220,7 +240,33 @@ for (const kind of STORE_KINDS) {
       // Another mind's things: refused as if they did not exist.
       const other = await w.store.minds.create({ name: `other-${w.mind.name}` });
       const { plan, intention } = await w.plan(
-        { objective: 'theirs', strategy: 'operator', assumptions: [], completion_criteria: '', abort_conditions: [], risk: '', estimate: {}, budget: { invocations: 5 }, alternatives: [], steps: [{ key: 'S', title: 's', kind: 'capability', depends_on: [], capability: 'service.status', target: '', params: { unit: UNIT }, expectation: null, precondition: null, max_attempts: 1, require_approval: false, spec: {} }] } as any,
+        {
+          objective: 'theirs',
+          strategy: 'operator',
+          assumptions: [],
+          completion_criteria: '',
+          abort_conditions: [],
+          risk: '',
+          estimate: {},
+          budget: { invocations: 5 },
+          alternatives: [],
+          steps: [
+            {
+              key: 'S',
+              title: 's',
+              kind: 'capability',
+              depends_on: [],
+              capability: 'service.status',
+              target: '',
+              params: { unit: UNIT },
+              expectation: null,
+              precondition: null,
+              max_attempts: 1,
+              require_approval: false,
+              spec: {},
+            },
+          ],
+        } as any,
         { mind: other },
       );
       const hidden = await refused(agent, 'show_plan', { plan_id: plan.id }, /unknown_plan/);

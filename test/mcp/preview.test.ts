@@ -31,13 +31,23 @@ for (const kind of STORE_KINDS) {
       const w = await makeWorld(current(), { simulated: true });
       const http = await serveMcp(w);
       const agent = await connect(http.url, await tokenFor(w, 'agent'));
-      cleanup.push(() => w.host?.remove(), () => http.close(), () => agent.close());
+      cleanup.push(
+        () => w.host?.remove(),
+        () => http.close(),
+        () => agent.close(),
+      );
       const before = await planRows(w.store);
 
       const preview = await ok(agent, 'preview_plan', { plan: exampleRestart() });
       assert.equal(preview.valid, true);
       assert.equal(preview.mind.id, w.mind.id);
-      assert.deepEqual(preview.steps.map((s: { key: string; needs: string }) => [s.key, s.needs]), [['P1', 'approval'], ['V1', 'nothing']]);
+      assert.deepEqual(
+        preview.steps.map((s: { key: string; needs: string }) => [s.key, s.needs]),
+        [
+          ['P1', 'approval'],
+          ['V1', 'nothing'],
+        ],
+      );
       assert.equal(preview.attention.approval_requests, 1);
       const invalid = await ok(agent, 'preview_plan', { plan: { ...exampleRestart(), assumptions: [{ statement: 'x', belief_id: '0190a5a0-0000-7000-8000-00000000000a', min_confidence: 0.5 }] } });
       assert.equal(invalid.valid, false);

@@ -14,8 +14,22 @@ import { draftOf, makeWorld, readStep, step, type World } from '../execution/sup
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 
 const TABLES = [
-  'minds', 'policy_rules', 'commitments', 'beliefs', 'predictions', 'procedural_memories', 'wants', 'intentions', 'plans', 'plan_steps',
-  'approval_requests', 'capability_requests', 'grants', 'tool_executions', 'events', 'llm_calls',
+  'minds',
+  'policy_rules',
+  'commitments',
+  'beliefs',
+  'predictions',
+  'procedural_memories',
+  'wants',
+  'intentions',
+  'plans',
+  'plan_steps',
+  'approval_requests',
+  'capability_requests',
+  'grants',
+  'tool_executions',
+  'events',
+  'llm_calls',
 ];
 
 async function rowCounts(store: Store): Promise<Record<string, number>> {
@@ -42,12 +56,28 @@ async function busyMind(world: World) {
   await store.commitments.create({ mindId: mind.id, capability: 'test.write', targetPattern: 'db-*', reason: 'databases need a second look' });
   const belief = await store.beliefs.create({ mindId: mind.id, statement: 'svc restarts cleanly', confidence: 0.7 });
   await store.proceduralMemories.record({
-    mindId: mind.id, objective: 'restart svc', strategy: 'direct', summary: 'To restart svc: run test.write on svc.', steps: [], confidence: 0.6, verified: false, revision: 1,
+    mindId: mind.id,
+    objective: 'restart svc',
+    strategy: 'direct',
+    summary: 'To restart svc: run test.write on svc.',
+    steps: [],
+    confidence: 0.6,
+    verified: false,
+    revision: 1,
   });
   await store.wants.create({ mindId: mind.id, statement: 'keep svc healthy', origin: 'dream' });
   const request = await service.requestCapability({
-    mindId: mind.id, origin: 'test', capability: 'test.write', targetPattern: '*', durationSeconds: 3600, maxOperations: 5,
-    reason: 'restart things', risk: 'low', mitigation: 'watch', fallback: 'ask again', batchKey: 'b',
+    mindId: mind.id,
+    origin: 'test',
+    capability: 'test.write',
+    targetPattern: '*',
+    durationSeconds: 3600,
+    maxOperations: 5,
+    reason: 'restart things',
+    risk: 'low',
+    mitigation: 'watch',
+    fallback: 'ask again',
+    batchKey: 'b',
   });
   assert.equal(request.status, 'raised');
   if (request.status === 'raised') assert.equal((await service.grant(request.requestId, 'olga')).status, 'granted');
@@ -107,7 +137,13 @@ for (const kind of STORE_KINDS) {
       const copiedIntention = intentions.find((i) => i.parentId === null)!;
       const subordinate = intentions.find((i) => i.parentId !== null)!;
       assert.notEqual(copiedIntention.id, intention.id);
-      assert.deepEqual(intentions.map((i) => [i.status, i.reason]), [['suspended', 'quiesced'], ['suspended', 'quiesced']]);
+      assert.deepEqual(
+        intentions.map((i) => [i.status, i.reason]),
+        [
+          ['suspended', 'quiesced'],
+          ['suspended', 'quiesced'],
+        ],
+      );
       assert.equal(subordinate.parentId, copiedIntention.id, 'the subordinate points at the copy of its parent');
       assert.equal(full.intentionId, copiedIntention.id);
       const [copiedBelief] = await store.beliefs.listByMind(copy.id);
@@ -174,8 +210,17 @@ for (const kind of STORE_KINDS) {
       assert.equal(imported.copy.copied.beliefs, 1);
       const [plan] = await target.plans.listByMind(imported.copy.mind.id);
       const steps = (await target.plans.get(plan!.id))!.steps;
-      assert.deepEqual(steps.map((s) => [s.key, s.status, s.approvalId]), [['a', 'completed', null], ['w', 'blocked', null]]);
-      assert.deepEqual((await target.events.list({ mindId: imported.copy.mind.id })).map((e) => e.type), ['mind_imported', 'plan_blocked', 'plan_step_blocked', 'intention_suspended', 'intention_suspended']);
+      assert.deepEqual(
+        steps.map((s) => [s.key, s.status, s.approvalId]),
+        [
+          ['a', 'completed', null],
+          ['w', 'blocked', null],
+        ],
+      );
+      assert.deepEqual(
+        (await target.events.list({ mindId: imported.copy.mind.id })).map((e) => e.type),
+        ['mind_imported', 'plan_blocked', 'plan_step_blocked', 'intention_suspended', 'intention_suspended'],
+      );
 
       // Importing the same bundle again under its own name works once; the name is then taken.
       const again = await importMind(target, bundle, 'adam');
@@ -206,17 +251,64 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(await refused('not a bundle'), ['invalid_bundle ']);
       assert.deepEqual(await refused({ ...good, format: 'something.else' }), ['unknown_bundle_format format']);
       assert.deepEqual(await refused({ ...good, version: 2 }), ['unsupported_bundle_version version']);
-      assert.deepEqual(await refused(edit((b) => { b.tables.plans[0]!.status = 'finished'; })), ['invalid_value tables.plans[0].status']);
-      assert.deepEqual(await refused(edit((b) => { b.tables.beliefs[0]!.confidence = 7; })), ['invalid_value tables.beliefs[0].confidence']);
-      assert.deepEqual(await refused(edit((b) => { delete b.tables.plan_steps[1]!.kind; b.tables.plan_steps[1]!.color = 'red'; })), [
-        'unknown_column tables.plan_steps[1].color',
-        'missing_column tables.plan_steps[1].kind',
-      ]);
-      assert.deepEqual(await refused(edit((b) => { b.tables.plan_steps[0]!.plan_id = b.tables.intentions[0]!.id ?? null; })), ['dangling_reference tables.plan_steps[0].plan_id']);
-      assert.deepEqual(await refused(edit((b) => { b.tables.beliefs[0]!.statement = 'nul \u0000 inside'; })), ['control_character tables.beliefs[0].statement']);
-      assert.deepEqual(await refused(edit((b) => { delete (b.tables as Partial<MindBundle['tables']>).wants; })), ['missing_table tables.wants']);
+      assert.deepEqual(
+        await refused(
+          edit((b) => {
+            b.tables.plans[0]!.status = 'finished';
+          }),
+        ),
+        ['invalid_value tables.plans[0].status'],
+      );
+      assert.deepEqual(
+        await refused(
+          edit((b) => {
+            b.tables.beliefs[0]!.confidence = 7;
+          }),
+        ),
+        ['invalid_value tables.beliefs[0].confidence'],
+      );
+      assert.deepEqual(
+        await refused(
+          edit((b) => {
+            delete b.tables.plan_steps[1]!.kind;
+            b.tables.plan_steps[1]!.color = 'red';
+          }),
+        ),
+        ['unknown_column tables.plan_steps[1].color', 'missing_column tables.plan_steps[1].kind'],
+      );
+      assert.deepEqual(
+        await refused(
+          edit((b) => {
+            b.tables.plan_steps[0]!.plan_id = b.tables.intentions[0]!.id ?? null;
+          }),
+        ),
+        ['dangling_reference tables.plan_steps[0].plan_id'],
+      );
+      assert.deepEqual(
+        await refused(
+          edit((b) => {
+            b.tables.beliefs[0]!.statement = 'nul \u0000 inside';
+          }),
+        ),
+        ['control_character tables.beliefs[0].statement'],
+      );
+      assert.deepEqual(
+        await refused(
+          edit((b) => {
+            delete (b.tables as Partial<MindBundle['tables']>).wants;
+          }),
+        ),
+        ['missing_table tables.wants'],
+      );
       // Rows each well-formed that the store refuses together: two rules for one capability and pattern.
-      assert.deepEqual(await refused(edit((b) => { b.tables.policy_rules.push({ ...b.tables.policy_rules[0]!, id: '0190a5a0-0000-7000-8000-000000000001' }); })), ['bundle_refused ']);
+      assert.deepEqual(
+        await refused(
+          edit((b) => {
+            b.tables.policy_rules.push({ ...b.tables.policy_rules[0]!, id: '0190a5a0-0000-7000-8000-000000000001' });
+          }),
+        ),
+        ['bundle_refused '],
+      );
       assert.deepEqual(await rowCounts(target), before);
     });
   });

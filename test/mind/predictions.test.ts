@@ -82,7 +82,7 @@ for (const kind of STORE_KINDS) {
   describe(`predictions and beliefs (${kind})`, () => {
     const current = useStore(kind);
 
-    it('makes a prediction from a step\'s expectation, with its window and links', async () => {
+    it("makes a prediction from a step's expectation, with its window and links", async () => {
       const { store, clock } = current();
       const { mind, belief, intention } = await setting(store, 0.9);
       const links = { mindId: mind.id, intentionId: intention.id, beliefId: belief.id, executionId: newId(), eventId: newId() };
@@ -166,7 +166,10 @@ for (const kind of STORE_KINDS) {
       const later = await makePrediction(store, { mindId: mind.id, beliefId: belief.id }, { ...atlasActive, within_seconds: 600 });
       clock.advance(120);
       const expired = await expireOverduePredictions(store);
-      assert.deepEqual(expired.map((p) => p.id).filter((id) => id === overdue.id || id === later.id), [overdue.id]);
+      assert.deepEqual(
+        expired.map((p) => p.id).filter((id) => id === overdue.id || id === later.id),
+        [overdue.id],
+      );
       const stored = await store.predictions.get(overdue.id);
       assert.equal(stored?.status, 'expired');
       assert.deepEqual(stored?.outcome, { note: 'the window closed with no observation', observed: null });
@@ -177,7 +180,7 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual([calibration.resolved, calibration.expired, calibration.open, calibration.brier], [0, 1, 1, null]);
     });
 
-    it('keeps a mind\'s calibration from its resolved predictions', async () => {
+    it("keeps a mind's calibration from its resolved predictions", async () => {
       const { store } = current();
       const { mind } = await setting(store, 0.5);
       const outcomes: [number, 'confirmed' | 'refuted' | 'expired'][] = [

@@ -39,9 +39,7 @@ describe('describing a procedure', () => {
   it('says what worked, confirmed by observation', () => {
     const procedure = describeProcedure({ objective: 'Restart atlas-worker.service', strategy: 'direct', revision: 1, steps });
     assert.deepEqual(procedure, {
-      summary:
-        'To restart atlas-worker.service: run service.restart on atlas-worker.service; then verify: atlas-worker.service is active. ' +
-        'The outcome was confirmed by observation.',
+      summary: 'To restart atlas-worker.service: run service.restart on atlas-worker.service; then verify: atlas-worker.service is active. ' + 'The outcome was confirmed by observation.',
       confidence: 0.9,
       verified: true,
       steps: [

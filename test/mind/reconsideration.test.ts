@@ -7,8 +7,7 @@ import { STORE_KINDS, useStore } from '../support/stores.ts';
 import { failedRestart, registry, request, restartAtlas } from '../planning/planner-fixtures.ts';
 
 const planner = new Planner(registry);
-const restartLeft = (failed: readonly string[]) =>
-  planner.applicableStrategies(request(restartAtlas, { failedStrategies: failed, history: [failedRestart] }));
+const restartLeft = (failed: readonly string[]) => planner.applicableStrategies(request(restartAtlas, { failedStrategies: failed, history: [failedRestart] }));
 
 describe('the reconsideration rule', () => {
   it('replans a failed restart, counting direct as failed', () => {

@@ -35,9 +35,15 @@ for (const kind of STORE_KINDS) {
 
       const dreamt = await recordDream(store, builtinRegistry(), admin, mind.name, { wants: ['write a haiku about the moon', 'keep the disk below 80%'] });
       assert.deepEqual(dreamt.skipped, [{ statement: 'write a haiku about the moon', why: 'suppressed', want_id: want.id }]);
-      assert.deepEqual(dreamt.wants.map((w) => w.statement), ['keep the disk below 80%']);
+      assert.deepEqual(
+        dreamt.wants.map((w) => w.statement),
+        ['keep the disk below 80%'],
+      );
       const open = await store.wants.listPage(mind.id, { status: 'open', limit: 10 });
-      assert.deepEqual(open.map((w) => [w.statement, w.origin]), [['keep the disk below 80%', 'dream']]);
+      assert.deepEqual(
+        open.map((w) => [w.statement, w.origin]),
+        [['keep the disk below 80%', 'dream']],
+      );
     });
 
     it('leaves an intention that had a plan without a suppressed want when it is abandoned for no possible plan', async () => {
@@ -53,7 +59,13 @@ for (const kind of STORE_KINDS) {
       await world.allow('test.read');
       const draft = draftOf([readStep('a')], { objective: 'look at a before anyone asks' });
       const dreamt = await recordDream(store, registry, admin, mind.name, { drafts: [draft, { ...draft, objective: 'a broken dream', steps: [] }] });
-      assert.deepEqual(dreamt.drafts.map((d) => [d.valid, d.errors.map((e) => e.code)]), [[true, []], [false, ['no_steps']]]);
+      assert.deepEqual(
+        dreamt.drafts.map((d) => [d.valid, d.errors.map((e) => e.code)]),
+        [
+          [true, []],
+          [false, ['no_steps']],
+        ],
+      );
       const [good] = dreamt.drafts;
       const plan = (await store.plans.get(good!.plan_id))!;
       assert.deepEqual([plan.origin, plan.status], ['dream', 'draft']);
@@ -69,7 +81,10 @@ for (const kind of STORE_KINDS) {
       for (let i = 0; i < 4; i += 1) await executor.tick();
       const after = (await store.plans.get(plan.id))!;
       assert.equal(after.status, 'validated');
-      assert.deepEqual(after.steps.map((s) => s.status), ['pending']);
+      assert.deepEqual(
+        after.steps.map((s) => s.status),
+        ['pending'],
+      );
       assert.deepEqual(world.log.calls, [], 'nothing was invoked');
       assert.deepEqual(world.errors, []);
     });

@@ -19,7 +19,12 @@ describe('praxis webhooks', () => {
       { target: 'chat', eventId: newId(), eventSeq: 2, topic: 'intention.escalated', mindId: null, body: body('intention.escalated') },
     ]);
     const [first] = await store.webhookDeliveries.claimDue('daemon-a', new Date(clock.now().getTime() + 60_000), 1);
-    await store.webhookDeliveries.recordAttempt(first!.id, 'daemon-a', { status: 'pending', nextAttemptAt: new Date(clock.now().getTime() + 5_000), responseStatus: 503, error: 'answered 503: Service Unavailable' });
+    await store.webhookDeliveries.recordAttempt(first!.id, 'daemon-a', {
+      status: 'pending',
+      nextAttemptAt: new Date(clock.now().getTime() + 5_000),
+      responseStatus: 503,
+      error: 'answered 503: Service Unavailable',
+    });
 
     const table = await praxis(['webhooks', '--db', path], {});
     assert.equal(table.code, 0, table.stderr);
@@ -30,7 +35,10 @@ describe('praxis webhooks', () => {
     const json = await praxis(['webhooks', '--db', path, '--status', 'pending', '--target', 'ops', '--json'], {});
     assert.equal(json.code, 0, json.stderr);
     const listed = JSON.parse(json.stdout) as { target: string; attempts: number; body: { topic: string } }[];
-    assert.deepEqual(listed.map((d) => [d.target, d.attempts, d.body.topic]), [['ops', 1, 'approval.requested']]);
+    assert.deepEqual(
+      listed.map((d) => [d.target, d.attempts, d.body.topic]),
+      [['ops', 1, 'approval.requested']],
+    );
 
     const bad = await praxis(['webhooks', '--db', path, '--status', 'lost'], {});
     assert.equal(bad.code, 2);

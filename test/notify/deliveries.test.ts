@@ -39,7 +39,11 @@ for (const kind of STORE_KINDS) {
     const target = (name: string, topics: WebhookTarget['topics'] = null): WebhookTarget => ({ name, url, secret: 'sixteen-chars-or-more', format: name === 'chat' ? 'slack' : 'praxis', topics });
     const notifier = (name: string, targets: WebhookTarget[], store: Store = current().store) => new Notifier({ store, targets, consoleUrl: 'https://console.example.test', name, log: quiet });
     const approvalRequested = (mindId: string) =>
-      current().store.events.append({ type: 'approval_requested', mindId, data: { approval_id: newId(), capability: 'service.restart', target: 'web.service', origin: 'operator', approvers_required: 1 } });
+      current().store.events.append({
+        type: 'approval_requested',
+        mindId,
+        data: { approval_id: newId(), capability: 'service.restart', target: 'web.service', origin: 'operator', approvers_required: 1 },
+      });
 
     it('two daemons following one log write each delivery once and send it once', async () => {
       const { store } = current();
@@ -63,7 +67,13 @@ for (const kind of STORE_KINDS) {
         await second.close();
       }
       const log = await store.webhookDeliveries.list({});
-      assert.deepEqual(log.map((d) => `${d.target} ${d.topic}`).sort(), ['chat approval.requested', 'chat approval.requested', 'ops approval.requested', 'ops approval.requested', 'ops intention.escalated']);
+      assert.deepEqual(log.map((d) => `${d.target} ${d.topic}`).sort(), [
+        'chat approval.requested',
+        'chat approval.requested',
+        'ops approval.requested',
+        'ops approval.requested',
+        'ops intention.escalated',
+      ]);
       assert.ok(log.every((d) => d.status === 'delivered' && d.attempts === 1));
       assert.equal(received.length, 5, 'each delivery sent once');
       assert.equal(new Set(received.map((r) => r.delivery)).size, 5);
@@ -102,7 +112,10 @@ for (const kind of STORE_KINDS) {
       assert.equal(failed?.attempts, 3);
       assert.match(failed?.lastError ?? '', /answered 404/);
       assert.ok(!(failed?.lastError ?? '').includes(url), 'the URL is not in the log');
-      assert.deepEqual(received.map((r) => r.attempt), ['1', '2', '3']);
+      assert.deepEqual(
+        received.map((r) => r.attempt),
+        ['1', '2', '3'],
+      );
       answer = 200;
     });
 
@@ -136,17 +149,23 @@ for (const kind of STORE_KINDS) {
       const follower = new EventFollower(store, { consumer: 'gaps', holder: 'me', gapGraceMs: 10_000 });
       await follower.ensureCursor();
       const start = await store.events.latestSeq();
-      const write = (seq: number) =>
-        store.db.insertInto('events').values({ seq, id: newId(), type: 'operator_note', data: '{}', created_at: clock.now().toISOString() }).execute();
+      const write = (seq: number) => store.db.insertInto('events').values({ seq, id: newId(), type: 'operator_note', data: '{}', created_at: clock.now().toISOString() }).execute();
       await write(start + 1);
       await write(start + 3); // start + 2 is "in flight"
       const first = await follower.next();
-      assert.deepEqual(first?.events.map((e) => e.seq), [start + 1], 'stops before the gap');
+      assert.deepEqual(
+        first?.events.map((e) => e.seq),
+        [start + 1],
+        'stops before the gap',
+      );
       assert.ok(await follower.advance(first!));
       assert.equal(await follower.next(), null, 'still waiting');
       await write(start + 2); // it commits
       const rest = await follower.next();
-      assert.deepEqual(rest?.events.map((e) => e.seq), [start + 2, start + 3]);
+      assert.deepEqual(
+        rest?.events.map((e) => e.seq),
+        [start + 2, start + 3],
+      );
       assert.ok(await follower.advance(rest!));
       assert.equal(await follower.next(), null, 'nothing new');
     });
@@ -156,11 +175,18 @@ for (const kind of STORE_KINDS) {
       const follower = new EventFollower(store, { consumer: 'gaps-2', holder: 'me', gapGraceMs: 10_000 });
       await follower.ensureCursor();
       const start = await store.events.latestSeq();
-      await store.db.insertInto('events').values({ seq: start + 2, id: newId(), type: 'operator_note', data: '{}', created_at: clock.now().toISOString() }).execute();
+      await store.db
+        .insertInto('events')
+        .values({ seq: start + 2, id: newId(), type: 'operator_note', data: '{}', created_at: clock.now().toISOString() })
+        .execute();
       assert.equal(await follower.next(), null);
       clock.advance(11);
       const batch = await follower.next();
-      assert.deepEqual(batch?.events.map((e) => e.seq), [start + 2], 'a rolled-back seq is given up on');
+      assert.deepEqual(
+        batch?.events.map((e) => e.seq),
+        [start + 2],
+        'a rolled-back seq is given up on',
+      );
       const other = new EventFollower(store, { consumer: 'gaps-2', holder: 'other' });
       assert.equal(await other.next(), null, 'the cursor is held');
       assert.equal(await other.advance(batch!), false);

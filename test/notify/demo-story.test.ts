@@ -141,7 +141,11 @@ describe('the demo story, told to a webhook receiver and an OTLP collector', () 
     for (const d of deliveries) {
       const check = verifyDelivery(SECRET, { signature: d.headers['x-praxis-signature'] as string, timestamp: d.headers['x-praxis-timestamp'] as string }, d.body, Math.floor(Date.now() / 1000));
       assert.deepEqual(check, { ok: true }, `delivery ${String(d.headers['x-praxis-topic'])} verifies`);
-      assert.equal(verifyDelivery('another-secret-entirely', { signature: d.headers['x-praxis-signature'] as string, timestamp: d.headers['x-praxis-timestamp'] as string }, d.body, Math.floor(Date.now() / 1000)).ok, false);
+      assert.equal(
+        verifyDelivery('another-secret-entirely', { signature: d.headers['x-praxis-signature'] as string, timestamp: d.headers['x-praxis-timestamp'] as string }, d.body, Math.floor(Date.now() / 1000))
+          .ok,
+        false,
+      );
     }
     // The 500 was tried again: same delivery, same body, second attempt.
     const [refused, ...rest] = deliveries;
@@ -167,7 +171,10 @@ describe('the demo story, told to a webhook receiver and an OTLP collector', () 
     const log = await daemon.store.webhookDeliveries.list({});
     assert.equal(log.length, 5);
     assert.ok(log.every((d) => d.status === 'delivered' && d.target === 'ops'));
-    assert.deepEqual(log.filter((d) => d.attempts === 2).map((d) => d.topic), ['approval.requested']);
+    assert.deepEqual(
+      log.filter((d) => d.attempts === 2).map((d) => d.topic),
+      ['approval.requested'],
+    );
     const admin = await issueToken(daemon.store, { operator: 'root', role: 'admin' });
     const operator = await issueToken(daemon.store, { operator: 'olga', role: 'operator' });
     const answer = await fetch(`${daemon.url}/api/v1/webhook-deliveries?status=delivered`, { headers: { authorization: `Bearer ${admin.token}` } });
@@ -197,16 +204,34 @@ describe('the demo story, told to a webhook receiver and an OTLP collector', () 
     assert.equal(attrs(intention.attributes)['praxis.intention.outcome'], 'escalated');
 
     const plans = all.filter((s) => s.name.startsWith('plan ')).sort((a, b) => Number(attrs(a.attributes)['praxis.plan.revision']) - Number(attrs(b.attributes)['praxis.plan.revision']));
-    assert.deepEqual(plans.map((p) => [p.name, attrs(p.attributes)['praxis.plan.outcome']]), [['plan direct', 'superseded'], ['plan diagnose_then_escalate', 'completed']]);
+    assert.deepEqual(
+      plans.map((p) => [p.name, attrs(p.attributes)['praxis.plan.outcome']]),
+      [
+        ['plan direct', 'superseded'],
+        ['plan diagnose_then_escalate', 'completed'],
+      ],
+    );
     assert.ok(plans.every((p) => p.parentSpanId === intention.spanId));
     assert.equal(plans[1]!.links?.[0]?.spanId, plans[0]!.spanId, 'revision 2 links to revision 1');
 
     const childrenOf = (span: OtlpSpan) => all.filter((s) => s.parentSpanId === span.spanId);
-    assert.deepEqual(childrenOf(plans[0]!).map((s) => s.name).sort(), ['step P1', 'step V1']);
-    assert.deepEqual(childrenOf(plans[1]!).map((s) => s.name).sort(), ['step L1', 'step N1', 'step R1', 'step S1', 'step U1']);
+    assert.deepEqual(
+      childrenOf(plans[0]!)
+        .map((s) => s.name)
+        .sort(),
+      ['step P1', 'step V1'],
+    );
+    assert.deepEqual(
+      childrenOf(plans[1]!)
+        .map((s) => s.name)
+        .sort(),
+      ['step L1', 'step N1', 'step R1', 'step S1', 'step U1'],
+    );
 
     const p1 = all.find((s) => s.name === 'step P1')!;
-    const underP1 = childrenOf(p1).map((s) => s.name).sort();
+    const underP1 = childrenOf(p1)
+      .map((s) => s.name)
+      .sort();
     assert.deepEqual(underP1, ['approval service.restart', 'execute_tool service.restart', 'execute_tool service.status']);
     const restart = childrenOf(p1).find((s) => s.name === 'execute_tool service.restart')!;
     const a = attrs(restart.attributes);
@@ -230,6 +255,9 @@ describe('the demo story, told to a webhook receiver and an OTLP collector', () 
     const r1 = all.find((s) => s.name === 'step R1')!;
     const request = childrenOf(r1).find((s) => s.name === 'capability_request logs.query')!;
     assert.equal(attrs(request.attributes)['praxis.capability_request.outcome'], 'granted');
-    assert.ok((logs.links ?? []).some((l) => l.spanId === request.spanId), 'the journal read links to the request that granted it');
+    assert.ok(
+      (logs.links ?? []).some((l) => l.spanId === request.spanId),
+      'the journal read links to the request that granted it',
+    );
   });
 });

@@ -49,10 +49,13 @@ describe('webhook configuration', () => {
       }),
       around,
     );
-    assert.deepEqual(config.notifications?.targets.map((t) => [t.name, t.secret, t.format, t.topics]), [
-      ['default', SECRET, 'praxis', null],
-      ['chat', 'another-long-secret', 'slack', ['approval.requested', 'intention.escalated']],
-    ]);
+    assert.deepEqual(
+      config.notifications?.targets.map((t) => [t.name, t.secret, t.format, t.topics]),
+      [
+        ['default', SECRET, 'praxis', null],
+        ['chat', 'another-long-secret', 'slack', ['approval.requested', 'intention.escalated']],
+      ],
+    );
     assert.equal(config.notifications?.publicUrl, 'https://praxis.example.org');
   });
 
@@ -66,21 +69,38 @@ describe('webhook configuration', () => {
         ],
       }),
     );
-    assert.deepEqual(found.map((p) => [p.code, p.path]), [
-      ['invalid_webhook_url', '/etc/praxis.yaml: webhooks[0].url'],
-      ['invalid_webhook_secret', '/etc/praxis.yaml: webhooks[0].secret'],
-      ['unknown_setting', '/etc/praxis.yaml: webhooks[1].colour'],
-      ['invalid_webhook_name', '/etc/praxis.yaml: webhooks[1].name'],
-      ['invalid_webhook_format', '/etc/praxis.yaml: webhooks[1].format'],
-      ['invalid_webhook_topics', '/etc/praxis.yaml: webhooks[1].topics'],
-      ['invalid_public_url', 'PRAXIS_PUBLIC_URL'],
-    ]);
+    assert.deepEqual(
+      found.map((p) => [p.code, p.path]),
+      [
+        ['invalid_webhook_url', '/etc/praxis.yaml: webhooks[0].url'],
+        ['invalid_webhook_secret', '/etc/praxis.yaml: webhooks[0].secret'],
+        ['unknown_setting', '/etc/praxis.yaml: webhooks[1].colour'],
+        ['invalid_webhook_name', '/etc/praxis.yaml: webhooks[1].name'],
+        ['invalid_webhook_format', '/etc/praxis.yaml: webhooks[1].format'],
+        ['invalid_webhook_topics', '/etc/praxis.yaml: webhooks[1].topics'],
+        ['invalid_public_url', 'PRAXIS_PUBLIC_URL'],
+      ],
+    );
     const text = JSON.stringify(found);
     assert.ok(!text.includes('short') && !text.includes(SECRET) && !text.includes('SECRETPATH'), text);
-    assert.deepEqual(problems({ PRAXIS_WEBHOOK_SECRET: SECRET }, null).map((p) => p.code), ['invalid_webhook']);
-    assert.deepEqual(problems({}, file({ webhooks: { url: 'https://x.example.org' } })).map((p) => p.code), ['invalid_webhooks']);
     assert.deepEqual(
-      problems({}, file({ webhooks: [{ name: 'a', url: 'https://x.example.org', secret: SECRET }, { name: 'a', url: 'https://y.example.org', secret: SECRET }] })).map((p) => p.code),
+      problems({ PRAXIS_WEBHOOK_SECRET: SECRET }, null).map((p) => p.code),
+      ['invalid_webhook'],
+    );
+    assert.deepEqual(
+      problems({}, file({ webhooks: { url: 'https://x.example.org' } })).map((p) => p.code),
+      ['invalid_webhooks'],
+    );
+    assert.deepEqual(
+      problems(
+        {},
+        file({
+          webhooks: [
+            { name: 'a', url: 'https://x.example.org', secret: SECRET },
+            { name: 'a', url: 'https://y.example.org', secret: SECRET },
+          ],
+        }),
+      ).map((p) => p.code),
       ['duplicate_webhook'],
     );
   });
@@ -101,7 +121,10 @@ describe('signatures and retries', () => {
   });
 
   it('backs off 5 s, 10 s, 20 s... up to 15 minutes, retrying only what may change', () => {
-    assert.deepEqual([1, 2, 3, 4, 9, 20].map((n) => retryDelayMs(n)), [5_000, 10_000, 20_000, 40_000, 900_000, 900_000]);
+    assert.deepEqual(
+      [1, 2, 3, 4, 9, 20].map((n) => retryDelayMs(n)),
+      [5_000, 10_000, 20_000, 40_000, 900_000, 900_000],
+    );
     assert.deepEqual([null, 500, 503, 429, 408, 400, 401, 404, 301].map(isRetryable), [true, true, true, true, true, false, false, false, false]);
   });
 });

@@ -58,7 +58,10 @@ describe('the installable package', () => {
     assert.equal(packed.code, 0, packed.stderr);
     const [{ filename, files }] = JSON.parse(packed.stdout) as [{ filename: string; files: { path: string }[] }];
     const paths = files.map((f) => f.path);
-    assert.ok(paths.includes('dist/bin/main.js') && paths.includes('dist/bin/systemctl') && paths.includes('dist/index.d.ts') && paths.includes('web/dist/index.html'), 'the tarball ships the build and the console');
+    assert.ok(
+      paths.includes('dist/bin/main.js') && paths.includes('dist/bin/systemctl') && paths.includes('dist/index.d.ts') && paths.includes('web/dist/index.html'),
+      'the tarball ships the build and the console',
+    );
     assert.ok(!paths.some((p) => p.startsWith('src/') || p.startsWith('test/') || p.endsWith('.tsbuildinfo')), 'no sources, tests or build state');
 
     install = await npm(['install', '--global', '--prefix', prefix, '--prefer-offline', '--ignore-scripts', join(dir, filename)], dir);

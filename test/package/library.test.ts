@@ -77,7 +77,10 @@ describe('praxis as a library', () => {
     assert.equal(ran.code, 0, ran.stderr);
     const lines = ran.stdout.trim().split('\n');
     assert.match(lines[0]!, /^plan [0-9a-f-]{36}: validated$/);
-    assert.deepEqual(lines.slice(1, 3).map((l) => l.trim()), ['P1 completed', 'V1 completed']);
+    assert.deepEqual(
+      lines.slice(1, 3).map((l) => l.trim()),
+      ['P1 completed', 'V1 completed'],
+    );
     assert.match(lines[3]!, /^plan [0-9a-f-]{36}: completed; restarts seen by the host: 1$/);
   });
 });

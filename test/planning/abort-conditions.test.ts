@@ -22,8 +22,19 @@ function diagnosis(abort: unknown[]): PlanDraft {
     steps: [
       { key: 'U1', title: 'state', kind: 'capability', capability: 'service.status', params: { unit: UNIT }, max_attempts: 2 },
       { key: 'L1', title: 'journal', kind: 'capability', capability: 'logs.query', params: { unit: UNIT, lines: 50 }, max_attempts: 2 },
-      { key: 'P1', title: 'restart', kind: 'capability', capability: 'service.restart', params: { unit: UNIT },
-        expectation: { statement: 'active', confidence: 0.8, within_seconds: 60, check: { capability: 'service.status', params: { unit: UNIT }, field: 'active_state', comparison: 'equals', value: 'active' } } },
+      {
+        key: 'P1',
+        title: 'restart',
+        kind: 'capability',
+        capability: 'service.restart',
+        params: { unit: UNIT },
+        expectation: {
+          statement: 'active',
+          confidence: 0.8,
+          within_seconds: 60,
+          check: { capability: 'service.status', params: { unit: UNIT }, field: 'active_state', comparison: 'equals', value: 'active' },
+        },
+      },
       { key: 'V1', title: 'verify', kind: 'verify', depends_on: ['P1'], capability: 'service.status', params: { unit: UNIT }, spec: { verifies: 'P1' } },
       { key: 'S1', title: 'summary', kind: 'internal', depends_on: ['U1', 'L1'], spec: { action: 'summarise_findings' } },
     ],
@@ -78,16 +89,25 @@ describe('abort conditions: validation', () => {
     assert.deepEqual(codes([{ when: 'display_only' }]).errors, ['empty_abort_condition abort_conditions[0].statement']);
     // The parser already refuses a number; validation (what library callers reach) does too.
     const raw = { ...diagnosis([]), abort_conditions: [42] } as unknown as PlanDraft;
-    assert.deepEqual(validate(raw, registry).errors.map((e) => `${e.code} ${e.path}`), ['invalid_abort_condition abort_conditions[0]']);
+    assert.deepEqual(
+      validate(raw, registry).errors.map((e) => `${e.code} ${e.path}`),
+      ['invalid_abort_condition abort_conditions[0]'],
+    );
     const notList = { ...diagnosis([]), abort_conditions: 'stop' } as unknown as PlanDraft;
-    assert.deepEqual(validate(notList, registry).errors.map((e) => `${e.code} ${e.path}`), ['invalid_abort_conditions abort_conditions']);
+    assert.deepEqual(
+      validate(notList, registry).errors.map((e) => `${e.code} ${e.path}`),
+      ['invalid_abort_conditions abort_conditions'],
+    );
     assert.deepEqual(codes([{ when: 'step_failed', step: 'P1', statement: 'x'.repeat(501) }]).errors, ['abort_condition_too_long abort_conditions[0].statement']);
   });
 
   it('parsing refuses unknown fields of a condition, and non-lists', () => {
     const parsed = parseProposal({ objective: 'o', abort_conditions: [{ when: 'step_failed', step: 'A', stpe: 'B' }], steps: [] });
     assert.ok(parsed.ok);
-    assert.ok(parsed.errors.some((e) => e.code === 'unknown_field' && e.path === 'abort_conditions[0].stpe'), JSON.stringify(parsed.errors));
+    assert.ok(
+      parsed.errors.some((e) => e.code === 'unknown_field' && e.path === 'abort_conditions[0].stpe'),
+      JSON.stringify(parsed.errors),
+    );
     assert.deepEqual(parsed.draft.abort_conditions, [{ when: 'step_failed', step: 'A' }]);
     const notList = parseProposal({ objective: 'o', abort_conditions: 'stop', steps: [] });
     assert.ok(notList.ok && notList.errors.some((e) => e.path === 'abort_conditions'));
@@ -119,24 +139,37 @@ describe('abort conditions: what the strategies write', () => {
 
   it('direct stops when P1 fails or V1 refutes its expectation', () => {
     const draft = draftOf(planner.plan(request(restartAtlas)));
-    assert.deepEqual(draft.abort_conditions.map((c) => typeof c !== 'string' && [c.when, c.step]), [['step_failed', 'P1'], ['expectation_refuted', 'V1']]);
-    assert.deepEqual(validate(draft, registry).warnings.filter((w) => w.path.startsWith('abort')), []);
+    assert.deepEqual(
+      draft.abort_conditions.map((c) => typeof c !== 'string' && [c.when, c.step]),
+      [
+        ['step_failed', 'P1'],
+        ['expectation_refuted', 'V1'],
+      ],
+    );
+    assert.deepEqual(
+      validate(draft, registry).warnings.filter((w) => w.path.startsWith('abort')),
+      [],
+    );
   });
 
   it('diagnose stops only when every observation failed, and names them', () => {
     const draft = draftOf(planner.plan(request(investigateNginx)));
     const observations = draft.steps.filter((s) => s.kind === 'capability').map((s) => s.key);
-    assert.deepEqual(draft.abort_conditions, [
-      { when: 'every_observation_failed', steps: observations, statement: `every observation of nginx.service fails (${observations.join(', ')})` },
-    ]);
+    assert.deepEqual(draft.abort_conditions, [{ when: 'every_observation_failed', steps: observations, statement: `every observation of nginx.service fails (${observations.join(', ')})` }]);
     assert.deepEqual(validate(draft, registry).errors, []);
-    assert.deepEqual(validate(draft, registry).warnings.filter((w) => w.path.startsWith('abort')), []);
+    assert.deepEqual(
+      validate(draft, registry).warnings.filter((w) => w.path.startsWith('abort')),
+      [],
+    );
   });
 
   it('diagnose_then_escalate stops when the note cannot be left; its diagnosis never aborts it', () => {
     const draft = draftOf(planner.plan(request(restartAtlas, { failedStrategies: ['direct'], history: [failedRestart] })));
     assert.equal(draft.strategy, 'diagnose_then_escalate');
-    assert.deepEqual(draft.abort_conditions.map((c) => typeof c !== 'string' && [c.when, c.step]), [['step_failed', 'N1']]);
+    assert.deepEqual(
+      draft.abort_conditions.map((c) => typeof c !== 'string' && [c.when, c.step]),
+      [['step_failed', 'N1']],
+    );
     assert.deepEqual(validate(draft, registry).errors, []);
   });
 });

@@ -20,9 +20,24 @@ const codes = (issues: { code: string; path: string }[]) => issues.map((i) => `$
 
 describe('assumptions: shape', () => {
   it('refuses a minimum confidence outside 0..1 at its path, and accepts the bounds', () => {
-    const result = validate(withAssumptions([{ statement: 's', min_confidence: 7 }, { statement: 't', min_confidence: -0.1 }]) as unknown as PlanDraft, registry);
+    const result = validate(
+      withAssumptions([
+        { statement: 's', min_confidence: 7 },
+        { statement: 't', min_confidence: -0.1 },
+      ]) as unknown as PlanDraft,
+      registry,
+    );
     assert.deepEqual(codes(result.errors), ['invalid_min_confidence assumptions[0].min_confidence', 'invalid_min_confidence assumptions[1].min_confidence']);
-    assert.equal(validate(withAssumptions([{ statement: 's', min_confidence: 0 }, { statement: 't', min_confidence: 1 }]) as unknown as PlanDraft, registry).valid, true);
+    assert.equal(
+      validate(
+        withAssumptions([
+          { statement: 's', min_confidence: 0 },
+          { statement: 't', min_confidence: 1 },
+        ]) as unknown as PlanDraft,
+        registry,
+      ).valid,
+      true,
+    );
   });
 
   it('names the beliefs to read, once each', () => {

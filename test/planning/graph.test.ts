@@ -144,13 +144,35 @@ describe('cycle detection', () => {
     assert.deepEqual(findCycle(nodes, edges), ['P1', 'V1', 'W1']);
     assert.deepEqual(findCycle(['A', 'B'], [['A', 'B']]), null);
     assert.deepEqual(findCycle(['A'], [['A', 'A']]), ['A']);
-    assert.deepEqual(findCycles(['A', 'B', 'C', 'D'], [['A', 'B'], ['B', 'A'], ['C', 'D'], ['D', 'C'], ['B', 'C']]), [
-      ['A', 'B'],
-      ['C', 'D'],
-    ]);
+    assert.deepEqual(
+      findCycles(
+        ['A', 'B', 'C', 'D'],
+        [
+          ['A', 'B'],
+          ['B', 'A'],
+          ['C', 'D'],
+          ['D', 'C'],
+          ['B', 'C'],
+        ],
+      ),
+      [
+        ['A', 'B'],
+        ['C', 'D'],
+      ],
+    );
   });
 
   it('ignores edges to unknown nodes and repeated nodes', () => {
-    assert.deepEqual(topologicalOrder(['A', 'B', 'A'], [['A', 'B'], ['B', 'Z'], ['Z', 'A']]), { order: ['A', 'B'], blocked: [] });
+    assert.deepEqual(
+      topologicalOrder(
+        ['A', 'B', 'A'],
+        [
+          ['A', 'B'],
+          ['B', 'Z'],
+          ['Z', 'A'],
+        ],
+      ),
+      { order: ['A', 'B'], blocked: [] },
+    );
   });
 });

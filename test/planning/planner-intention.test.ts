@@ -44,10 +44,13 @@ for (const kind of STORE_KINDS) {
       assert.equal(plan.supersedes, null);
       assert.equal(plan.llmCall, null);
       assert.equal(plan.strategy, 'direct');
-      assert.deepEqual(plan.steps.map((s) => [s.key, s.kind, s.capability, s.status]), [
-        ['P1', 'capability', 'service.restart', 'pending'],
-        ['V1', 'verify', 'service.status', 'pending'],
-      ]);
+      assert.deepEqual(
+        plan.steps.map((s) => [s.key, s.kind, s.capability, s.status]),
+        [
+          ['P1', 'capability', 'service.restart', 'pending'],
+          ['V1', 'verify', 'service.status', 'pending'],
+        ],
+      );
       assert.deepEqual(plan.alternatives, [
         {
           strategy: 'direct',
@@ -64,7 +67,10 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(await store.plans.get(plan.id), plan);
 
       const events = await store.events.list({ planId: plan.id });
-      assert.deepEqual(events.map((e) => e.type), ['plan_created', 'plan_validated']);
+      assert.deepEqual(
+        events.map((e) => e.type),
+        ['plan_created', 'plan_validated'],
+      );
       assert.equal(events[0]!.mindId, mind.id);
       assert.deepEqual(events[0]!.data.alternatives, [{ strategy: 'direct', score: 0.744, selected: true }]);
       assert.equal((events[0]!.data.considered as unknown[]).length, 4);
@@ -74,7 +80,10 @@ for (const kind of STORE_KINDS) {
       const { store } = current();
       const asking = await intentionFor(store, { objective: 'investigate nginx.service' });
       const first = expectPlanned(await planIntention(store, services, asking.intention.id));
-      assert.deepEqual(first.plan.steps.map((s) => s.key), ['U1', 'M1', 'D1', 'R1', 'L1', 'S1']);
+      assert.deepEqual(
+        first.plan.steps.map((s) => s.key),
+        ['U1', 'M1', 'D1', 'R1', 'L1', 'S1'],
+      );
       assert.deepEqual(first.plan.steps.find((s) => s.key === 'L1')?.dependsOn, ['R1']);
 
       const granted = await intentionFor(store, { objective: 'investigate nginx.service' });
@@ -88,13 +97,19 @@ for (const kind of STORE_KINDS) {
         grantedBy: 'alice',
       });
       const second = expectPlanned(await planIntention(store, services, granted.intention.id));
-      assert.deepEqual(second.plan.steps.map((s) => s.key), ['U1', 'M1', 'D1', 'L1', 'S1']);
+      assert.deepEqual(
+        second.plan.steps.map((s) => s.key),
+        ['U1', 'M1', 'D1', 'L1', 'S1'],
+      );
       assert.equal(second.plan.alternatives[0]!.score, 0.69);
 
       const denied = await intentionFor(store, { objective: 'why is nginx failing' });
       await store.policyRules.set({ mindId: denied.mind.id, capability: 'logs.query', targetPattern: '*', decision: 'deny', approvers: 1 });
       const third = expectPlanned(await planIntention(store, services, denied.intention.id));
-      assert.deepEqual(third.plan.steps.map((s) => s.key), ['U1', 'M1', 'D1', 'S1']);
+      assert.deepEqual(
+        third.plan.steps.map((s) => s.key),
+        ['U1', 'M1', 'D1', 'S1'],
+      );
       assert.ok(third.notes.some((n) => /denied by policy/.test(n)));
     });
 
@@ -158,7 +173,10 @@ for (const kind of STORE_KINDS) {
       if (result.status !== 'no_possible_plan') return;
       assert.equal(result.fresh, true);
       assert.equal(result.intention.reason, 'no_possible_plan');
-      assert.deepEqual(result.considered.map((c) => c.applicable), [false, false, false, false]);
+      assert.deepEqual(
+        result.considered.map((c) => c.applicable),
+        [false, false, false, false],
+      );
       const abandoned = (await store.events.list({ intentionId: intention.id })).find((e) => e.type === 'intention_abandoned');
       assert.equal(abandoned?.data.reason, 'no_possible_plan');
       assert.equal(abandoned?.data.fresh, true);

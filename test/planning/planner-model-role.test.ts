@@ -60,10 +60,12 @@ describe('model role configuration', () => {
   it('comes from the environment only when both base URL and model are set', () => {
     assert.equal(modelRoleConfigFromEnv({}), null);
     assert.equal(modelRoleConfigFromEnv({ PRAXIS_MODEL_BASE_URL: 'http://127.0.0.1:1/v1' }), null);
-    assert.deepEqual(
-      modelRoleConfigFromEnv({ PRAXIS_MODEL_BASE_URL: 'http://127.0.0.1:1/v1', PRAXIS_MODEL: 'qwen', PRAXIS_MODEL_API_KEY: 'k', PRAXIS_MODEL_TIMEOUT_MS: '5000' }),
-      { baseURL: 'http://127.0.0.1:1/v1', model: 'qwen', apiKey: 'k', timeoutMs: 5000 },
-    );
+    assert.deepEqual(modelRoleConfigFromEnv({ PRAXIS_MODEL_BASE_URL: 'http://127.0.0.1:1/v1', PRAXIS_MODEL: 'qwen', PRAXIS_MODEL_API_KEY: 'k', PRAXIS_MODEL_TIMEOUT_MS: '5000' }), {
+      baseURL: 'http://127.0.0.1:1/v1',
+      model: 'qwen',
+      apiKey: 'k',
+      timeoutMs: 5000,
+    });
     assert.equal(displayUrl('http://user:secret@models.internal:8080/v1/?token=x'), 'http://models.internal:8080/v1');
   });
 });
@@ -103,14 +105,33 @@ for (const kind of STORE_KINDS) {
       assert.equal(result.plan.origin, 'model');
       assert.equal(result.plan.status, 'validated');
       assert.equal(result.plan.strategy, 'model');
-      assert.deepEqual(result.plan.steps.map((s) => [s.key, s.capability, s.target]), [['D1', 'host.disk.usage', '/var'], ['S1', '', '']]);
+      assert.deepEqual(
+        result.plan.steps.map((s) => [s.key, s.capability, s.target]),
+        [
+          ['D1', 'host.disk.usage', '/var'],
+          ['S1', '', ''],
+        ],
+      );
       assert.equal(result.plan.llmCall, result.llmCallId);
-      assert.deepEqual(result.plan.alternatives.map((a) => [a.strategy, a.score, a.selected, a.estimate.tokens]), [['model', 0.499, true, 366]]);
+      assert.deepEqual(
+        result.plan.alternatives.map((a) => [a.strategy, a.score, a.selected, a.estimate.tokens]),
+        [['model', 0.499, true, 366]],
+      );
 
       const call = await store.llmCalls.get(result.llmCallId!);
       assert.ok(call);
       assert.deepEqual(
-        { model: call.model, baseUrl: call.baseUrl, role: call.role, outcome: call.outcome, prompt: call.promptTokens, completion: call.completionTokens, latency: call.latencyMs, finish: call.finishReason, error: call.error },
+        {
+          model: call.model,
+          baseUrl: call.baseUrl,
+          role: call.role,
+          outcome: call.outcome,
+          prompt: call.promptTokens,
+          completion: call.completionTokens,
+          latency: call.latencyMs,
+          finish: call.finishReason,
+          error: call.error,
+        },
         { model: 'fake-planner', baseUrl: fake.baseURL, role: 'plan', outcome: 'answered', prompt: 321, completion: 45, latency: 125, finish: 'stop', error: '' },
       );
       assert.equal(call.intentionId, intention.id);
@@ -128,20 +149,18 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual((call.request.messages as unknown[]).length, 2);
     });
 
-    it('ignores a proposal\'s claims of approval and progress', async () => {
+    it("ignores a proposal's claims of approval and progress", async () => {
       const claiming = {
         ...goodPlan,
         approved: true,
         require_approval: false,
-        steps: [
-          { key: 'P1', title: 'Restart atlas-worker', kind: 'capability', capability: 'service.restart', params: { unit: 'atlas-worker.service' }, approved: true, status: 'completed' },
-        ],
+        steps: [{ key: 'P1', title: 'Restart atlas-worker', kind: 'capability', capability: 'service.restart', params: { unit: 'atlas-worker.service' }, approved: true, status: 'completed' }],
       };
       fake.next({ kind: 'answer', content: JSON.stringify(claiming) });
       const { result } = await plan(true);
       assert.equal(result.status, 'planned');
       if (result.status !== 'planned') return;
-      assert.equal(result.plan.requireApproval, true, 'the intention\'s approval requirement stands');
+      assert.equal(result.plan.requireApproval, true, "the intention's approval requirement stands");
       assert.equal(result.plan.steps[0]!.status, 'pending', 'a claimed completion is not progress');
       const ignored = result.plan.validation.warnings.map((w) => `${w.code} ${w.path}`);
       for (const claim of ['ignored_authority_claim approved', 'ignored_authority_claim steps[0].approved', 'ignored_progress_claim steps[0].status']) {
@@ -158,10 +177,16 @@ for (const kind of STORE_KINDS) {
       if (result.status !== 'draft') return;
       assert.equal(result.plan.status, 'draft');
       assert.equal(result.plan.origin, 'model');
-      assert.deepEqual(result.errors.map((e) => e.code), ['unknown_capability']);
+      assert.deepEqual(
+        result.errors.map((e) => e.code),
+        ['unknown_capability'],
+      );
       assert.equal(result.plan.statusReason, '1 validation error(s)');
       assert.equal((await store.llmCalls.get(result.llmCallId))?.outcome, 'answered');
-      assert.deepEqual((await store.events.list({ planId: result.plan.id })).map((e) => e.type), ['plan_created', 'plan_rejected']);
+      assert.deepEqual(
+        (await store.events.list({ planId: result.plan.id })).map((e) => e.type),
+        ['plan_created', 'plan_rejected'],
+      );
     });
 
     it('ends a malformed answer in a recorded failure', async () => {

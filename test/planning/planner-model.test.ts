@@ -57,7 +57,7 @@ describe('model answers', () => {
     assert.equal(result.valid, true);
     assert.equal(result.draft.objective, wiki.objective);
     assert.equal(result.draft.strategy, 'model');
-    assert.deepEqual(result.draft.budget, { invocations: 20, wall_seconds: 60 }, 'a looser cap is cut to Praxis\'s; a stricter one is kept');
+    assert.deepEqual(result.draft.budget, { invocations: 20, wall_seconds: 60 }, "a looser cap is cut to Praxis's; a stricter one is kept");
     assert.deepEqual(result.alternatives, [
       {
         strategy: 'model',
@@ -94,7 +94,7 @@ describe('model answers', () => {
     assert.equal(result.kind, 'proposal');
     if (result.kind !== 'proposal') return;
     assert.equal(result.valid, true);
-    assert.equal(result.draft.require_approval, true, 'the intention\'s requirement stands');
+    assert.equal(result.draft.require_approval, true, "the intention's requirement stands");
     assert.equal(result.draft.steps[0]!.require_approval, false);
     const ignored = result.validation.warnings.map((w) => `${w.code} ${w.path}`);
     for (const expected of [
@@ -121,7 +121,7 @@ describe('model answers', () => {
 });
 
 describe('model messages', () => {
-  it('give the intention, the catalogue with today\'s policy decisions, and the failed revisions', () => {
+  it("give the intention, the catalogue with today's policy decisions, and the failed revisions", () => {
     const req = request(
       { objective: 'restart atlas-worker.service', means: { capability: 'service.restart', target: 'atlas-worker.service', params: { unit: 'atlas-worker.service' } }, requireApproval: true },
       { policy: policy({ rules: [rule('logs.query', 'deny')] }), failedStrategies: ['direct', 'diagnose_then_escalate'], history: [failedRestart], modelConfigured: true },
@@ -173,12 +173,25 @@ describe('model messages', () => {
       status: 'completed',
       statusReason: '',
       steps: [
-        { key: 'L1', title: 'Read the journal', kind: 'capability', capability: 'logs.query', target: 'atlas-worker.service', status: 'completed', error: '', statusReason: '', observation: { lines: [] } },
+        {
+          key: 'L1',
+          title: 'Read the journal',
+          kind: 'capability',
+          capability: 'logs.query',
+          target: 'atlas-worker.service',
+          status: 'completed',
+          error: '',
+          statusReason: '',
+          observation: { lines: [] },
+        },
         { key: 'S1', title: 'Summarise', kind: 'internal', capability: '', target: '', status: 'completed', error: '', statusReason: '', observation: { summary, findings: [] } },
       ],
     };
     const req = request({ objective: 'restart atlas-worker.service', means: null, requireApproval: false }, { history: [failedRestart, diagnosed], modelConfigured: true });
     const payload = JSON.parse(buildModelMessages(req, registry)[1]!.content);
-    assert.deepEqual(payload.earlier_revisions.map((r: { findings: string[] }) => r.findings), [[], [`S1: ${summary}`]]);
+    assert.deepEqual(
+      payload.earlier_revisions.map((r: { findings: string[] }) => r.findings),
+      [[], [`S1: ${summary}`]],
+    );
   });
 });

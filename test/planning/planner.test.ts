@@ -9,18 +9,7 @@ import { scoreOf } from '../../src/planning/scoring.ts';
 import { WRITE_EFFECTS } from '../../src/planning/strategies/index.ts';
 import { validate } from '../../src/planning/validate.ts';
 import { testRegistry } from '../support/test-capabilities.ts';
-import {
-  NOW,
-  commitment,
-  failedRestart,
-  investigateNginx,
-  logGrant,
-  policy,
-  registry,
-  request,
-  restartAtlas,
-  rule,
-} from './planner-fixtures.ts';
+import { NOW, commitment, failedRestart, investigateNginx, logGrant, policy, registry, request, restartAtlas, rule } from './planner-fixtures.ts';
 
 const planner = new Planner(registry);
 
@@ -134,12 +123,13 @@ describe('planner: direct', () => {
   it('gives a writing capability without a declared effect no verification, and says so', () => {
     const testPolicy = policyViewOf(testRegistry, { rules: [], commitments: [], grants: [] }, NOW);
     const outcome = planned(
-      new Planner(testRegistry).plan(
-        request({ objective: 'write alpha', means: { capability: 'test.write', target: '', params: { name: 'alpha' } }, requireApproval: false }, { policy: testPolicy }),
-      ),
+      new Planner(testRegistry).plan(request({ objective: 'write alpha', means: { capability: 'test.write', target: '', params: { name: 'alpha' } }, requireApproval: false }, { policy: testPolicy })),
     );
     assert.deepEqual(keys(outcome), ['P1']);
-    assert.deepEqual(outcome.validation.warnings.map((w) => w.code), ['write_without_expectation']);
+    assert.deepEqual(
+      outcome.validation.warnings.map((w) => w.code),
+      ['write_without_expectation'],
+    );
     assert.equal(outcome.alternatives[0]!.expected_confidence, 0.5);
     assert.ok(outcome.notes.some((n) => /declares no observable effect/.test(n)));
   });
@@ -188,8 +178,7 @@ describe('planner: diagnose', () => {
       max_operations: 20,
       reason: 'The recent journal of nginx.service is the most direct evidence of why it misbehaves',
       risk: 'Logs may contain personal identifiers such as e-mail and IP addresses, and credential-like values',
-      mitigation:
-        'Identifiers and credential-like values are masked by default; access is limited to nginx.service, 30 minutes and 20 reads of at most 200 lines',
+      mitigation: 'Identifiers and credential-like values are masked by default; access is limited to nginx.service, 30 minutes and 20 reads of at most 200 lines',
       fallback: 'Ask the operator to read the journal of nginx.service and report what it shows',
       alternatives: ['diagnose from the unit state, host memory and disk usage alone'],
     });
@@ -252,9 +241,7 @@ describe('planner: diagnose', () => {
     const outcome = planner.plan(request(investigateNginx, { policy: all }));
     assert.equal(outcome.kind, 'none');
     assert.equal(outcome.considered.find((c) => c.strategy === 'diagnose')?.why, 'policy allows no observation of nginx.service');
-    const onlyMemory = planned(
-      planner.plan(request(investigateNginx, { policy: policy({ rules: [rule('service.status', 'deny'), rule('host.disk.usage', 'deny'), rule('logs.query', 'deny')] }) })),
-    );
+    const onlyMemory = planned(planner.plan(request(investigateNginx, { policy: policy({ rules: [rule('service.status', 'deny'), rule('host.disk.usage', 'deny'), rule('logs.query', 'deny')] }) })));
     assert.deepEqual(keys(onlyMemory), ['M1', 'S1']);
   });
 
@@ -303,10 +290,7 @@ describe('planner: diagnose', () => {
         ['diagnose', 0.7, 0.64, false],
       ],
     );
-    assert.equal(
-      outcome.alternatives[1]!.why,
-      'not chosen: the objective asks to investigate nginx.service (named in full), but direct comes first in preference order (score 0.898 against 0.64)',
-    );
+    assert.equal(outcome.alternatives[1]!.why, 'not chosen: the objective asks to investigate nginx.service (named in full), but direct comes first in preference order (score 0.898 against 0.64)');
     assert.deepEqual(planner.applicableStrategies(request(intention)), ['direct', 'diagnose']);
   });
 });
@@ -334,7 +318,10 @@ describe('planner: diagnose_then_escalate', () => {
     assert.equal(outcome.validation.valid, true);
     assert.match(outcome.draft.completion_criteria, /does not fulfil the intention/);
     assert.deepEqual(outcome.considered[0], { strategy: 'direct', applicable: false, why: FAILED_BEFORE });
-    assert.deepEqual(outcome.alternatives.map((a) => [a.strategy, a.score]), [['diagnose_then_escalate', 0.64]]);
+    assert.deepEqual(
+      outcome.alternatives.map((a) => [a.strategy, a.score]),
+      [['diagnose_then_escalate', 0.64]],
+    );
   });
 
   it('only escalates after a direct action failed', () => {
@@ -396,6 +383,11 @@ describe('scoring', () => {
 
   it('gives every built-in capability a registry entry the planner can plan with', () => {
     // Guard for the fixtures above: a change to the built-ins shows up here first.
-    assert.deepEqual(createRegistry(BUILTIN_CAPABILITIES).list().map((d) => d.name), registry.list().map((d) => d.name));
+    assert.deepEqual(
+      createRegistry(BUILTIN_CAPABILITIES)
+        .list()
+        .map((d) => d.name),
+      registry.list().map((d) => d.name),
+    );
   });
 });

@@ -72,7 +72,10 @@ describe('parseProposal', () => {
     input.steps[0] = { ...input.steps[0]!, approved: true, require_approval: false, grant: 'g-1' } as never;
     const { draft, warnings, errors } = parsed(input);
     assert.deepEqual(errors, []);
-    const claims = warnings.filter((w) => w.code === 'ignored_authority_claim').map((w) => w.path).sort();
+    const claims = warnings
+      .filter((w) => w.code === 'ignored_authority_claim')
+      .map((w) => w.path)
+      .sort();
     assert.deepEqual(claims, ['approved', 'authorised', 'policy', 'require_approval', 'steps[0].approved', 'steps[0].grant', 'steps[0].require_approval']);
     assert.equal(draft.require_approval, false);
     assert.equal(draft.steps[0]!.require_approval, false);
@@ -88,15 +91,12 @@ describe('parseProposal', () => {
     } as never;
     const { draft, warnings, errors } = parsed(input);
     assert.deepEqual(errors, []);
-    const byCode = (code: string) => warnings.filter((w) => w.code === code).map((w) => w.path).sort();
-    assert.deepEqual(byCode('ignored_progress_claim'), [
-      'status',
-      'steps[0].expectation.confirmed',
-      'steps[1].attempts',
-      'steps[1].result',
-      'steps[1].status',
-      'steps[1].verified',
-    ]);
+    const byCode = (code: string) =>
+      warnings
+        .filter((w) => w.code === code)
+        .map((w) => w.path)
+        .sort();
+    assert.deepEqual(byCode('ignored_progress_claim'), ['status', 'steps[0].expectation.confirmed', 'steps[1].attempts', 'steps[1].result', 'steps[1].status', 'steps[1].verified']);
     assert.deepEqual(byCode('ignored_provenance_claim'), ['id', 'origin', 'validation']);
     assert.ok(!('confirmed' in draft.steps[0]!.expectation!));
   });
@@ -128,10 +128,7 @@ describe('parseProposal', () => {
   it('reports wrong types with their path and still forms a draft', () => {
     const input = {
       objective: 42,
-      steps: [
-        'not a step',
-        { key: 'P1', title: 'x', kind: 'capability', depends_on: 'P0', max_attempts: '3', params: [], spec: { request: 'all' } },
-      ],
+      steps: ['not a step', { key: 'P1', title: 'x', kind: 'capability', depends_on: 'P0', max_attempts: '3', params: [], spec: { request: 'all' } }],
     };
     const { draft, errors } = parsed(input);
     assert.deepEqual(

@@ -218,32 +218,55 @@ describe('plan structure', () => {
   });
 
   it('missing_objective', () => {
-    errorsAre(mutate(restartDraft, (d) => (d.objective = '  ')), ['missing_objective @ objective']);
-    errorsAre(mutate(restartDraft, (d) => (d.objective = 7)), ['missing_objective @ objective']);
+    errorsAre(
+      mutate(restartDraft, (d) => (d.objective = '  ')),
+      ['missing_objective @ objective'],
+    );
+    errorsAre(
+      mutate(restartDraft, (d) => (d.objective = 7)),
+      ['missing_objective @ objective'],
+    );
   });
 
   it('no_steps: empty or missing', () => {
-    errorsAre(mutate(restartDraft, (d) => (d.steps = [])), ['no_steps @ steps']);
-    errorsAre(mutate(restartDraft, (d) => (d.steps = { P1: {} })), ['no_steps @ steps']);
+    errorsAre(
+      mutate(restartDraft, (d) => (d.steps = [])),
+      ['no_steps @ steps'],
+    );
+    errorsAre(
+      mutate(restartDraft, (d) => (d.steps = { P1: {} })),
+      ['no_steps @ steps'],
+    );
   });
 
   it('too_many_steps: more than thirty', () => {
-    const steps = (n: number) =>
-      Array.from({ length: n }, (_, i) => step(`S${i}`, { capability: 'host.memory.status' }));
+    const steps = (n: number) => Array.from({ length: n }, (_, i) => step(`S${i}`, { capability: 'host.memory.status' }));
     errorsAre(plan('Check memory a lot', steps(30), { budget: { invocations: 100 } }), []);
     errorsAre(plan('Check memory a lot', steps(31), { budget: { invocations: 100 } }), ['too_many_steps @ steps']);
   });
 
   it('invalid_step: a step that is not an object', () => {
-    errorsAre(mutate(restartDraft, (d) => d.steps.push('S9')), ['invalid_step @ steps[2]']);
+    errorsAre(
+      mutate(restartDraft, (d) => d.steps.push('S9')),
+      ['invalid_step @ steps[2]'],
+    );
   });
 
   it('invalid_key: empty, malformed or too long', () => {
     for (const key of ['', '1V', 'V 1', 'V.1', 'V1;', 'x'.repeat(33), 7, null]) {
-      errorsAre(mutate(restartDraft, (_, s) => (s[1]!.key = key)), ['invalid_key @ steps[1].key']);
+      errorsAre(
+        mutate(restartDraft, (_, s) => (s[1]!.key = key)),
+        ['invalid_key @ steps[1].key'],
+      );
     }
-    errorsAre(mutate(restartDraft, (_, s) => (s[1]!.key = `V${'x'.repeat(31)}`)), []);
-    errorsAre(mutate(restartDraft, (_, s) => (s[1]!.key = 'verify_atlas-1')), []);
+    errorsAre(
+      mutate(restartDraft, (_, s) => (s[1]!.key = `V${'x'.repeat(31)}`)),
+      [],
+    );
+    errorsAre(
+      mutate(restartDraft, (_, s) => (s[1]!.key = 'verify_atlas-1')),
+      [],
+    );
   });
 
   it('duplicate_key', () => {
@@ -254,44 +277,81 @@ describe('plan structure', () => {
   });
 
   it('missing_title', () => {
-    errorsAre(mutate(restartDraft, (_, s) => (s[1]!.title = ' ')), ['missing_title @ steps[1].title']);
-    errorsAre(mutate(restartDraft, (_, s) => delete s[0]!.title), ['missing_title @ steps[0].title']);
+    errorsAre(
+      mutate(restartDraft, (_, s) => (s[1]!.title = ' ')),
+      ['missing_title @ steps[1].title'],
+    );
+    errorsAre(
+      mutate(restartDraft, (_, s) => delete s[0]!.title),
+      ['missing_title @ steps[0].title'],
+    );
   });
 
   it('invalid_spec: spec is not an object', () => {
-    errorsAre(mutate(restartDraft, (_, s) => (s[0]!.spec = 'fast')), ['invalid_spec @ steps[0].spec']);
+    errorsAre(
+      mutate(restartDraft, (_, s) => (s[0]!.spec = 'fast')),
+      ['invalid_spec @ steps[0].spec'],
+    );
   });
 
   it('invalid_require_approval', () => {
-    errorsAre(mutate(restartDraft, (_, s) => (s[0]!.require_approval = 'yes')), ['invalid_require_approval @ steps[0].require_approval']);
+    errorsAre(
+      mutate(restartDraft, (_, s) => (s[0]!.require_approval = 'yes')),
+      ['invalid_require_approval @ steps[0].require_approval'],
+    );
   });
 
   it('unknown_kind', () => {
-    errorsAre(mutate(restartDraft, (_, s) => (s[1]!.kind = 'shell')), ['unknown_kind @ steps[1].kind']);
-    errorsAre(mutate(restartDraft, (_, s) => (s[1]!.kind = 'Verify')), ['unknown_kind @ steps[1].kind']);
+    errorsAre(
+      mutate(restartDraft, (_, s) => (s[1]!.kind = 'shell')),
+      ['unknown_kind @ steps[1].kind'],
+    );
+    errorsAre(
+      mutate(restartDraft, (_, s) => (s[1]!.kind = 'Verify')),
+      ['unknown_kind @ steps[1].kind'],
+    );
   });
 });
 
 describe('dependencies', () => {
   it('invalid_dependency: not a list, or an entry that is not a key', () => {
-    errorsAre(mutate(restartDraft, (_, s) => (s[1]!.depends_on = ['P1', 7])), ['invalid_dependency @ steps[1].depends_on[1]']);
-    hasError(mutate(restartDraft, (_, s) => (s[1]!.depends_on = 'P1')), 'invalid_dependency', 'steps[1].depends_on');
+    errorsAre(
+      mutate(restartDraft, (_, s) => (s[1]!.depends_on = ['P1', 7])),
+      ['invalid_dependency @ steps[1].depends_on[1]'],
+    );
+    hasError(
+      mutate(restartDraft, (_, s) => (s[1]!.depends_on = 'P1')),
+      'invalid_dependency',
+      'steps[1].depends_on',
+    );
   });
 
   it('unknown_dependency', () => {
-    errorsAre(mutate(restartDraft, (_, s) => (s[1]!.depends_on = ['P1', 'P9'])), ['unknown_dependency @ steps[1].depends_on[1]']);
+    errorsAre(
+      mutate(restartDraft, (_, s) => (s[1]!.depends_on = ['P1', 'P9'])),
+      ['unknown_dependency @ steps[1].depends_on[1]'],
+    );
   });
 
   it('self_dependency', () => {
-    errorsAre(mutate(restartDraft, (_, s) => (s[1]!.depends_on = ['P1', 'V1'])), ['self_dependency @ steps[1].depends_on[1]']);
+    errorsAre(
+      mutate(restartDraft, (_, s) => (s[1]!.depends_on = ['P1', 'V1'])),
+      ['self_dependency @ steps[1].depends_on[1]'],
+    );
   });
 
   it('duplicate_dependency', () => {
-    errorsAre(mutate(restartDraft, (_, s) => (s[1]!.depends_on = ['P1', 'P1'])), ['duplicate_dependency @ steps[1].depends_on[1]']);
+    errorsAre(
+      mutate(restartDraft, (_, s) => (s[1]!.depends_on = ['P1', 'P1'])),
+      ['duplicate_dependency @ steps[1].depends_on[1]'],
+    );
   });
 
   it('dependency_cycle: names the steps as a path', () => {
-    const result = errorsAre(mutate(restartDraft, (_, s) => (s[0]!.depends_on = ['V1'])), ['dependency_cycle @ steps[0].depends_on[0]']);
+    const result = errorsAre(
+      mutate(restartDraft, (_, s) => (s[0]!.depends_on = ['V1'])),
+      ['dependency_cycle @ steps[0].depends_on[0]'],
+    );
     assert.match(result.errors[0]!.message, /P1 -> V1 -> P1/);
   });
 
@@ -316,11 +376,17 @@ describe('dependencies', () => {
 
 describe('capability steps', () => {
   it('missing_capability', () => {
-    errorsAre(mutate(restartDraft, (_, s) => (s[0]!.capability = '')), ['missing_capability @ steps[0].capability']);
+    errorsAre(
+      mutate(restartDraft, (_, s) => (s[0]!.capability = '')),
+      ['missing_capability @ steps[0].capability'],
+    );
   });
 
   it('unknown_capability', () => {
-    errorsAre(mutate(restartDraft, (_, s) => (s[0]!.capability = 'shell.exec')), ['unknown_capability @ steps[0].capability']);
+    errorsAre(
+      mutate(restartDraft, (_, s) => (s[0]!.capability = 'shell.exec')),
+      ['unknown_capability @ steps[0].capability'],
+    );
   });
 
   it('locked_capability', () => {
@@ -333,11 +399,14 @@ describe('capability steps', () => {
   });
 
   it('invalid_params: one issue per schema problem, at the parameter', () => {
-    errorsAre(mutate(restartDraft, (_, s) => (s[0]!.params = { unit: 'atlas-worker', force: true })), [
-      'invalid_params @ steps[0].params.force',
-      'invalid_params @ steps[0].params.unit',
-    ]);
-    errorsAre(mutate(restartDraft, (_, s) => (s[0]!.params = 'atlas-worker.service')), ['invalid_params @ steps[0].params']);
+    errorsAre(
+      mutate(restartDraft, (_, s) => (s[0]!.params = { unit: 'atlas-worker', force: true })),
+      ['invalid_params @ steps[0].params.force', 'invalid_params @ steps[0].params.unit'],
+    );
+    errorsAre(
+      mutate(restartDraft, (_, s) => (s[0]!.params = 'atlas-worker.service')),
+      ['invalid_params @ steps[0].params'],
+    );
     errorsAre(
       mutate(diagnoseDraft, (_, s) => (s[4]!.params.lines = '200')),
       ['invalid_params @ steps[4].params.lines'],
@@ -345,29 +414,57 @@ describe('capability steps', () => {
   });
 
   it('target_mismatch: a stated target must match the parameters', () => {
-    errorsAre(mutate(restartDraft, (_, s) => (s[0]!.target = 'nginx.service')), ['target_mismatch @ steps[0].target']);
-    errorsAre(mutate(restartDraft, (_, s) => (s[0]!.target = ATLAS)), []);
-    errorsAre(mutate(restartDraft, (_, s) => (s[1]!.target = 'nginx.service')), ['target_mismatch @ steps[1].target']);
+    errorsAre(
+      mutate(restartDraft, (_, s) => (s[0]!.target = 'nginx.service')),
+      ['target_mismatch @ steps[0].target'],
+    );
+    errorsAre(
+      mutate(restartDraft, (_, s) => (s[0]!.target = ATLAS)),
+      [],
+    );
+    errorsAre(
+      mutate(restartDraft, (_, s) => (s[1]!.target = 'nginx.service')),
+      ['target_mismatch @ steps[1].target'],
+    );
   });
 
   it('invalid_target: a target that is not text', () => {
-    errorsAre(mutate(restartDraft, (_, s) => (s[0]!.target = ['a'])), ['invalid_target @ steps[0].target']);
+    errorsAre(
+      mutate(restartDraft, (_, s) => (s[0]!.target = ['a'])),
+      ['invalid_target @ steps[0].target'],
+    );
   });
 
   it('invalid_max_attempts', () => {
     for (const attempts of [0, -1, 11, 1.5, '1', null]) {
-      errorsAre(mutate(restartDraft, (_, s) => (s[1]!.max_attempts = attempts)), ['invalid_max_attempts @ steps[1].max_attempts']);
+      errorsAre(
+        mutate(restartDraft, (_, s) => (s[1]!.max_attempts = attempts)),
+        ['invalid_max_attempts @ steps[1].max_attempts'],
+      );
     }
-    errorsAre(mutate(restartDraft, (_, s) => (s[1]!.max_attempts = 10)), []);
+    errorsAre(
+      mutate(restartDraft, (_, s) => (s[1]!.max_attempts = 10)),
+      [],
+    );
   });
 
   it('non_idempotent_retry: a non-idempotent write gets one attempt', () => {
-    errorsAre(mutate(restartDraft, (_, s) => (s[0]!.max_attempts = 2)), ['non_idempotent_retry @ steps[0].max_attempts']);
+    errorsAre(
+      mutate(restartDraft, (_, s) => (s[0]!.max_attempts = 2)),
+      ['non_idempotent_retry @ steps[0].max_attempts'],
+    );
     // A read-only step may retry.
-    errorsAre(mutate(diagnoseDraft, (_, s) => (s[0]!.max_attempts = 5)), []);
+    errorsAre(
+      mutate(diagnoseDraft, (_, s) => (s[0]!.max_attempts = 5)),
+      [],
+    );
     // A writing but idempotent capability may retry too.
     const idempotent = registryWith({ 'service.restart': { idempotent: true } });
-    errorsAre(mutate(restartDraft, (_, s) => (s[0]!.max_attempts = 2)), [], idempotent);
+    errorsAre(
+      mutate(restartDraft, (_, s) => (s[0]!.max_attempts = 2)),
+      [],
+      idempotent,
+    );
   });
 
   it('write_without_expectation: a warning, not an error', () => {
@@ -389,7 +486,10 @@ describe('capability steps', () => {
       mutate(restartDraft, (_, s) => (s[1]!.precondition = s[0]!.precondition)),
       ['unexpected_precondition @ steps[1].precondition'],
     );
-    errorsAre(mutate(diagnoseDraft, (_, s) => (s[5]!.precondition = statusCheck())), ['unexpected_precondition @ steps[5].precondition']);
+    errorsAre(
+      mutate(diagnoseDraft, (_, s) => (s[5]!.precondition = statusCheck())),
+      ['unexpected_precondition @ steps[5].precondition'],
+    );
   });
 });
 
@@ -407,13 +507,27 @@ describe('checks', () => {
       mutate(restartDraft, (_, s) => (s[0]!.precondition = restartCheck)),
       ['check_not_read_only @ steps[0].precondition.capability'],
     );
-    hasError(mutate(restartDraft, (_, s) => (s[1]!.capability = 'service.restart')), 'check_not_read_only', 'steps[1].capability');
-    hasError(mutate(monitorDraft, (_, s) => (s[3]!.capability = 'service.restart')), 'check_not_read_only', 'steps[3].capability');
+    hasError(
+      mutate(restartDraft, (_, s) => (s[1]!.capability = 'service.restart')),
+      'check_not_read_only',
+      'steps[1].capability',
+    );
+    hasError(
+      mutate(monitorDraft, (_, s) => (s[3]!.capability = 'service.restart')),
+      'check_not_read_only',
+      'steps[3].capability',
+    );
   });
 
   it('invalid_check: a check that is not an object', () => {
-    errorsAre(mutate(restartDraft, (_, s) => (s[0]!.expectation.check = 'active')), ['invalid_check @ steps[0].expectation.check']);
-    errorsAre(mutate(restartDraft, (_, s) => (s[0]!.precondition = 'not running')), ['invalid_check @ steps[0].precondition']);
+    errorsAre(
+      mutate(restartDraft, (_, s) => (s[0]!.expectation.check = 'active')),
+      ['invalid_check @ steps[0].expectation.check'],
+    );
+    errorsAre(
+      mutate(restartDraft, (_, s) => (s[0]!.precondition = 'not running')),
+      ['invalid_check @ steps[0].precondition'],
+    );
   });
 
   it('check parameters and capability are validated', () => {
@@ -436,7 +550,10 @@ describe('checks', () => {
       mutate(restartDraft, (_, s) => (s[0]!.expectation.check.comparison = 'roughly')),
       ['unknown_comparison @ steps[0].expectation.check.comparison'],
     );
-    errorsAre(mutate(monitorDraft, (_, s) => (s[3]!.spec.comparison = '==')), ['unknown_comparison @ steps[3].spec.comparison']);
+    errorsAre(
+      mutate(monitorDraft, (_, s) => (s[3]!.spec.comparison = '==')),
+      ['unknown_comparison @ steps[3].spec.comparison'],
+    );
   });
 
   it('unknown_observation_field: the first segment must be observed by the capability', () => {
@@ -444,7 +561,10 @@ describe('checks', () => {
       mutate(restartDraft, (_, s) => (s[0]!.expectation.check.field = 'health')),
       ['unknown_observation_field @ steps[0].expectation.check.field'],
     );
-    errorsAre(mutate(monitorDraft, (_, s) => (s[3]!.spec.field = 'uptime')), ['unknown_observation_field @ steps[3].spec.field']);
+    errorsAre(
+      mutate(monitorDraft, (_, s) => (s[3]!.spec.field = 'uptime')),
+      ['unknown_observation_field @ steps[3].spec.field'],
+    );
     // A dotted path below an observed field is fine.
     errorsAre(
       mutate(restartDraft, (_, s) => {
@@ -478,7 +598,10 @@ describe('checks', () => {
   });
 
   it('ignored_check_value: a value with exists is a warning', () => {
-    const result = errorsAre(mutate(restartDraft, (_, s) => (s[0]!.expectation.check.comparison = 'exists')), []);
+    const result = errorsAre(
+      mutate(restartDraft, (_, s) => (s[0]!.expectation.check.comparison = 'exists')),
+      [],
+    );
     assert.deepEqual(listed(result.warnings), ['ignored_check_value @ steps[0].expectation.check.value']);
   });
 
@@ -512,7 +635,10 @@ describe('checks', () => {
   });
 
   it('invalid_precondition: statement and fulfils_intention types', () => {
-    errorsAre(mutate(restartDraft, (_, s) => (s[0]!.precondition.statement = 5)), ['invalid_precondition @ steps[0].precondition.statement']);
+    errorsAre(
+      mutate(restartDraft, (_, s) => (s[0]!.precondition.statement = 5)),
+      ['invalid_precondition @ steps[0].precondition.statement'],
+    );
     errorsAre(
       mutate(restartDraft, (_, s) => (s[0]!.precondition.fulfils_intention = 'yes')),
       ['invalid_precondition @ steps[0].precondition.fulfils_intention'],
@@ -522,11 +648,17 @@ describe('checks', () => {
 
 describe('expectations', () => {
   it('invalid_expectation: not an object', () => {
-    errorsAre(mutate(restartDraft, (_, s) => (s[0]!.expectation = 'it works')), ['invalid_expectation @ steps[0].expectation']);
+    errorsAre(
+      mutate(restartDraft, (_, s) => (s[0]!.expectation = 'it works')),
+      ['invalid_expectation @ steps[0].expectation'],
+    );
   });
 
   it('missing_statement', () => {
-    errorsAre(mutate(restartDraft, (_, s) => (s[0]!.expectation.statement = '')), ['missing_statement @ steps[0].expectation.statement']);
+    errorsAre(
+      mutate(restartDraft, (_, s) => (s[0]!.expectation.statement = '')),
+      ['missing_statement @ steps[0].expectation.statement'],
+    );
   });
 
   it('invalid_confidence: a number in [0, 1]', () => {
@@ -536,7 +668,11 @@ describe('expectations', () => {
         ['invalid_confidence @ steps[0].expectation.confidence'],
       );
     }
-    for (const confidence of [0, 1]) errorsAre(mutate(restartDraft, (_, s) => (s[0]!.expectation.confidence = confidence)), []);
+    for (const confidence of [0, 1])
+      errorsAre(
+        mutate(restartDraft, (_, s) => (s[0]!.expectation.confidence = confidence)),
+        [],
+      );
   });
 
   it('invalid_window: whole seconds from 1 to a day', () => {
@@ -546,19 +682,34 @@ describe('expectations', () => {
         ['invalid_window @ steps[0].expectation.within_seconds'],
       );
     }
-    errorsAre(mutate(restartDraft, (_, s) => (s[0]!.expectation.within_seconds = 86_400)), []);
+    errorsAre(
+      mutate(restartDraft, (_, s) => (s[0]!.expectation.within_seconds = 86_400)),
+      [],
+    );
   });
 });
 
 describe('verify steps', () => {
   it('verify_target_unknown: missing, unknown or itself', () => {
-    errorsAre(mutate(restartDraft, (_, s) => (s[1]!.spec = {})), ['verify_target_unknown @ steps[1].spec.verifies']);
-    errorsAre(mutate(restartDraft, (_, s) => (s[1]!.spec.verifies = 'P9')), ['verify_target_unknown @ steps[1].spec.verifies']);
-    errorsAre(mutate(restartDraft, (_, s) => (s[1]!.spec.verifies = 'V1')), ['verify_target_unknown @ steps[1].spec.verifies']);
+    errorsAre(
+      mutate(restartDraft, (_, s) => (s[1]!.spec = {})),
+      ['verify_target_unknown @ steps[1].spec.verifies'],
+    );
+    errorsAre(
+      mutate(restartDraft, (_, s) => (s[1]!.spec.verifies = 'P9')),
+      ['verify_target_unknown @ steps[1].spec.verifies'],
+    );
+    errorsAre(
+      mutate(restartDraft, (_, s) => (s[1]!.spec.verifies = 'V1')),
+      ['verify_target_unknown @ steps[1].spec.verifies'],
+    );
   });
 
   it('verify_not_dependent: the verify step must come after the step it verifies', () => {
-    errorsAre(mutate(restartDraft, (_, s) => (s[1]!.depends_on = [])), ['verify_not_dependent @ steps[1].depends_on']);
+    errorsAre(
+      mutate(restartDraft, (_, s) => (s[1]!.depends_on = [])),
+      ['verify_not_dependent @ steps[1].depends_on'],
+    );
     // Depending through another step (restart, wait, then verify) is enough.
     const through = mutate(restartDraft, (d, s) => {
       d.steps.splice(1, 0, step('W1', { title: 'Wait for the restart', kind: 'wait', depends_on: ['P1'], spec: { seconds: 30 } }));
@@ -568,7 +719,10 @@ describe('verify steps', () => {
   });
 
   it('verify_without_expectation: the verified step must state one', () => {
-    const result = errorsAre(mutate(restartDraft, (_, s) => (s[0]!.expectation = null)), ['verify_without_expectation @ steps[1].spec.verifies']);
+    const result = errorsAre(
+      mutate(restartDraft, (_, s) => (s[0]!.expectation = null)),
+      ['verify_without_expectation @ steps[1].spec.verifies'],
+    );
     assert.deepEqual(listed(result.warnings), ['write_without_expectation @ steps[0].expectation']);
   });
 
@@ -595,7 +749,10 @@ describe('verify steps', () => {
       ['invalid_check_value @ steps[1].spec.value'],
     );
     assert.match(result.errors[0]!.message, /expectation of "P1"/);
-    errorsAre(mutate(restartDraft, (_, s) => (s[1]!.spec.field = 'colour')), ['unknown_observation_field @ steps[1].spec.field']);
+    errorsAre(
+      mutate(restartDraft, (_, s) => (s[1]!.spec.field = 'colour')),
+      ['unknown_observation_field @ steps[1].spec.field'],
+    );
     errorsAre(
       mutate(restartDraft, (_, s) => {
         s[1]!.spec.field = 'sub_state';
@@ -614,51 +771,105 @@ describe('verify steps', () => {
   });
 
   it('invalid_duration: interval_seconds', () => {
-    errorsAre(mutate(restartDraft, (_, s) => (s[1]!.spec.interval_seconds = 0)), ['invalid_duration @ steps[1].spec.interval_seconds']);
-    errorsAre(mutate(restartDraft, (_, s) => (s[1]!.spec.interval_seconds = 10)), []);
+    errorsAre(
+      mutate(restartDraft, (_, s) => (s[1]!.spec.interval_seconds = 0)),
+      ['invalid_duration @ steps[1].spec.interval_seconds'],
+    );
+    errorsAre(
+      mutate(restartDraft, (_, s) => (s[1]!.spec.interval_seconds = 10)),
+      [],
+    );
   });
 });
 
 describe('monitor steps', () => {
   it('needs a read-only capability with valid parameters', () => {
-    errorsAre(mutate(monitorDraft, (_, s) => (s[3]!.capability = '')), ['missing_capability @ steps[3].capability']);
-    errorsAre(mutate(monitorDraft, (_, s) => (s[3]!.params = {})), ['invalid_params @ steps[3].params.unit']);
+    errorsAre(
+      mutate(monitorDraft, (_, s) => (s[3]!.capability = '')),
+      ['missing_capability @ steps[3].capability'],
+    );
+    errorsAre(
+      mutate(monitorDraft, (_, s) => (s[3]!.params = {})),
+      ['invalid_params @ steps[3].params.unit'],
+    );
   });
 
   it('missing_check_value', () => {
-    errorsAre(mutate(monitorDraft, (_, s) => delete s[3]!.spec.value), ['missing_check_value @ steps[3].spec.value']);
+    errorsAre(
+      mutate(monitorDraft, (_, s) => delete s[3]!.spec.value),
+      ['missing_check_value @ steps[3].spec.value'],
+    );
   });
 
   it('invalid_duration: stable_seconds and deadline_seconds', () => {
-    errorsAre(mutate(monitorDraft, (_, s) => (s[3]!.spec.stable_seconds = 0)), ['invalid_duration @ steps[3].spec.stable_seconds']);
-    errorsAre(mutate(monitorDraft, (_, s) => delete s[3]!.spec.deadline_seconds), ['invalid_duration @ steps[3].spec.deadline_seconds']);
-    errorsAre(mutate(monitorDraft, (_, s) => (s[3]!.spec.interval_seconds = 3601)), ['invalid_duration @ steps[3].spec.interval_seconds']);
+    errorsAre(
+      mutate(monitorDraft, (_, s) => (s[3]!.spec.stable_seconds = 0)),
+      ['invalid_duration @ steps[3].spec.stable_seconds'],
+    );
+    errorsAre(
+      mutate(monitorDraft, (_, s) => delete s[3]!.spec.deadline_seconds),
+      ['invalid_duration @ steps[3].spec.deadline_seconds'],
+    );
+    errorsAre(
+      mutate(monitorDraft, (_, s) => (s[3]!.spec.interval_seconds = 3601)),
+      ['invalid_duration @ steps[3].spec.interval_seconds'],
+    );
   });
 
   it('deadline_not_after_stable', () => {
-    errorsAre(mutate(monitorDraft, (_, s) => (s[3]!.spec.deadline_seconds = 900)), ['deadline_not_after_stable @ steps[3].spec.deadline_seconds']);
-    errorsAre(mutate(monitorDraft, (_, s) => (s[3]!.spec.deadline_seconds = 901)), []);
+    errorsAre(
+      mutate(monitorDraft, (_, s) => (s[3]!.spec.deadline_seconds = 900)),
+      ['deadline_not_after_stable @ steps[3].spec.deadline_seconds'],
+    );
+    errorsAre(
+      mutate(monitorDraft, (_, s) => (s[3]!.spec.deadline_seconds = 901)),
+      [],
+    );
   });
 });
 
 describe('wait and internal steps', () => {
   it('invalid_duration: wait seconds are whole, positive and at most a week', () => {
     for (const seconds of [0, -1, 2.5, '60', 604_801, undefined]) {
-      errorsAre(mutate(monitorDraft, (_, s) => (s[2]!.spec.seconds = seconds)), ['invalid_duration @ steps[2].spec.seconds']);
+      errorsAre(
+        mutate(monitorDraft, (_, s) => (s[2]!.spec.seconds = seconds)),
+        ['invalid_duration @ steps[2].spec.seconds'],
+      );
     }
-    errorsAre(mutate(monitorDraft, (_, s) => (s[2]!.spec.seconds = 604_800)), []);
+    errorsAre(
+      mutate(monitorDraft, (_, s) => (s[2]!.spec.seconds = 604_800)),
+      [],
+    );
   });
 
   it('unexpected_capability, unexpected_params, unexpected_target', () => {
-    errorsAre(mutate(monitorDraft, (_, s) => (s[2]!.capability = 'service.status')), ['unexpected_capability @ steps[2].capability']);
-    errorsAre(mutate(monitorDraft, (_, s) => (s[2]!.params = { unit: ATLAS })), ['unexpected_params @ steps[2].params']);
-    errorsAre(mutate(monitorDraft, (_, s) => (s[2]!.target = ATLAS)), ['unexpected_target @ steps[2].target']);
-    errorsAre(mutate(diagnoseDraft, (_, s) => (s[5]!.capability = 'logs.query')), ['unexpected_capability @ steps[5].capability']);
+    errorsAre(
+      mutate(monitorDraft, (_, s) => (s[2]!.capability = 'service.status')),
+      ['unexpected_capability @ steps[2].capability'],
+    );
+    errorsAre(
+      mutate(monitorDraft, (_, s) => (s[2]!.params = { unit: ATLAS })),
+      ['unexpected_params @ steps[2].params'],
+    );
+    errorsAre(
+      mutate(monitorDraft, (_, s) => (s[2]!.target = ATLAS)),
+      ['unexpected_target @ steps[2].target'],
+    );
+    errorsAre(
+      mutate(diagnoseDraft, (_, s) => (s[5]!.capability = 'logs.query')),
+      ['unexpected_capability @ steps[5].capability'],
+    );
   });
 
   it('unknown_internal_action', () => {
-    errorsAre(mutate(diagnoseDraft, (_, s) => (s[5]!.spec.action = 'record_procedure')), ['unknown_internal_action @ steps[5].spec.action']);
-    errorsAre(mutate(diagnoseDraft, (_, s) => (s[5]!.spec = {})), ['unknown_internal_action @ steps[5].spec.action']);
+    errorsAre(
+      mutate(diagnoseDraft, (_, s) => (s[5]!.spec.action = 'record_procedure')),
+      ['unknown_internal_action @ steps[5].spec.action'],
+    );
+    errorsAre(
+      mutate(diagnoseDraft, (_, s) => (s[5]!.spec = {})),
+      ['unknown_internal_action @ steps[5].spec.action'],
+    );
   });
 
   it('missing_message: notify_operator needs its text', () => {
@@ -666,13 +877,19 @@ describe('wait and internal steps', () => {
       mutate(diagnoseDraft, (_, s) => (s[5]!.spec = { action: 'notify_operator' })),
       ['missing_message @ steps[5].spec.message'],
     );
-    errorsAre(mutate(diagnoseDraft, (_, s) => (s[5]!.spec = { action: 'notify_operator', message: 'Restart failed; see findings' })), []);
+    errorsAre(
+      mutate(diagnoseDraft, (_, s) => (s[5]!.spec = { action: 'notify_operator', message: 'Restart failed; see findings' })),
+      [],
+    );
   });
 });
 
 describe('request_capability steps', () => {
   it('missing_request', () => {
-    errorsAre(mutate(diagnoseDraft, (_, s) => (s[3]!.spec = {})), ['missing_request @ steps[3].spec.request']);
+    errorsAre(
+      mutate(diagnoseDraft, (_, s) => (s[3]!.spec = {})),
+      ['missing_request @ steps[3].spec.request'],
+    );
   });
 
   it('the requested capability must be registered and unlocked', () => {
@@ -690,7 +907,10 @@ describe('request_capability steps', () => {
 
   it('missing_request_field: target pattern, reason, risk, mitigation and fallback', () => {
     for (const field of ['target_pattern', 'reason', 'risk', 'mitigation', 'fallback']) {
-      errorsAre(mutate(diagnoseDraft, (_, s) => (s[3]!.spec.request[field] = '')), [`missing_request_field @ steps[3].spec.request.${field}`]);
+      errorsAre(
+        mutate(diagnoseDraft, (_, s) => (s[3]!.spec.request[field] = '')),
+        [`missing_request_field @ steps[3].spec.request.${field}`],
+      );
     }
   });
 
@@ -733,11 +953,26 @@ describe('request_capability steps', () => {
   });
 
   it('request_capability_mismatch, unexpected_params and target_mismatch', () => {
-    errorsAre(mutate(diagnoseDraft, (_, s) => (s[3]!.capability = 'logs.query')), []);
-    errorsAre(mutate(diagnoseDraft, (_, s) => (s[3]!.capability = 'service.restart')), ['request_capability_mismatch @ steps[3].capability']);
-    errorsAre(mutate(diagnoseDraft, (_, s) => (s[3]!.params = { unit: ATLAS })), ['unexpected_params @ steps[3].params']);
-    errorsAre(mutate(diagnoseDraft, (_, s) => (s[3]!.target = ATLAS)), []);
-    errorsAre(mutate(diagnoseDraft, (_, s) => (s[3]!.target = 'db.service')), ['target_mismatch @ steps[3].target']);
+    errorsAre(
+      mutate(diagnoseDraft, (_, s) => (s[3]!.capability = 'logs.query')),
+      [],
+    );
+    errorsAre(
+      mutate(diagnoseDraft, (_, s) => (s[3]!.capability = 'service.restart')),
+      ['request_capability_mismatch @ steps[3].capability'],
+    );
+    errorsAre(
+      mutate(diagnoseDraft, (_, s) => (s[3]!.params = { unit: ATLAS })),
+      ['unexpected_params @ steps[3].params'],
+    );
+    errorsAre(
+      mutate(diagnoseDraft, (_, s) => (s[3]!.target = ATLAS)),
+      [],
+    );
+    errorsAre(
+      mutate(diagnoseDraft, (_, s) => (s[3]!.target = 'db.service')),
+      ['target_mismatch @ steps[3].target'],
+    );
   });
 });
 
@@ -787,9 +1022,18 @@ describe('estimate and budget', () => {
   });
 
   it('budget_exceeded: each dimension, at budget.<dimension>', () => {
-    errorsAre(mutate(restartDraft, (d) => (d.budget = { invocations: 2 })), ['budget_exceeded @ budget.invocations']);
-    errorsAre(mutate(restartDraft, (d) => (d.budget = { invocations: 3 })), []);
-    errorsAre(mutate(restartDraft, (d) => (d.budget = { wall_seconds: 6 })), ['budget_exceeded @ budget.wall_seconds']);
+    errorsAre(
+      mutate(restartDraft, (d) => (d.budget = { invocations: 2 })),
+      ['budget_exceeded @ budget.invocations'],
+    );
+    errorsAre(
+      mutate(restartDraft, (d) => (d.budget = { invocations: 3 })),
+      [],
+    );
+    errorsAre(
+      mutate(restartDraft, (d) => (d.budget = { wall_seconds: 6 })),
+      ['budget_exceeded @ budget.wall_seconds'],
+    );
     errorsAre(
       mutate(restartDraft, (d, s) => {
         d.budget = { approvals: 0 };
@@ -797,20 +1041,13 @@ describe('estimate and budget', () => {
       }),
       ['budget_exceeded @ budget.approvals'],
     );
-    errorsAre(
-      plan('Read', [step('B1', { capability: 'browser.read', params: { url: 'https://example.com' } })], { budget: { network_ops: 0 } }),
-      ['budget_exceeded @ budget.network_ops'],
-    );
+    errorsAre(plan('Read', [step('B1', { capability: 'browser.read', params: { url: 'https://example.com' } })], { budget: { network_ops: 0 } }), ['budget_exceeded @ budget.network_ops']);
     const paid: CapabilityDefinition = {
       ...BUILTIN_CAPABILITIES.find((d) => d.name === 'host.memory.status')!,
       name: 'paid.lookup',
       cost: { wall_seconds: 1, network_ops: 0, money: 2 },
     };
-    errorsAre(
-      plan('Pay', [step('Q1', { capability: 'paid.lookup' })], { budget: { money: 1 } }),
-      ['budget_exceeded @ budget.money'],
-      registryWith({}, [paid]),
-    );
+    errorsAre(plan('Pay', [step('Q1', { capability: 'paid.lookup' })], { budget: { money: 1 } }), ['budget_exceeded @ budget.money'], registryWith({}, [paid]));
   });
 
   it('budget_exceeded: invocations default to at most 20', () => {
@@ -822,24 +1059,46 @@ describe('estimate and budget', () => {
   });
 
   it('invalid_budget: caps are non-negative numbers of known dimensions', () => {
-    errorsAre(mutate(restartDraft, (d) => (d.budget = { invocations: -1 })), ['invalid_budget @ budget.invocations']);
-    errorsAre(mutate(restartDraft, (d) => (d.budget = { wall_seconds: '300' })), ['invalid_budget @ budget.wall_seconds']);
-    errorsAre(mutate(restartDraft, (d) => (d.budget = { invocation: 5 })), ['invalid_budget @ budget.invocation']);
-    errorsAre(mutate(restartDraft, (d) => (d.budget = 10)), ['invalid_budget @ budget']);
+    errorsAre(
+      mutate(restartDraft, (d) => (d.budget = { invocations: -1 })),
+      ['invalid_budget @ budget.invocations'],
+    );
+    errorsAre(
+      mutate(restartDraft, (d) => (d.budget = { wall_seconds: '300' })),
+      ['invalid_budget @ budget.wall_seconds'],
+    );
+    errorsAre(
+      mutate(restartDraft, (d) => (d.budget = { invocation: 5 })),
+      ['invalid_budget @ budget.invocation'],
+    );
+    errorsAre(
+      mutate(restartDraft, (d) => (d.budget = 10)),
+      ['invalid_budget @ budget'],
+    );
   });
 
   it("estimate_understated: the draft's own estimate is lower than the computed one", () => {
-    const result = warningsAre(mutate(restartDraft, (d) => (d.estimate = { invocations: 1, wall_seconds: 100 })), [
-      'estimate_understated @ estimate.invocations',
-    ]);
+    const result = warningsAre(
+      mutate(restartDraft, (d) => (d.estimate = { invocations: 1, wall_seconds: 100 })),
+      ['estimate_understated @ estimate.invocations'],
+    );
     assert.equal(result.valid, true);
     assert.equal(result.estimate.invocations, 3);
-    warningsAre(mutate(restartDraft, (d) => (d.estimate = { invocations: 3 })), []);
+    warningsAre(
+      mutate(restartDraft, (d) => (d.estimate = { invocations: 3 })),
+      [],
+    );
   });
 
   it('invalid_estimate: a warning, the claim is ignored', () => {
-    warningsAre(mutate(restartDraft, (d) => (d.estimate = { invocations: -2 })), ['invalid_estimate @ estimate.invocations']);
-    warningsAre(mutate(restartDraft, (d) => (d.estimate = 'cheap')), ['invalid_estimate @ estimate']);
+    warningsAre(
+      mutate(restartDraft, (d) => (d.estimate = { invocations: -2 })),
+      ['invalid_estimate @ estimate.invocations'],
+    );
+    warningsAre(
+      mutate(restartDraft, (d) => (d.estimate = 'cheap')),
+      ['invalid_estimate @ estimate'],
+    );
   });
 
   it('budgetLimits applies the default invocation cap', () => {
@@ -859,11 +1118,20 @@ describe('targets', () => {
       s[1]!.params = {};
     });
     assert.deepEqual(deriveTargets(inherited, registry), [ATLAS, ATLAS]);
-    assert.deepEqual(deriveTargets(mutate(restartDraft, (_, s) => (s[0]!.params = { unit: 'bad' })), registry), ['', ATLAS]);
+    assert.deepEqual(
+      deriveTargets(
+        mutate(restartDraft, (_, s) => (s[0]!.params = { unit: 'bad' })),
+        registry,
+      ),
+      ['', ATLAS],
+    );
   });
 
   it('fills only empty targets', () => {
-    const filled = withDerivedTargets(mutate(restartDraft, (_, s) => (s[1]!.target = 'other.service')), registry);
+    const filled = withDerivedTargets(
+      mutate(restartDraft, (_, s) => (s[1]!.target = 'other.service')),
+      registry,
+    );
     assert.deepEqual(
       filled.steps.map((s) => s.target),
       [ATLAS, 'other.service'],

@@ -29,7 +29,10 @@ describe('captured fixtures match live systemd', () => {
       const live = await waitFor(`${name} to have all its entries`, async () => {
         const result = await runner.run(command, { timeoutMs: 10_000 });
         // The healthy unit logs for about four seconds after it starts.
-        return command.program === 'journalctl' && command.unit === 'praxis-healthy.service' && !name.includes('none') && !name.includes('bad') &&
+        return command.program === 'journalctl' &&
+          command.unit === 'praxis-healthy.service' &&
+          !name.includes('none') &&
+          !name.includes('bad') &&
           journalEntries(normalised(result.stdout)).length < journalEntries(normalised(expected.stdout)).length
           ? undefined
           : result;

@@ -107,8 +107,14 @@ describe('faults on real systemd', () => {
       const lines = reading.value.observation.lines as string[];
       assert.equal(reading.value.observation.truncated, false);
       // Whatever the vacuum left, what comes back is whole entries in time order.
-      const numbers = lines.map((l) => /flood: line (\d{4}) /.exec(l)?.[1]).filter((n) => n !== undefined).map(Number);
-      assert.deepEqual(numbers, [...numbers].sort((a, b) => a - b));
+      const numbers = lines
+        .map((l) => /flood: line (\d{4}) /.exec(l)?.[1])
+        .filter((n) => n !== undefined)
+        .map(Number);
+      assert.deepEqual(
+        numbers,
+        [...numbers].sort((a, b) => a - b),
+      );
       for (const line of lines) assert.match(line, /^\S+ praxis-host flood\[\d+\]: flood: (line \d{4} x{100}|done)$/);
     }
     assert.ok(answers > 0, 'at least one read answered');

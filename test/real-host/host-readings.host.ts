@@ -27,7 +27,7 @@ describe('host readings inside the container', () => {
     const processes = observation.processes as unknown as Proc[];
     const numeric = readdirSync('/proc').filter((n) => /^\d+$/.test(n)).length;
     assert.ok(Math.abs((observation.count as number) - numeric) <= 3, `${observation.count} read, ${numeric} in /proc`);
-    assert.ok((observation.count as number) < 60, 'only the container\'s processes');
+    assert.ok((observation.count as number) < 60, "only the container's processes");
     const byPid = new Map(processes.map((p) => [p.pid, p]));
     const init = byPid.get(1);
     assert.ok(init);
@@ -46,7 +46,10 @@ describe('host readings inside the container', () => {
     assert.equal(me.name, 'node');
     // Sorted by memory, descending.
     const rss = processes.map((p) => p.rss_bytes);
-    assert.deepEqual(rss, [...rss].sort((a, b) => b - a));
+    assert.deepEqual(
+      rss,
+      [...rss].sort((a, b) => b - a),
+    );
     // ps (procps) sees the same names and parents for the long-lived processes.
     const ps = new Map(
       run('/usr/bin/ps', '-e', '-o', 'pid=,ppid=,comm=')
@@ -72,7 +75,10 @@ describe('host readings inside the container', () => {
     assert.equal(processes.length, 3);
     assert.ok((observation.count as number) > 3);
     const cpu = processes.map((p) => p.cpu_seconds);
-    assert.deepEqual(cpu, [...cpu].sort((a, b) => b - a));
+    assert.deepEqual(
+      cpu,
+      [...cpu].sort((a, b) => b - a),
+    );
   });
 
   it('host.memory.status matches free(1) on the same /proc/meminfo', async () => {

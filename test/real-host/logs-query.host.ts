@@ -26,7 +26,10 @@ const messages = (lines: string[]) => lines.filter((l) => HEAD.test(l)).map((l) 
 /** An entry's exact time (microseconds since the epoch) from the journal itself, for the edges. */
 function realtimeOf(message: string): bigint {
   const out = execFileSync('/usr/bin/journalctl', ['--no-pager', '--output=json', `--unit=${UNIT}`, `--grep=^${message}$`], { encoding: 'utf8' });
-  const entries = out.trim().split('\n').map((l) => JSON.parse(l) as { __REALTIME_TIMESTAMP: string });
+  const entries = out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { __REALTIME_TIMESTAMP: string });
   assert.equal(entries.length, 1, `one entry "${message}"`);
   return BigInt(entries[0]!.__REALTIME_TIMESTAMP);
 }
@@ -73,11 +76,7 @@ describe('logs.query on real journald', () => {
     assert.equal(lines.length, 4, lines.join('\n'));
     const head = HEAD.exec(lines[0]!)![0];
     assert.equal(lines[0]!.slice(head.length), 'healthy: config dump');
-    assert.deepEqual(lines.slice(1), [
-      `${' '.repeat(head.length)}  listen = [ipv4]:8080`,
-      `${' '.repeat(head.length)}  token: [secret]`,
-      `${' '.repeat(head.length)}  end of dump`,
-    ]);
+    assert.deepEqual(lines.slice(1), [`${' '.repeat(head.length)}  listen = [ipv4]:8080`, `${' '.repeat(head.length)}  token: [secret]`, `${' '.repeat(head.length)}  end of dump`]);
   });
 
   it('a private key inside a multi-line message is masked whole, its continuation lines with it', async () => {
@@ -165,7 +164,10 @@ describe('logs.query on real journald', () => {
 
   it('systemd-written entries of a unit come with it: the timer-run oneshot', async () => {
     const { observation } = await capability('logs.query')({ unit: 'praxis-tick.service' }, context());
-    assert.ok((observation.lines as string[]).some((l) => l.endsWith(': tick: timer fired')), (observation.lines as string[]).join('\n'));
+    assert.ok(
+      (observation.lines as string[]).some((l) => l.endsWith(': tick: timer fired')),
+      (observation.lines as string[]).join('\n'),
+    );
   });
 
   it('the output cap: complete lines only, marked truncated; under the default cap, 1000 whole entries', async () => {
@@ -193,6 +195,9 @@ describe('logs.query on real journald', () => {
       assert.ok(m, line);
       return Number(m[1]);
     });
-    assert.deepEqual(numbers, numbers.map((_, i) => 3000 - numbers.length + 1 + i));
+    assert.deepEqual(
+      numbers,
+      numbers.map((_, i) => 3000 - numbers.length + 1 + i),
+    );
   });
 });

@@ -63,7 +63,11 @@ describe('Praxis as praxis.service: unprivileged, sandboxed, acting through polk
     const mountsOf = (process: number | string) => readFileSync(`/proc/${process}/mountinfo`, 'utf8').split('\n');
     const mounts = mountsOf(pid);
     // The last mount on a point is the one seen there.
-    const mountAt = (lines: string[], point: string) => lines.filter((l) => l.split(' ')[4] === point).at(-1)?.split(' ') ?? [];
+    const mountAt = (lines: string[], point: string) =>
+      lines
+        .filter((l) => l.split(' ')[4] === point)
+        .at(-1)
+        ?.split(' ') ?? [];
     assert.match(mountAt(mounts, '/')[5] ?? '', /^ro\b/, mounts.join('\n'));
     assert.match(mountAt(mounts, '/var/lib/praxis')[5] ?? '', /^rw\b/, mounts.join('\n'));
     // PrivateTmp, PrivateDevices and ProtectHome: what it sees there is not what the system sees
@@ -94,10 +98,14 @@ describe('Praxis as praxis.service: unprivileged, sandboxed, acting through polk
     await ok(author, 'PUT', '/minds/estate/policy', { capability: 'service.restart', target_pattern: 'praxis-healthy.service', decision: 'allow' });
     const proposed = await ok(author, 'POST', '/minds/estate/intentions', { means: { capability: 'service.restart', params: { unit: 'praxis-healthy.service' } } });
     assert.equal(proposed.planning.status, 'planned', JSON.stringify(proposed.planning));
-    const restart = await waitFor('the refused restart to be recorded', async () => {
-      const step = stepsByKey(await planDetail(proposed.planning.plan_id)).P1;
-      return step.status === 'failed' ? step : undefined;
-    }, 30_000);
+    const restart = await waitFor(
+      'the refused restart to be recorded',
+      async () => {
+        const step = stepsByKey(await planDetail(proposed.planning.plan_id)).P1;
+        return step.status === 'failed' ? step : undefined;
+      },
+      30_000,
+    );
     assert.equal(restart.execution.status, 'failed', JSON.stringify(restart.execution));
     assert.match(restart.error, /permission_denied/);
     assert.match(restart.error, /Failed to restart praxis-healthy\.service: (Access denied|Interactive authentication required)/);
@@ -137,24 +145,35 @@ describe('Praxis as praxis.service: unprivileged, sandboxed, acting through polk
     await settle(UNIT, ['failed']);
 
     // The verify step waits out the expectation's window (60 s), then the plan is replanned.
-    const request = await waitFor('the diagnosis to ask for journal access', async () => {
-      const { groups } = await ok(operator, 'GET', '/capability-requests?mind=atlas');
-      return groups.flatMap((g: any) => g.items).find((r: any) => r.capability === 'logs.query');
-    }, 120_000);
+    const request = await waitFor(
+      'the diagnosis to ask for journal access',
+      async () => {
+        const { groups } = await ok(operator, 'GET', '/capability-requests?mind=atlas');
+        return groups.flatMap((g: any) => g.items).find((r: any) => r.capability === 'logs.query');
+      },
+      120_000,
+    );
     assert.equal(request.targetPattern, UNIT);
     await ok(operator, 'POST', `/capability-requests/${request.id}/grant`, {});
 
-    const note = await waitFor('the escalation note', async () => {
-      const { items } = await ok(operator, 'GET', `/intentions/${intentionId}/timeline?limit=200`);
-      return items.find((e: any) => e.type === 'operator_note');
-    }, 60_000);
+    const note = await waitFor(
+      'the escalation note',
+      async () => {
+        const { items } = await ok(operator, 'GET', `/intentions/${intentionId}/timeline?limit=200`);
+        return items.find((e: any) => e.type === 'operator_note');
+      },
+      60_000,
+    );
 
     // The revisions: the direct restart superseded, the diagnosis completed.
     const plans = (await ok(operator, 'GET', `/plans?intention=${intentionId}`)).items;
-    assert.deepEqual(plans.map((p: any) => [p.revision, p.strategy, p.status]), [
-      [2, 'diagnose_then_escalate', 'completed'],
-      [1, 'direct', 'superseded'],
-    ]);
+    assert.deepEqual(
+      plans.map((p: any) => [p.revision, p.strategy, p.status]),
+      [
+        [2, 'diagnose_then_escalate', 'completed'],
+        [1, 'direct', 'superseded'],
+      ],
+    );
     const second: string = plans[0].id;
 
     // Revision 1: the restart was requested (never called healthy), then refuted by what systemd said.
@@ -178,8 +197,14 @@ describe('Praxis as praxis.service: unprivileged, sandboxed, acting through polk
     assert.equal(logStep.execution.result.low_trust, true, 'journal text is delivered as low-trust');
     assert.equal(logStep.observation.masked, true);
     const lines: string[] = logStep.observation.lines;
-    assert.ok(lines.some((l) => l.endsWith('db connect postgres://[secret]@[ipv4]:5432/atlas slow (2.8 s)')), lines.join('\n'));
-    assert.ok(lines.some((l) => l.endsWith('fatal: pool exhausted for [email]')), lines.join('\n'));
+    assert.ok(
+      lines.some((l) => l.endsWith('db connect postgres://[secret]@[ipv4]:5432/atlas slow (2.8 s)')),
+      lines.join('\n'),
+    );
+    assert.ok(
+      lines.some((l) => l.endsWith('fatal: pool exhausted for [email]')),
+      lines.join('\n'),
+    );
     assert.match(note.data.message, /^Tried service\.restart on atlas-worker\.service \(revision 1\).*observed "failed".*service\.restart is not being repeated/);
 
     // The events tell the story in order.
@@ -187,8 +212,15 @@ describe('Praxis as praxis.service: unprivileged, sandboxed, acting through polk
     const types: string[] = events.map((e: any) => e.type);
     const order = ['approval_approved', 'prediction_error', 'plan_replanned', 'grant_created', 'operator_note'];
     const positions = order.map((t) => types.indexOf(t));
-    assert.ok(positions.every((p) => p >= 0), `events: ${types.join(', ')}`);
-    assert.deepEqual([...positions].sort((a, b) => a - b), positions, `events out of order: ${types.join(', ')}`);
+    assert.ok(
+      positions.every((p) => p >= 0),
+      `events: ${types.join(', ')}`,
+    );
+    assert.deepEqual(
+      [...positions].sort((a, b) => a - b),
+      positions,
+      `events out of order: ${types.join(', ')}`,
+    );
 
     // The restart was made once and never repeated: the journal Praxis read shows the unit's start
     // at boot and the one restart, nothing more.
@@ -196,11 +228,15 @@ describe('Praxis as praxis.service: unprivileged, sandboxed, acting through polk
 
     // Nothing Praxis answers, stores or logs holds the unit's secrets unmasked.
     const answered = [
-      JSON.stringify(await planDetail(first)), JSON.stringify(detail),
+      JSON.stringify(await planDetail(first)),
+      JSON.stringify(detail),
       (await api(operator, 'GET', `/intentions/${intentionId}/timeline?limit=200`)).text,
       (await api(operator, 'GET', '/minds/atlas/timeline?limit=200')).text,
     ].join('\n');
-    const stored = readdirSync('/var/lib/praxis').filter((f) => f.startsWith('praxis.db')).map((f) => readFileSync(`/var/lib/praxis/${f}`).toString('latin1')).join('\n');
+    const stored = readdirSync('/var/lib/praxis')
+      .filter((f) => f.startsWith('praxis.db'))
+      .map((f) => readFileSync(`/var/lib/praxis/${f}`).toString('latin1'))
+      .join('\n');
     const logged = sh('/usr/bin/journalctl', '--no-pager', '-o', 'cat', '-u', 'praxis.service');
     assert.ok(stored.length > 0 && logged.length > 0);
     for (const secret of SECRETS) {

@@ -64,7 +64,10 @@ for (const kind of STORE_KINDS) {
       const { service, calls } = serviceWith(store, keyA);
       const forged = { capability: 'test.write', target: 'prod-db', params: { name: 'prod-db' } };
       const forgedParams = store.kind === 'postgres' ? sql`${JSON.stringify(forged.params)}::jsonb` : JSON.stringify(forged.params);
-      for (const [digest, code] of [[null, 'tampered'], [actionDigest(forged), 'unkeyed_digest']] as const) {
+      for (const [digest, code] of [
+        [null, 'tampered'],
+        [actionDigest(forged), 'unkeyed_digest'],
+      ] as const) {
         const { mindId, approvalId } = await raise(store, service, 'svc-b');
         await alter(store, approvalId, { params: forgedParams, target: forged.target, ...(digest ? { digest } : {}) });
         const answer = await service.approve(approvalId, 'bob');
@@ -194,7 +197,11 @@ for (const kind of STORE_KINDS) {
       assert.equal((await ts.store.approvals.get(waiting.approvalId!))?.status, 'failed');
       assert.equal((await tamperEvents(ts.store, w.mind.id)).length, 1);
       // (The executor also performs what earlier tests here left approved: only this plan's action matters.)
-      assert.deepEqual(w.log.calls.filter((c) => c.params.name === 'beta' || c.params.name === 'gamma'), [], 'nothing ran');
+      assert.deepEqual(
+        w.log.calls.filter((c) => c.params.name === 'beta' || c.params.name === 'gamma'),
+        [],
+        'nothing ran',
+      );
       assert.deepEqual(w.errors, []);
     });
 

@@ -82,7 +82,10 @@ for (const kind of STORE_KINDS) {
 
       const seen = await api.call('agent', 'GET', '/api/v1/audit?limit=200');
       assert.equal(seen.status, 200);
-      assert.ok((seen.body.items as { mindId: string | null }[]).every((e) => e.mindId === api.world.mind.id), 'an agent sees its own mind only');
+      assert.ok(
+        (seen.body.items as { mindId: string | null }[]).every((e) => e.mindId === api.world.mind.id),
+        'an agent sees its own mind only',
+      );
       assert.ok((seen.body.items as { data: Record<string, unknown> }[]).every((e) => e.data.token_id !== issued.record.id));
     });
 

@@ -35,12 +35,14 @@ describe('the input rule (pure)', () => {
   it('names each offending field, and refuses NUL, other controls and lone surrogates, not tab, newline or CR', () => {
     assert.deepEqual(inputProblems({ ok: 'a\tb\nc\r', emoji: '😀' }), []);
     const problems = inputProblems({ objective: 'nul\u0000', steps: [{ title: 'bell\u0007' }], k: '\uD800x' }, 'body');
-    assert.deepEqual(problems.map((p) => `${p.code} @ ${p.path}`), [
-      'control_character @ body.objective',
-      'control_character @ body.steps[0].title',
-      'invalid_text @ body.k',
-    ]);
-    assert.deepEqual(inputProblems({ 'bad\u0000key': 1 }).map((p) => p.code), ['control_character']);
+    assert.deepEqual(
+      problems.map((p) => `${p.code} @ ${p.path}`),
+      ['control_character @ body.objective', 'control_character @ body.steps[0].title', 'invalid_text @ body.k'],
+    );
+    assert.deepEqual(
+      inputProblems({ 'bad\u0000key': 1 }).map((p) => p.code),
+      ['control_character'],
+    );
   });
 
   it('bounds strings, arrays, keys, depth and the number of problems, and never recurses', () => {
@@ -60,7 +62,10 @@ describe('the input rule (pure)', () => {
     const registry = builtinRegistry();
     const tooMany = assessProposal(draftOf(Array.from({ length: MAX_STEPS + 1 }, (_, i) => step(`S${i}`, { kind: 'capability', capability: 'host.memory.status' }))), registry);
     assert.equal(tooMany.draft, null);
-    assert.deepEqual(tooMany.errors.map((e) => e.code), ['too_many_steps']);
+    assert.deepEqual(
+      tooMany.errors.map((e) => e.code),
+      ['too_many_steps'],
+    );
     const nul = assessProposal({ ...draftOf([]), objective: 'nul\u0000' }, registry);
     assert.equal(nul.draft, null);
     assert.equal(nul.errors[0]?.path, 'objective');
@@ -105,7 +110,11 @@ for (const kind of STORE_KINDS) {
           [
             'POST',
             `/api/v1/minds/${mind}/plans`,
-            draftOf([writeStep('S1', { expectation: { statement: 's', confidence: 0.5, within_seconds: 10, check: { capability: 'test.read', params: {}, field: 'f', comparison: 'equals', value: 'v\u0000' } } })]),
+            draftOf([
+              writeStep('S1', {
+                expectation: { statement: 's', confidence: 0.5, within_seconds: 10, check: { capability: 'test.read', params: {}, field: 'f', comparison: 'equals', value: 'v\u0000' } },
+              }),
+            ]),
             'body.steps[0].expectation.check.value',
           ],
           ['POST', `/api/v1/minds/${mind}/intentions`, { means: { capability: 'test.write', params: { name: 'x\u0001' } } }, 'body.means.params.name'],
@@ -156,7 +165,12 @@ for (const kind of STORE_KINDS) {
         assert.equal(over.status, 422, JSON.stringify(over.body).slice(0, 300));
         assert.equal(over.body.error.problems[0].code, 'too_many_steps');
 
-        const deep = await api.call('agent', 'POST', url, draftOf([writeStep('S1', { kind: 'verify', capability: '', spec: { verifies: 'S1', field: 'f', comparison: 'equals', value: nested(3_000) } })]));
+        const deep = await api.call(
+          'agent',
+          'POST',
+          url,
+          draftOf([writeStep('S1', { kind: 'verify', capability: '', spec: { verifies: 'S1', field: 'f', comparison: 'equals', value: nested(3_000) } })]),
+        );
         assert.equal(deep.status, 400, JSON.stringify(deep.body).slice(0, 300));
         assert.equal(deep.body.error.problems[0].code, 'too_deep');
         assert.match(deep.body.error.problems[0].path, /^body\.steps\[0\]\.spec\.value(\.value)+$/);

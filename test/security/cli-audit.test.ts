@@ -110,7 +110,11 @@ for (const kind of STORE_KINDS) {
 
       const altered = await raise('svc-a', 'alice');
       const other = store.kind === 'postgres' ? sql`'{"unit":"svc-b.service"}'::jsonb` : '{"unit":"svc-b.service"}';
-      await store.db.updateTable('approval_requests').set({ target: 'svc-b.service', params: other as never }).where('id', '=', altered).execute();
+      await store.db
+        .updateTable('approval_requests')
+        .set({ target: 'svc-b.service', params: other as never })
+        .where('id', '=', altered)
+        .execute();
       const tampered = await run(['approve', altered, '--as', 'carol', '--json']);
       assert.equal(tampered.code, 1, tampered.stderr);
       assert.equal(JSON.parse(tampered.stdout).code, 'tampered');

@@ -82,7 +82,13 @@ for (const kind of STORE_KINDS) {
         const mind = await store.minds.create({ name: `secret-${kind}` });
         await store.policyRules.set({ mindId: mind.id, capability: 'service.restart', targetPattern: '*', decision: 'ask', approvers: 1 });
         host.setUnit('atlas-worker.service', { active_state: 'active', sub_state: 'running' });
-        const raised = await signer.daemon.capabilities.invoke({ mindId: mind.id, capability: 'service.restart', params: { unit: 'atlas-worker.service' }, origin: 'operator:test', authoredBy: 'alice' });
+        const raised = await signer.daemon.capabilities.invoke({
+          mindId: mind.id,
+          capability: 'service.restart',
+          params: { unit: 'atlas-worker.service' },
+          origin: 'operator:test',
+          authoredBy: 'alice',
+        });
         assert.equal(raised.status, 'pending');
         const id = raised.status === 'pending' ? raised.approvalId : '';
 
@@ -103,7 +109,10 @@ for (const kind of STORE_KINDS) {
         // The same file on another daemon: nothing to warn about, and it may decide.
         const twin = await daemonOn(db(), join(dir, 'signer.secret'), host);
         try {
-          assert.equal(twin.lines.find((l) => l.event === 'daemon_secret_mismatch'), undefined);
+          assert.equal(
+            twin.lines.find((l) => l.event === 'daemon_secret_mismatch'),
+            undefined,
+          );
           assert.equal((await twin.daemon.capabilities.approve(id, 'bob')).status, 'approved');
         } finally {
           await twin.daemon.stop('test');

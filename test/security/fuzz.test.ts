@@ -25,7 +25,25 @@ const served = (base: number) => ({ ...runs(base), endOnFailure: true });
 const nasty = fc.oneof(
   fc.string({ maxLength: 20 }),
   fc.string({ unit: 'binary', maxLength: 20 }),
-  fc.constantFrom('', ' ', '\u0000', 'nul\u0000', '\u0007', '\u001b[31m', '\uD800', '\uDFFF', '\u202E', '\u0085', 'a\tb\nc\r', '😀', '__proto__', 'constructor', '{"a":1}', '../../etc/passwd', "'; DROP TABLE plans; --"),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\u0000',
+    'nul\u0000',
+    '\u0007',
+    '\u001b[31m',
+    '\uD800',
+    '\uDFFF',
+    '\u202E',
+    '\u0085',
+    'a\tb\nc\r',
+    '😀',
+    '__proto__',
+    'constructor',
+    '{"a":1}',
+    '../../etc/passwd',
+    "'; DROP TABLE plans; --",
+  ),
   fc.integer({ min: 60_000, max: 70_000 }).map((n) => 'x'.repeat(n)),
 );
 const scalar = fc.oneof(nasty, fc.integer(), fc.double(), fc.boolean(), fc.constant(null));
@@ -47,7 +65,12 @@ const stepArb = fc.record(
     kind: fc.oneof(fc.constantFrom(...KINDS), nasty),
     capability: fc.oneof(fc.constantFrom(...CAPABILITIES), nasty),
     params: fc.oneof(fc.constant({ name: 'x' }), fc.dictionary(nasty, value, { maxKeys: 3 }), value),
-    depends_on: fc.oneof(fc.array(fc.constantFrom('S1', 'S2', 'S3', 'A'), { maxLength: 5 }), fc.array(nasty, { maxLength: 3 }), fc.integer({ min: 1_001, max: 1_200 }).map((n) => new Array(n).fill('S1')), value),
+    depends_on: fc.oneof(
+      fc.array(fc.constantFrom('S1', 'S2', 'S3', 'A'), { maxLength: 5 }),
+      fc.array(nasty, { maxLength: 3 }),
+      fc.integer({ min: 1_001, max: 1_200 }).map((n) => new Array(n).fill('S1')),
+      value,
+    ),
     spec: fc.oneof(fc.dictionary(fc.constantFrom('verifies', 'field', 'comparison', 'value', 'seconds', 'action', 'message', 'request'), fc.oneof(value, deepValue), { maxKeys: 4 }), value),
     expectation: fc.oneof(fc.constant(null), value),
     max_attempts: fc.oneof(fc.integer({ min: -2, max: 12 }), value),
@@ -58,20 +81,32 @@ const stepArb = fc.record(
   { requiredKeys: ['key', 'kind'] },
 );
 const proposalArb = fc.oneof(
-  { weight: 8, arbitrary: fc.record(
-    {
-      objective: nasty,
-      strategy: nasty,
-      steps: fc.oneof({ weight: 6, arbitrary: fc.array(stepArb, { maxLength: 6 }) }, { weight: 1, arbitrary: fc.integer({ min: 31, max: 1_900 }).map((n) => Array.from({ length: n }, (_, i) => ({ key: `S${i}`, title: 't', kind: 'capability', capability: 'test.read', params: { name: 'x' } }))) }, { weight: 1, arbitrary: value }),
-      budget: value,
-      estimate: value,
-      assumptions: value,
-      require_approval: value,
-      approved: fc.boolean(),
-      risk: nasty,
-    },
-    { requiredKeys: ['objective', 'steps'] },
-  ) },
+  {
+    weight: 8,
+    arbitrary: fc.record(
+      {
+        objective: nasty,
+        strategy: nasty,
+        steps: fc.oneof(
+          { weight: 6, arbitrary: fc.array(stepArb, { maxLength: 6 }) },
+          {
+            weight: 1,
+            arbitrary: fc
+              .integer({ min: 31, max: 1_900 })
+              .map((n) => Array.from({ length: n }, (_, i) => ({ key: `S${i}`, title: 't', kind: 'capability', capability: 'test.read', params: { name: 'x' } }))),
+          },
+          { weight: 1, arbitrary: value },
+        ),
+        budget: value,
+        estimate: value,
+        assumptions: value,
+        require_approval: value,
+        approved: fc.boolean(),
+        risk: nasty,
+      },
+      { requiredKeys: ['objective', 'steps'] },
+    ),
+  },
   { weight: 1, arbitrary: value },
   { weight: 1, arbitrary: fc.anything() },
 );
@@ -218,12 +253,15 @@ describe(`fuzz: MCP tool inputs (${kind})`, () => {
         fc.record({ name: fc.constant('propose_plan'), args: fc.record({ intention_id: fc.oneof(fc.constant(intentionId), nasty), plan: proposalArb }) }),
         fc.record({ name: fc.constant('form_intention'), args: fc.dictionary(fc.constantFrom('objective', 'means', 'require_approval', 'plan', 'mind', 'bogus'), value, { maxKeys: 3 }) }),
         fc.record({ name: fc.constant('preview_decision'), args: fc.record({ capability: fc.oneof(fc.constantFrom(...CAPABILITIES), nasty), params: value }) }),
-        fc.record({ name: fc.constantFrom('show_plan', 'show_timeline', 'list_capabilities', 'withdraw_requests'), args: fc.dictionary(fc.constantFrom('plan_id', 'intention_id', 'mind', 'limit', 'after_seq'), value, { maxKeys: 2 }) }),
+        fc.record({
+          name: fc.constantFrom('show_plan', 'show_timeline', 'list_capabilities', 'withdraw_requests'),
+          args: fc.dictionary(fc.constantFrom('plan_id', 'intention_id', 'mind', 'limit', 'after_seq'), value, { maxKeys: 2 }),
+        }),
       );
       await fc.assert(
         fc.asyncProperty(args, async ({ name, args: input }) => {
           const before = await footprintOf();
-          let answer;
+          let answer: Awaited<ReturnType<typeof call>>;
           try {
             answer = await call(client, name, input as Record<string, unknown>);
           } catch (error) {

@@ -48,7 +48,11 @@ for (const kind of STORE_KINDS) {
           .execute();
       }
       // The check as a database created before 0007 had it (0001 builds it from the code's vocabulary).
-      await refreshEventTypeCheck(db, kind, EVENT_TYPES.filter((t) => !NEW_TYPES.includes(t)));
+      await refreshEventTypeCheck(
+        db,
+        kind,
+        EVENT_TYPES.filter((t) => !NEW_TYPES.includes(t)),
+      );
       await assert.rejects(store.events.append({ type: 'approval_tampered', mindId, data: {} }), /check|constraint/i);
 
       assert.ok((await migrateToLatest(store.db, kind)).includes('0007_audit_and_keyed_approvals'));

@@ -177,7 +177,10 @@ describe('/mcp without a token (finding 8) and the input rule over MCP tools (fi
       const plansBefore = (await world.store.plans.listByIntention(intentionId)).length;
       const intentionsBefore = (await world.store.intentions.listPage(world.mind.id, { limit: 100 })).length;
 
-      const nul = await call(client, 'propose_plan', { intention_id: intentionId, plan: { ...draftOf([step('S1', { kind: 'capability', capability: 'test.read', params: { name: 'x' } })]), objective: 'nul\u0000' } });
+      const nul = await call(client, 'propose_plan', {
+        intention_id: intentionId,
+        plan: { ...draftOf([step('S1', { kind: 'capability', capability: 'test.read', params: { name: 'x' } })]), objective: 'nul\u0000' },
+      });
       assert.equal(nul.isError, true, nul.text);
       assert.equal(nul.json.error.code, 'control_character');
       assert.equal(nul.json.error.path, 'plan.objective');

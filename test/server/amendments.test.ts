@@ -127,7 +127,13 @@ for (const kind of STORE_KINDS) {
         const { plan } = await world.plan({
           ...draft,
           steps: [
-            { ...p1, capability: 'test.write', params: { name: 'atlas' }, precondition: null, expectation: { ...p1.expectation!, check: { ...p1.expectation!.check, capability: 'test.read', params: { name: 'atlas' }, field: 'value', comparison: 'exists' } } },
+            {
+              ...p1,
+              capability: 'test.write',
+              params: { name: 'atlas' },
+              precondition: null,
+              expectation: { ...p1.expectation!, check: { ...p1.expectation!.check, capability: 'test.read', params: { name: 'atlas' }, field: 'value', comparison: 'exists' } },
+            },
             { ...draft.steps[1]!, capability: 'test.read', params: { name: 'atlas' } },
           ],
         });
@@ -165,7 +171,11 @@ for (const kind of STORE_KINDS) {
           const client = await connect(http.url, await tokenFor(api.world, role));
           try {
             const names = (await client.listTools()).tools.map((t) => t.name);
-            assert.deepEqual(names.filter((n) => /amend|edit|change/i.test(n)), [], `${role}: no amending tool`);
+            assert.deepEqual(
+              names.filter((n) => /amend|edit|change/i.test(n)),
+              [],
+              `${role}: no amending tool`,
+            );
             await refused(client, 'amend_approval', { approval_id: id, params: { name: 'delta.one' } }, /Tool amend_approval not found/);
           } finally {
             await client.close();

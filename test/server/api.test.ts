@@ -15,8 +15,7 @@ async function withApi(ts: TestStore, run: (api: ApiWorld) => Promise<void>, ove
   }
 }
 
-const validDraft = (objective = 'read a and b') =>
-  draftOf([readStep('a', 'test.read', { name: 'a' }), readStep('b', 'test.read', { name: 'b' }, { depends_on: ['a'] })], { objective });
+const validDraft = (objective = 'read a and b') => draftOf([readStep('a', 'test.read', { name: 'a' }), readStep('b', 'test.read', { name: 'b' }, { depends_on: ['a'] })], { objective });
 
 for (const kind of STORE_KINDS) {
   describe(`HTTP API (${kind})`, () => {
@@ -130,7 +129,10 @@ for (const kind of STORE_KINDS) {
         const unknown = await call('operator', 'POST', `/api/v1/approvals/${approval}/approve`, { note: 'ok', decision: 'approve' });
         assert.equal(unknown.status, 400);
         assert.equal(unknown.body.error.code, 'invalid_input');
-        assert.deepEqual(unknown.body.error.problems.map((p: { path: string; code: string }) => [p.path, p.code]), [['body.decision', 'unknown_field']]);
+        assert.deepEqual(
+          unknown.body.error.problems.map((p: { path: string; code: string }) => [p.path, p.code]),
+          [['body.decision', 'unknown_field']],
+        );
 
         const badEnum = await call('admin', 'PUT', `/api/v1/minds/${mind}/policy`, { capability: 'test.write', target_pattern: '*', decision: 'maybe' });
         assert.equal(badEnum.status, 400);
@@ -158,7 +160,10 @@ for (const kind of STORE_KINDS) {
 
         const badMeans = await call('operator', 'POST', `/api/v1/minds/${mind}/intentions`, { means: { capability: 'test.read', params: { name: 'x', colour: 1 } } });
         assert.equal(badMeans.status, 400);
-        assert.ok(badMeans.body.error.problems.some((p: { path: string }) => p.path.startsWith('body.means.params')), JSON.stringify(badMeans.body));
+        assert.ok(
+          badMeans.body.error.problems.some((p: { path: string }) => p.path.startsWith('body.means.params')),
+          JSON.stringify(badMeans.body),
+        );
 
         const notAPlan = await call('operator', 'POST', `/api/v1/minds/${mind}/plans`, ['not', 'a', 'plan']);
         assert.equal(notAPlan.status, 422);
@@ -225,7 +230,11 @@ for (const kind of STORE_KINDS) {
         ] as const) {
           const res = await call('operator', method, url, method === 'POST' ? {} : undefined);
           assert.equal(res.status, 400, url);
-          assert.deepEqual(res.body.error.problems.map((p: { path: string; code: string }) => [p.path, p.code]), [['query.bogus', 'unknown_field']], url);
+          assert.deepEqual(
+            res.body.error.problems.map((p: { path: string; code: string }) => [p.path, p.code]),
+            [['query.bogus', 'unknown_field']],
+            url,
+          );
         }
         const spoofed = await call('operator', 'POST', `/api/v1/plans/${plan.id}/cancel?operator=mallory`, { reason: 'spoofed' });
         assert.equal(spoofed.status, 400);
@@ -303,8 +312,14 @@ for (const kind of STORE_KINDS) {
         const a3 = await pendingApproval(world, 'three', 'b1');
         await call('operator', 'POST', `/api/v1/approvals/${a2}/deny`, {});
         const centre = (await call('viewer', 'GET', `/api/v1/approvals?mind=${world.mind.name}`)).body;
-        assert.deepEqual(centre.groups.map((g: { batch_key: string; items: { id: string }[] }) => [g.batch_key, g.items.map((i) => i.id)]), [['b1', [a1, a3]]]);
-        assert.deepEqual(centre.history.map((h: { id: string }) => h.id), [a2]);
+        assert.deepEqual(
+          centre.groups.map((g: { batch_key: string; items: { id: string }[] }) => [g.batch_key, g.items.map((i) => i.id)]),
+          [['b1', [a1, a3]]],
+        );
+        assert.deepEqual(
+          centre.history.map((h: { id: string }) => h.id),
+          [a2],
+        );
         assert.equal(centre.history[0].decisions[0].operator, 'olga');
       });
     });
@@ -323,7 +338,10 @@ for (const kind of STORE_KINDS) {
         assert.equal(granted.body.grant.targetPattern, 'svc*');
         assert.equal(new Date(granted.body.grant.expiresAt).getTime() - world.clock.now().getTime(), 600_000);
         const grants = (await call('viewer', 'GET', `/api/v1/grants?mind=${world.mind.name}&status=active`)).body;
-        assert.deepEqual(grants.items.map((g: { id: string }) => g.id), [granted.body.grant.id]);
+        assert.deepEqual(
+          grants.items.map((g: { id: string }) => g.id),
+          [granted.body.grant.id],
+        );
         const revoked = await call('operator', 'POST', `/api/v1/grants/${granted.body.grant.id}/revoke`);
         assert.equal(revoked.status, 200);
         assert.equal(revoked.body.grant.revokedBy, 'olga');
@@ -354,10 +372,16 @@ for (const kind of STORE_KINDS) {
         assert.equal(detail.body.usage.used.invocations, 1);
         assert.equal(detail.body.usage.used.approvals, 1);
         assert.equal(detail.body.usage.budget.invocations, 20);
-        assert.deepEqual(detail.body.revisions.map((r: { id: string }) => r.id), [plan.id]);
+        assert.deepEqual(
+          detail.body.revisions.map((r: { id: string }) => r.id),
+          [plan.id],
+        );
 
         const byIntention = await call('viewer', 'GET', `/api/v1/intentions/${intention.id}`);
-        assert.deepEqual(byIntention.body.plans.map((p: { id: string; mindName: string }) => [p.id, p.mindName]), [[plan.id, world.mind.name]]);
+        assert.deepEqual(
+          byIntention.body.plans.map((p: { id: string; mindName: string }) => [p.id, p.mindName]),
+          [[plan.id, world.mind.name]],
+        );
 
         const cancelled = await call('operator', 'POST', `/api/v1/plans/${plan.id}/cancel`, { reason: 'changed my mind' });
         assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
@@ -392,14 +416,20 @@ for (const kind of STORE_KINDS) {
         assert.equal(formed.body.intention.means.target, 'disk');
         assert.equal(typeof formed.body.planning.status, 'string');
         const listed = (await call('viewer', 'GET', `/api/v1/minds/${world.mind.name}/intentions`)).body.items;
-        assert.deepEqual(listed.map((i: { id: string }) => i.id), [formed.body.intention.id]);
+        assert.deepEqual(
+          listed.map((i: { id: string }) => i.id),
+          [formed.body.intention.id],
+        );
         const { intention } = await world.plan(validDraft());
         const cancelled = await call('operator', 'POST', `/api/v1/intentions/${intention.id}/cancel`, { reason: 'not needed' });
         assert.equal(cancelled.status, 200);
         assert.equal(cancelled.body.intention.status, 'abandoned');
         assert.equal(cancelled.body.intention.reason, 'cancelled');
         const plans = (await call('viewer', 'GET', `/api/v1/plans?intention=${intention.id}`)).body.items;
-        assert.deepEqual(plans.map((p: { status: string }) => p.status), ['abandoned']);
+        assert.deepEqual(
+          plans.map((p: { status: string }) => p.status),
+          ['abandoned'],
+        );
         assert.equal((await call('operator', 'POST', `/api/v1/intentions/${intention.id}/cancel`, { reason: 'x' })).status, 409);
       });
     });
@@ -430,13 +460,22 @@ for (const kind of STORE_KINDS) {
           await world.store.events.append({ type: 'operator_note', mindId: world.mind.id, intentionId: intention.id, data: { note } });
         }
         const first = (await call('viewer', 'GET', `/api/v1/intentions/${intention.id}/timeline?limit=2`)).body;
-        assert.deepEqual(first.items.map((e: { data: { note: string } }) => e.data.note), ['one', 'two']);
+        assert.deepEqual(
+          first.items.map((e: { data: { note: string } }) => e.data.note),
+          ['one', 'two'],
+        );
         const second = (await call('viewer', 'GET', `/api/v1/intentions/${intention.id}/timeline?limit=2&cursor=${first.next_cursor}`)).body;
-        assert.deepEqual(second.items.map((e: { data: { note: string } }) => e.data.note), ['three']);
+        assert.deepEqual(
+          second.items.map((e: { data: { note: string } }) => e.data.note),
+          ['three'],
+        );
         assert.equal(second.next_cursor, null);
         // The mind's timeline also holds the issuing of its agent's token (the audit trail).
         const byMind = (await call('viewer', 'GET', `/api/v1/minds/${world.mind.name}/timeline`)).body.items as { type: string }[];
-        assert.deepEqual(byMind.map((e) => e.type), ['token_created', 'operator_note', 'operator_note', 'operator_note']);
+        assert.deepEqual(
+          byMind.map((e) => e.type),
+          ['token_created', 'operator_note', 'operator_note', 'operator_note'],
+        );
       });
     });
 
@@ -519,9 +558,6 @@ for (const kind of STORE_KINDS) {
 
 describe('HTTP API construction', () => {
   it('refuses an anonymous agent role', async () => {
-    await assert.rejects(
-      buildServer({ anonymousRole: 'agent' } as never),
-      /anonymous role cannot be agent/,
-    );
+    await assert.rejects(buildServer({ anonymousRole: 'agent' } as never), /anonymous role cannot be agent/);
   });
 });

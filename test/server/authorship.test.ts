@@ -38,7 +38,10 @@ for (const kind of STORE_KINDS) {
         const other = await api.call('admin', 'POST', `/api/v1/approvals/${approvalId}/approve`, {});
         assert.equal(other.status, 200, JSON.stringify(other.body));
         await api.world.executor().drain();
-        assert.deepEqual(api.world.log.calls.map((c) => c.capability), ['test.write']);
+        assert.deepEqual(
+          api.world.log.calls.map((c) => c.capability),
+          ['test.write'],
+        );
       } finally {
         await api.app.close();
       }

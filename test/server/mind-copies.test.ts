@@ -36,7 +36,10 @@ for (const kind of STORE_KINDS) {
         assert.deepEqual(forked.body.quiesced, { plans: 1, steps: 2, intentions: 1 });
         assert.equal(forked.body.copied.beliefs, 1);
         const plans = (await call('viewer', 'GET', `/api/v1/minds/${name}/plans`)).body.items;
-        assert.deepEqual(plans.map((p: { status: string }) => p.status), ['blocked']);
+        assert.deepEqual(
+          plans.map((p: { status: string }) => p.status),
+          ['blocked'],
+        );
         const timeline = (await call('viewer', 'GET', `/api/v1/minds/${name}/timeline`)).body.items.map((e: { type: string }) => e.type);
         assert.equal(timeline[0], 'mind_forked');
 
@@ -63,7 +66,10 @@ for (const kind of STORE_KINDS) {
         assert.equal(taken.body.error.problems[0].path, 'body.bundle.mind.name');
         const wrongVersion = await call('admin', 'POST', '/api/v1/minds/import', { bundle: { ...exported.body, version: 9 }, name: 'v9' });
         assert.equal(wrongVersion.status, 400);
-        assert.deepEqual(wrongVersion.body.error.problems.map((p: { code: string; path: string }) => [p.code, p.path]), [['unsupported_bundle_version', 'body.bundle.version']]);
+        assert.deepEqual(
+          wrongVersion.body.error.problems.map((p: { code: string; path: string }) => [p.code, p.path]),
+          [['unsupported_bundle_version', 'body.bundle.version']],
+        );
         assert.equal((await call('admin', 'GET', '/api/v1/minds')).body.items.length, minds);
       });
     });

@@ -41,8 +41,17 @@ async function policedMind(world: World) {
   await store.policyRules.set({ mindId: mind.id, capability: 'service.restart', targetPattern: '*', decision: 'ask', approvers: 2 });
   await store.policyRules.set({ mindId: mind.id, capability: 'host.disk.usage', targetPattern: '*', decision: 'deny', approvers: 1 });
   const raised = await service.requestCapability({
-    mindId: mind.id, origin: 'test', capability: 'logs.query', targetPattern: UNIT, durationSeconds: 3600, maxOperations: 5,
-    reason: 'read why it fails', risk: 'identifiers', mitigation: 'masked', fallback: 'ask', batchKey: 'b',
+    mindId: mind.id,
+    origin: 'test',
+    capability: 'logs.query',
+    targetPattern: UNIT,
+    durationSeconds: 3600,
+    maxOperations: 5,
+    reason: 'read why it fails',
+    risk: 'identifiers',
+    mitigation: 'masked',
+    fallback: 'ask',
+    batchKey: 'b',
   });
   assert.equal(raised.status, 'raised');
   if (raised.status !== 'raised') throw new Error('no request');
@@ -71,7 +80,10 @@ for (const kind of STORE_KINDS) {
       assert.equal(a.within_budget, true);
       const [p1, v1] = a.steps;
       assert.deepEqual([p1!.key, p1!.decision, p1!.source, p1!.needs, p1!.approvals, p1!.target], ['P1', 'ask', 'rule', 'two_approvals', 2, UNIT]);
-      assert.deepEqual(p1!.checks.map((c) => [c.role, c.capability, c.decision, c.observable]), [['precondition', 'service.status', 'allow', true]]);
+      assert.deepEqual(
+        p1!.checks.map((c) => [c.role, c.capability, c.decision, c.observable]),
+        [['precondition', 'service.status', 'allow', true]],
+      );
       assert.deepEqual([v1!.key, v1!.needs, v1!.checks[0]!.capability, v1!.checks[0]!.observable], ['V1', 'nothing', 'service.status', true]);
       assert.deepEqual(p1!.uses.invocations, 2, 'the restart and its precondition');
       assert.deepEqual(a.attention, { approval_requests: 1, operator_decisions: 2, capability_requests: 0, grant_operations: 0, blocked_steps: [] });
@@ -89,7 +101,10 @@ for (const kind of STORE_KINDS) {
 
       const weak = await previewPlanDraft(store, registry, admin, mind.name, { ...restart, assumptions: [{ statement: 's', belief_id: belief.id, min_confidence: 0.9 }] });
       assert.equal(weak.valid, false);
-      assert.deepEqual(weak.errors.map((e) => [e.code, e.path]), [['assumption_below_confidence', 'assumptions[0].min_confidence']]);
+      assert.deepEqual(
+        weak.errors.map((e) => [e.code, e.path]),
+        [['assumption_below_confidence', 'assumptions[0].min_confidence']],
+      );
       assert.equal(weak.would_start, false);
       await assert.rejects(previewPlanDraft(store, registry, admin, mind.name, ['not', 'a', 'plan']), /a plan must be an object/);
 

@@ -71,7 +71,10 @@ for (const kind of STORE_KINDS) {
         assert.ok(!text.includes('before connecting'));
         assert.ok(!text.includes('elsewhere'));
         const frames = text.split('\n\n').filter((f) => f.startsWith('id: '));
-        assert.deepEqual(frames.map((f) => f.split('\n')[0]), [`id: ${note.id}`, `id: ${woke.id}`]);
+        assert.deepEqual(
+          frames.map((f) => f.split('\n')[0]),
+          [`id: ${note.id}`, `id: ${woke.id}`],
+        );
         const data = JSON.parse(frames[0]!.split('\n')[2]!.slice('data: '.length));
         assert.equal(data.data.note, 'after connecting');
         assert.equal(data.createdAt, note.createdAt.toISOString());

@@ -39,8 +39,7 @@ export function serverFor(world: World, over: Partial<ServerOptions> = {}): Prom
 export async function makeApiWorld(ts: TestStore, over: Partial<ServerOptions> = {}): Promise<ApiWorld> {
   const world = await makeWorld(ts);
   const other = await world.store.minds.create({ name: `other-${world.mind.id.slice(-8)}` });
-  const issue = async (operator: string, role: AccessRole, mindId?: string) =>
-    (await issueToken(world.store, { operator, role, ...(mindId ? { mindId } : {}) })).token;
+  const issue = async (operator: string, role: AccessRole, mindId?: string) => (await issueToken(world.store, { operator, role, ...(mindId ? { mindId } : {}) })).token;
   const tokens = {
     viewer: await issue('vera', 'viewer'),
     agent: await issue('agent-a', 'agent', world.mind.id),

@@ -20,10 +20,13 @@ for (const kind of STORE_KINDS) {
         assert.equal(dream.status, 201, JSON.stringify(dream.body));
         assert.equal(dream.body.drafts[0].valid, true);
         const wants = await call('viewer', 'GET', `/api/v1/minds/${mind}/wants`);
-        assert.deepEqual(wants.body.items.map((w: { statement: string; origin: string; status: string }) => [w.statement, w.origin, w.status]), [
-          ['read a at night', 'dream', 'open'],
-          ['keep svc healthy', 'dream', 'open'],
-        ]);
+        assert.deepEqual(
+          wants.body.items.map((w: { statement: string; origin: string; status: string }) => [w.statement, w.origin, w.status]),
+          [
+            ['read a at night', 'dream', 'open'],
+            ['keep svc healthy', 'dream', 'open'],
+          ],
+        );
         const plan = await call('viewer', 'GET', `/api/v1/plans/${dream.body.drafts[0].plan_id}`);
         assert.deepEqual([plan.body.plan.origin, plan.body.plan.status], ['dream', 'draft']);
         assert.equal((await call('viewer', 'GET', `/api/v1/minds/${mind}/wants?status=suppressed`)).body.items.length, 0);

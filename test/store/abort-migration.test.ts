@@ -21,7 +21,11 @@ for (const kind of STORE_KINDS) {
       const { store } = current();
       const db = store.db;
       assert.equal((await createMigrator(db, kind).migrateTo('0010_plan_pauses')).error, undefined);
-      await refreshEventTypeCheck(db, kind, EVENT_TYPES.filter((t) => !NEW_TYPES.includes(t)));
+      await refreshEventTypeCheck(
+        db,
+        kind,
+        EVENT_TYPES.filter((t) => !NEW_TYPES.includes(t)),
+      );
       await assert.rejects(store.events.append({ type: 'plan_aborted', data: {} }), /check|constraint/i);
 
       const mind = await store.minds.create({ name: 'older', host: null });

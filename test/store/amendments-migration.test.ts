@@ -20,13 +20,20 @@ for (const kind of STORE_KINDS) {
       const { store, clock } = current();
       const db = store.db;
       assert.equal((await createMigrator(db, kind).migrateTo('0010_plan_pauses')).error, undefined);
-      await refreshEventTypeCheck(db, kind, EVENT_TYPES.filter((t) => t !== 'approval_amended'));
+      await refreshEventTypeCheck(
+        db,
+        kind,
+        EVENT_TYPES.filter((t) => t !== 'approval_amended'),
+      );
       await assert.rejects(store.events.append({ type: 'approval_amended', data: {} }), /check|constraint/i);
 
       const key = approvalKeyFrom(randomBytes(32));
       const mindId = newId();
       const now = clock.now();
-      await db.insertInto('minds').values({ id: mindId, name: `m-${mindId}`, created_at: store.codec.time(now), updated_at: store.codec.time(now) } as never).execute();
+      await db
+        .insertInto('minds')
+        .values({ id: mindId, name: `m-${mindId}`, created_at: store.codec.time(now), updated_at: store.codec.time(now) } as never)
+        .execute();
       const raised = {
         id: newId(),
         mindId,

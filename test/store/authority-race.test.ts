@@ -37,11 +37,7 @@ async function inProcessContender(config: StoreConfig, clock: Clock, actions: Ra
 }
 
 function processContender(config: StoreConfig, clock: Clock, actions: RaceAction[]): Contender {
-  const child = spawn(
-    process.execPath,
-    [...programArgs(RACER), JSON.stringify(config), clock.now().toISOString(), JSON.stringify(actions)],
-    { stdio: ['pipe', 'pipe', 'pipe'] },
-  );
+  const child = spawn(process.execPath, [...programArgs(RACER), JSON.stringify(config), clock.now().toISOString(), JSON.stringify(actions)], { stdio: ['pipe', 'pipe', 'pipe'] });
   let err = '';
   child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
   const exited = new Promise<never>((_, reject) => {
@@ -96,20 +92,14 @@ for (const kind of STORE_KINDS) {
       // Round 1: half approve, half withdraw the same request. Round 2: everyone uses a grant
       // with 3 operations. Round 3: eight ask for access under a cap of 5 open requests.
       const scripts: RaceAction[][] = Array.from({ length: CONTENDERS }, (_, i) => [
-        i % 2 === 0
-          ? { op: 'approve', approvalId: approval.id, operator: `operator-${i}` }
-          : { op: 'withdraw', approvalId: approval.id },
+        i % 2 === 0 ? { op: 'approve', approvalId: approval.id, operator: `operator-${i}` } : { op: 'withdraw', approvalId: approval.id },
         { op: 'consume', grantId: grant.id },
         i < 8 ? { op: 'request', input: logAccessRequest(requester), cap: 5 } : { op: 'idle' },
       ]);
       const contenders: Contender[] = [];
       try {
         for (const script of scripts) {
-          contenders.push(
-            kind === 'sqlite'
-              ? processContender(config, clock, script)
-              : await inProcessContender(config, clock, script),
-          );
+          contenders.push(kind === 'sqlite' ? processContender(config, clock, script) : await inProcessContender(config, clock, script));
         }
         await Promise.all(contenders.map((c) => c.ready));
         const round = () => Promise.all(contenders.map((c) => c.next()));
@@ -119,10 +109,19 @@ for (const kind of STORE_KINDS) {
         const [winner] = winners(decided);
         const after = await store.approvals.get(approval.id);
         assert.equal(after?.status, winner?.op === 'approve' ? 'approved' : 'withdrawn');
-        assert.deepEqual(after?.decisions.map((d) => d.operator), winner?.op === 'approve' ? [winner.detail] : []);
+        assert.deepEqual(
+          after?.decisions.map((d) => d.operator),
+          winner?.op === 'approve' ? [winner.detail] : [],
+        );
 
         const used = await round();
-        assert.deepEqual(winners(used).map((o) => o.detail).sort(), [0, 1, 2], JSON.stringify(used));
+        assert.deepEqual(
+          winners(used)
+            .map((o) => o.detail)
+            .sort(),
+          [0, 1, 2],
+          JSON.stringify(used),
+        );
         const spent = await store.grants.get(grant.id);
         assert.equal(spent?.operationsLeft, 0);
         assert.equal(spent?.status, 'exhausted');
@@ -132,7 +131,9 @@ for (const kind of STORE_KINDS) {
         assert.equal(await store.capabilityRequests.countOpen(requester), 5);
         assert.deepEqual(
           (await store.capabilityRequests.list({ mindId: requester })).map((r) => r.id).sort(),
-          winners(asked).map((o) => o.detail).sort(),
+          winners(asked)
+            .map((o) => o.detail)
+            .sort(),
         );
       } finally {
         await Promise.all(contenders.map((c) => c.close()));

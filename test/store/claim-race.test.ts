@@ -27,11 +27,7 @@ interface Racer {
 }
 
 function startRacer(configJson: string, stepId: string, startAt: number): Racer {
-  const child: ChildProcessByStdio<Writable, Readable, Readable> = spawn(
-    process.execPath,
-    [...programArgs(RACER), configJson, stepId, String(startAt)],
-    { stdio: ['pipe', 'pipe', 'pipe'] },
-  );
+  const child: ChildProcessByStdio<Writable, Readable, Readable> = spawn(process.execPath, [...programArgs(RACER), configJson, stepId, String(startAt)], { stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   let markReady: () => void = () => {};
@@ -67,9 +63,7 @@ for (const kind of STORE_KINDS) {
     it(`gives a ready step to exactly one of ${CONTENDERS} processes`, async () => {
       const { store, config } = current();
       const { stepId } = await seedReadyStep(store);
-      const racers = Array.from({ length: CONTENDERS }, () =>
-        startRacer(JSON.stringify(config), stepId, Date.now() + DEADLINE_MS),
-      );
+      const racers = Array.from({ length: CONTENDERS }, () => startRacer(JSON.stringify(config), stepId, Date.now() + DEADLINE_MS));
       await Promise.all(racers.map((r) => r.ready));
       for (const racer of racers) racer.go();
       const results = await Promise.all(racers.map((r) => r.result));

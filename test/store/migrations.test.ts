@@ -35,31 +35,113 @@ async function indexDefinitions(db: Kysely<Database>, kind: StoreKind): Promise<
 }
 
 const PLAN_COLUMNS = [
-  'id', 'mind_id', 'intention_id', 'revision', 'supersedes', 'superseded_by', 'objective', 'origin', 'strategy',
-  'status', 'assumptions', 'completion_criteria', 'abort_conditions', 'alternatives', 'risk', 'estimate', 'actual',
-  'budget', 'validation', 'require_approval', 'max_replans', 'llm_call', 'status_reason', 'closed_at', 'created_at',
-  'updated_at', 'authored_by',
+  'id',
+  'mind_id',
+  'intention_id',
+  'revision',
+  'supersedes',
+  'superseded_by',
+  'objective',
+  'origin',
+  'strategy',
+  'status',
+  'assumptions',
+  'completion_criteria',
+  'abort_conditions',
+  'alternatives',
+  'risk',
+  'estimate',
+  'actual',
+  'budget',
+  'validation',
+  'require_approval',
+  'max_replans',
+  'llm_call',
+  'status_reason',
+  'closed_at',
+  'created_at',
+  'updated_at',
+  'authored_by',
   // 0010
-  'paused_at', 'paused_by', 'pause_reason',
+  'paused_at',
+  'paused_by',
+  'pause_reason',
 ];
 const STEP_COLUMNS = [
-  'id', 'plan_id', 'mind_id', 'key', 'position', 'title', 'kind', 'depends_on', 'capability', 'target', 'params',
-  'require_approval', 'expectation', 'precondition', 'spec', 'status', 'attempts', 'max_attempts', 'lease_until',
-  'next_run_at', 'approval_id', 'request_id', 'execution_id', 'prediction_id', 'intention_id', 'result',
-  'observation', 'error', 'status_reason', 'started_at', 'finished_at', 'created_at', 'updated_at',
+  'id',
+  'plan_id',
+  'mind_id',
+  'key',
+  'position',
+  'title',
+  'kind',
+  'depends_on',
+  'capability',
+  'target',
+  'params',
+  'require_approval',
+  'expectation',
+  'precondition',
+  'spec',
+  'status',
+  'attempts',
+  'max_attempts',
+  'lease_until',
+  'next_run_at',
+  'approval_id',
+  'request_id',
+  'execution_id',
+  'prediction_id',
+  'intention_id',
+  'result',
+  'observation',
+  'error',
+  'status_reason',
+  'started_at',
+  'finished_at',
+  'created_at',
+  'updated_at',
   // 0006
   'claimed_by',
 ];
 const INDEXES = [
-  'plans_mind_idx', 'plans_intention_idx', 'plan_steps_due_idx', 'plan_steps_plan_idx', 'predictions_open_idx',
-  'tool_executions_origin_idx', 'approval_requests_origin_idx', 'approval_requests_status_idx',
-  'capability_requests_mind_idx', 'capability_requests_origin_idx', 'grants_mind_idx', 'grants_active_expiry_idx',
-  'events_mind_idx', 'events_plan_idx', 'events_intention_idx',
+  'plans_mind_idx',
+  'plans_intention_idx',
+  'plan_steps_due_idx',
+  'plan_steps_plan_idx',
+  'predictions_open_idx',
+  'tool_executions_origin_idx',
+  'approval_requests_origin_idx',
+  'approval_requests_status_idx',
+  'capability_requests_mind_idx',
+  'capability_requests_origin_idx',
+  'grants_mind_idx',
+  'grants_active_expiry_idx',
+  'events_mind_idx',
+  'events_plan_idx',
+  'events_intention_idx',
 ];
 const APPROVAL_COLUMNS = [
-  'id', 'mind_id', 'capability', 'target', 'params', 'origin', 'correlation_id', 'evidence', 'explanation', 'digest',
-  'status', 'approvers_required', 'decisions', 'authored_by', 'batch_key', 'execution_id', 'expires_at',
-  'decided_at', 'created_at', 'updated_at',
+  'id',
+  'mind_id',
+  'capability',
+  'target',
+  'params',
+  'origin',
+  'correlation_id',
+  'evidence',
+  'explanation',
+  'digest',
+  'status',
+  'approvers_required',
+  'decisions',
+  'authored_by',
+  'batch_key',
+  'execution_id',
+  'expires_at',
+  'decided_at',
+  'created_at',
+  'updated_at',
   // 0007
   'author_named_by',
   // 0011
@@ -72,10 +154,7 @@ for (const kind of STORE_KINDS) {
 
     it('creates the whole schema', async () => {
       const { store } = current();
-      assert.deepEqual(
-        await tableNames(store.db, kind),
-        [...TABLE_NAMES, MIGRATION_TABLE, MIGRATION_LOCK_TABLE].sort(),
-      );
+      assert.deepEqual(await tableNames(store.db, kind), [...TABLE_NAMES, MIGRATION_TABLE, MIGRATION_LOCK_TABLE].sort());
       assert.deepEqual(await columnNames(store.db, kind, 'plans'), [...PLAN_COLUMNS].sort());
       assert.deepEqual(await columnNames(store.db, kind, 'plan_steps'), [...STEP_COLUMNS].sort());
       assert.deepEqual(await columnNames(store.db, kind, 'approval_requests'), [...APPROVAL_COLUMNS].sort());
@@ -172,7 +251,11 @@ for (const kind of STORE_KINDS) {
         const good = planRow(ids, 'validated');
         await store.db.insertInto('plans').values(good).execute();
         await assert.rejects(
-          store.db.updateTable('plans').set({ status: 'done' as 'completed' }).where('id', '=', good.id).execute(),
+          store.db
+            .updateTable('plans')
+            .set({ status: 'done' as 'completed' })
+            .where('id', '=', good.id)
+            .execute(),
           /plans_status_check/,
         );
       });
@@ -183,29 +266,38 @@ for (const kind of STORE_KINDS) {
         const plan = planRow(ids, 'validated');
         await store.db.insertInto('plans').values(plan).execute();
         await assert.rejects(
-          store.db.insertInto('plan_steps').values(stepRow(ids, plan.id, 'shell', 'pending')).execute(),
+          store.db
+            .insertInto('plan_steps')
+            .values(stepRow(ids, plan.id, 'shell', 'pending'))
+            .execute(),
           /plan_steps_kind_check/,
         );
         await assert.rejects(
-          store.db.insertInto('plan_steps').values(stepRow(ids, plan.id, 'wait', 'running')).execute(),
+          store.db
+            .insertInto('plan_steps')
+            .values(stepRow(ids, plan.id, 'wait', 'running'))
+            .execute(),
           /plan_steps_status_check/,
         );
-        await store.db.insertInto('plan_steps').values(stepRow(ids, plan.id, 'wait', 'pending')).execute();
+        await store.db
+          .insertInto('plan_steps')
+          .values(stepRow(ids, plan.id, 'wait', 'pending'))
+          .execute();
       });
 
       it('reject an unknown event type and a confidence above 1', async () => {
         const { store, clock } = current();
         const now = clock.now().toISOString();
         await assert.rejects(
-          store.db.insertInto('events').values({ id: newId(), type: 'plan_exploded' as 'plan_created', created_at: now }).execute(),
+          store.db
+            .insertInto('events')
+            .values({ id: newId(), type: 'plan_exploded' as 'plan_created', created_at: now })
+            .execute(),
           /events_type_check/,
         );
         const { mindId } = await seedRows();
         await assert.rejects(
-          store.db
-            .insertInto('beliefs')
-            .values({ id: newId(), mind_id: mindId, statement: 's', confidence: 1.5, created_at: now, updated_at: now })
-            .execute(),
+          store.db.insertInto('beliefs').values({ id: newId(), mind_id: mindId, statement: 's', confidence: 1.5, created_at: now, updated_at: now }).execute(),
           /beliefs_confidence_check/,
         );
       });
@@ -222,10 +314,16 @@ for (const kind of STORE_KINDS) {
           updated_at: ids.now,
         };
         await assert.rejects(
-          store.db.insertInto('approval_requests').values(approval as typeof approval & { expires_at: string }).execute(),
+          store.db
+            .insertInto('approval_requests')
+            .values(approval as typeof approval & { expires_at: string })
+            .execute(),
           /not[ -]null/i,
         );
-        await store.db.insertInto('approval_requests').values({ ...approval, expires_at: ids.now }).execute();
+        await store.db
+          .insertInto('approval_requests')
+          .values({ ...approval, expires_at: ids.now })
+          .execute();
         const grant = {
           id: newId(),
           mind_id: ids.mindId,
@@ -235,7 +333,10 @@ for (const kind of STORE_KINDS) {
           created_at: ids.now,
         };
         await assert.rejects(
-          store.db.insertInto('grants').values({ ...grant, operations_left: -1 }).execute(),
+          store.db
+            .insertInto('grants')
+            .values({ ...grant, operations_left: -1 })
+            .execute(),
           /grants_operations_left_check/,
         );
       });
@@ -244,7 +345,10 @@ for (const kind of STORE_KINDS) {
         const ids = await seedRows();
         const { store } = current();
         await assert.rejects(
-          store.db.insertInto('plans').values({ ...planRow(ids, 'draft'), mind_id: newId() }).execute(),
+          store.db
+            .insertInto('plans')
+            .values({ ...planRow(ids, 'draft'), mind_id: newId() })
+            .execute(),
           /foreign key/i,
         );
       });
@@ -259,9 +363,7 @@ describe('migrations (postgres, several daemons starting at once)', () => {
     const stores = await Promise.all([1, 2, 3].map(() => openStore({ ...config, schema: 'praxis_race' })));
     try {
       await Promise.all(stores.map((store) => store.migrate()));
-      const applied = await sql<{ name: string }>`select name from ${sql.table(`praxis_race.${MIGRATION_TABLE}`)}`.execute(
-        test.store.db,
-      );
+      const applied = await sql<{ name: string }>`select name from ${sql.table(`praxis_race.${MIGRATION_TABLE}`)}`.execute(test.store.db);
       assert.deepEqual(applied.rows.map((r) => r.name).sort(), Object.keys(migrationsFor('postgres')).sort());
     } finally {
       await Promise.all(stores.map((store) => store.close()));

@@ -50,14 +50,8 @@ for (const kind of STORE_KINDS) {
       });
       assert.deepEqual(await store.llmCalls.get(call.id), call);
       assert.deepEqual(await store.llmCalls.listByMind(mind.id), [call]);
-      await assert.rejects(
-        store.llmCalls.record({ mindId: mind.id, model: 'm', baseUrl: '', outcome: 'exploded' as 'timeout', latencyMs: 1, request: {} }),
-        /llm_calls_outcome_check/,
-      );
-      await assert.rejects(
-        store.llmCalls.record({ mindId: mind.id, model: 'm', baseUrl: '', outcome: 'timeout', latencyMs: 1, request: { text: 'a\u0000b' } }),
-        /NUL/,
-      );
+      await assert.rejects(store.llmCalls.record({ mindId: mind.id, model: 'm', baseUrl: '', outcome: 'exploded' as 'timeout', latencyMs: 1, request: {} }), /llm_calls_outcome_check/);
+      await assert.rejects(store.llmCalls.record({ mindId: mind.id, model: 'm', baseUrl: '', outcome: 'timeout', latencyMs: 1, request: { text: 'a\u0000b' } }), /NUL/);
     });
 
     it('keep one procedural memory per plan', async () => {
@@ -94,7 +88,10 @@ for (const kind of STORE_KINDS) {
       assert.equal(await store.predictions.resolve(soon.id, 'confirmed', {}, { closesNoEarlierThan: clock.now() }), undefined);
       assert.equal((await store.predictions.resolve(later.id, 'confirmed', { ok: true }, { closesNoEarlierThan: clock.now() }))?.status, 'confirmed');
       assert.equal(await store.predictions.resolve(later.id, 'refuted', {}), undefined);
-      assert.deepEqual((await store.predictions.listByMind(mind.id, { status: 'confirmed' })).map((p) => p.id), [later.id]);
+      assert.deepEqual(
+        (await store.predictions.listByMind(mind.id, { status: 'confirmed' })).map((p) => p.id),
+        [later.id],
+      );
     });
 
     it('resume a parent only once none of its subordinates is open', async () => {
@@ -104,7 +101,10 @@ for (const kind of STORE_KINDS) {
       await store.intentions.transition(parent.id, 'active', 'blocked', 'awaiting_subordinate');
       const a = await store.intentions.create({ mindId: mind.id, parentId: parent.id, objective: 'a', origin: 'subordinate' });
       const b = await store.intentions.create({ mindId: mind.id, parentId: parent.id, objective: 'b', origin: 'subordinate' });
-      assert.deepEqual((await store.intentions.listSubordinates(parent.id)).map((i) => i.id), [a.id, b.id]);
+      assert.deepEqual(
+        (await store.intentions.listSubordinates(parent.id)).map((i) => i.id),
+        [a.id, b.id],
+      );
       await store.intentions.transition(a.id, 'active', 'fulfilled', 'completed');
       assert.equal(await store.intentions.resumeWhenSubordinatesClosed(parent.id), undefined);
       await store.intentions.transition(b.id, 'active', 'abandoned', 'cancelled');
@@ -119,7 +119,7 @@ for (const kind of STORE_KINDS) {
       assert.equal((await store.intentions.get(parent.id))?.reason, 'outcome_unverified');
     });
 
-    it('list an intention\'s plans by revision', async () => {
+    it("list an intention's plans by revision", async () => {
       const { store, clock } = current();
       const { mind, intention, plan } = await seedPlan(store);
       clock.advance(1);
@@ -134,7 +134,13 @@ for (const kind of STORE_KINDS) {
         status: 'validated',
       });
       const listed = await store.plans.listByIntention(intention.id);
-      assert.deepEqual(listed.map((p) => [p.id, p.revision]), [[plan.id, 1], [next.id, 2]]);
+      assert.deepEqual(
+        listed.map((p) => [p.id, p.revision]),
+        [
+          [plan.id, 1],
+          [next.id, 2],
+        ],
+      );
       assert.equal('steps' in listed[0]!, false, 'listing does not load steps');
       assert.deepEqual(await store.plans.listByIntention(newId()), []);
     });

@@ -27,11 +27,17 @@ for (const kind of STORE_KINDS) {
       const db = store.db;
       const upTo = await createMigrator(db, kind).migrateTo('0009_event_consumers');
       assert.equal(upTo.error, undefined);
-      await refreshEventTypeCheck(db, kind, EVENT_TYPES.filter((t) => !NEW_TYPES.includes(t)));
+      await refreshEventTypeCheck(
+        db,
+        kind,
+        EVENT_TYPES.filter((t) => !NEW_TYPES.includes(t)),
+      );
       const at = '2026-01-01T00:00:00.000Z';
       await sql`insert into minds (id, name, created_at, updated_at) values (${IDS.mind}, 'old-mind', ${at}, ${at})`.execute(db);
       await sql`insert into intentions (id, mind_id, objective, origin, created_at, updated_at) values (${IDS.intention}, ${IDS.mind}, 'old', 'operator', ${at}, ${at})`.execute(db);
-      await sql`insert into plans (id, mind_id, intention_id, objective, origin, status, created_at, updated_at) values (${IDS.plan}, ${IDS.mind}, ${IDS.intention}, 'old plan', 'operator', 'executing', ${at}, ${at})`.execute(db);
+      await sql`insert into plans (id, mind_id, intention_id, objective, origin, status, created_at, updated_at) values (${IDS.plan}, ${IDS.mind}, ${IDS.intention}, 'old plan', 'operator', 'executing', ${at}, ${at})`.execute(
+        db,
+      );
       await assert.rejects(store.events.append({ type: 'plan_paused', data: {} }), /check|constraint/i);
 
       assert.ok((await migrateToLatest(db, kind)).includes('0010_plan_pauses'));

@@ -150,7 +150,7 @@ for (const kind of STORE_KINDS) {
       assert.equal(await store.plans.transition(plan.id, 'executing', 'failed'), undefined, 'the second closer loses');
     });
 
-    it('lists a mind\'s plans newest first, by status, a page at a time', async () => {
+    it("lists a mind's plans newest first, by status, a page at a time", async () => {
       const { store, clock } = current();
       const { mind, intention, plan: first } = await seedPlan(store);
       const more: PlanWithSteps[] = [];
@@ -168,12 +168,24 @@ for (const kind of STORE_KINDS) {
         );
       }
       const all = await store.plans.listByMind(mind.id);
-      assert.deepEqual(all.map((p) => p.id), [...more].reverse().map((p) => p.id).concat(first.id));
+      assert.deepEqual(
+        all.map((p) => p.id),
+        [...more]
+          .reverse()
+          .map((p) => p.id)
+          .concat(first.id),
+      );
       assert.equal('steps' in all[0]!, false, 'listing does not load steps');
-      assert.deepEqual((await store.plans.listByMind(mind.id, { status: 'validated' })).map((p) => p.id), [first.id]);
+      assert.deepEqual(
+        (await store.plans.listByMind(mind.id, { status: 'validated' })).map((p) => p.id),
+        [first.id],
+      );
       assert.equal((await store.plans.listByMind(mind.id, { status: ['draft', 'validated'], limit: 2 })).length, 2);
       const page = await store.plans.listByMind(mind.id, { before: more[1]!.createdAt });
-      assert.deepEqual(page.map((p) => p.id), [more[0]!.id, first.id]);
+      assert.deepEqual(
+        page.map((p) => p.id),
+        [more[0]!.id, first.id],
+      );
     });
 
     it('commits a store transaction as a whole or not at all', async () => {

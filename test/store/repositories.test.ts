@@ -92,10 +92,7 @@ for (const kind of STORE_KINDS) {
       assert.equal(child.means, null);
       assert.equal(child.requireApproval, false);
       assert.deepEqual(await store.intentions.get(child.id), child);
-      await assert.rejects(
-        store.intentions.create({ mindId: mind.id, parentId: newId(), objective: 'x', origin: 'cli' }),
-        /foreign key/i,
-      );
+      await assert.rejects(store.intentions.create({ mindId: mind.id, parentId: newId(), objective: 'x', origin: 'cli' }), /foreign key/i);
     });
 
     it('moves an intention conditionally and stamps closed_at on closing', async () => {
@@ -113,21 +110,24 @@ for (const kind of STORE_KINDS) {
       const done = await store.intentions.transition(intention.id, ['active', 'blocked'], 'fulfilled', 'completed');
       assert.deepEqual(done?.closedAt, clock.now());
       assert.equal(await store.intentions.transition(intention.id, ['active', 'blocked'], 'abandoned', 'cancelled'), undefined);
-      await assert.rejects(
-        store.intentions.transition(intention.id, 'fulfilled', 'active', 'bogus' as ''),
-        /intentions_reason_check/,
-      );
+      await assert.rejects(store.intentions.transition(intention.id, 'fulfilled', 'active', 'bogus' as ''), /intentions_reason_check/);
     });
 
-    it('lists a mind\'s intentions newest first, optionally by status', async () => {
+    it("lists a mind's intentions newest first, optionally by status", async () => {
       const { store, clock } = current();
       const mind = await store.minds.create({ name: `m-${newId()}` });
       const first = await store.intentions.create({ mindId: mind.id, objective: 'a', origin: 'api' });
       clock.advance(1);
       const second = await store.intentions.create({ mindId: mind.id, objective: 'b', origin: 'api' });
       await store.intentions.transition(first.id, 'active', 'suspended', 'quiesced');
-      assert.deepEqual((await store.intentions.listByMind(mind.id)).map((i) => i.id), [second.id, first.id]);
-      assert.deepEqual((await store.intentions.listByMind(mind.id, { status: 'suspended' })).map((i) => i.id), [first.id]);
+      assert.deepEqual(
+        (await store.intentions.listByMind(mind.id)).map((i) => i.id),
+        [second.id, first.id],
+      );
+      assert.deepEqual(
+        (await store.intentions.listByMind(mind.id, { status: 'suspended' })).map((i) => i.id),
+        [first.id],
+      );
       assert.equal((await store.intentions.listByMind(mind.id, { limit: 1 })).length, 1);
     });
   });
@@ -155,7 +155,10 @@ for (const kind of STORE_KINDS) {
         );
       }
       const seqs = appended.map((e) => e.seq);
-      assert.deepEqual(seqs, [...seqs].sort((a, b) => a - b));
+      assert.deepEqual(
+        seqs,
+        [...seqs].sort((a, b) => a - b),
+      );
       assert.equal(typeof seqs[0], 'number');
       assert.deepEqual(appended[2], {
         seq: seqs[2],

@@ -94,23 +94,13 @@ for (const kind of STORE_KINDS) {
       const takeOver = { leaseExpiredBy: clock.now() };
       assert.equal(await store.steps.transition(stepId, 'executing', 'blocked', {}, takeOver), undefined, 'lease still held');
       clock.advance(30);
-      const blocked = await store.steps.transition(
-        stepId,
-        'executing',
-        'blocked',
-        { statusReason: 'outcome_unverified', leaseUntil: null },
-        { leaseExpiredBy: clock.now(), attempts: 1 },
-      );
+      const blocked = await store.steps.transition(stepId, 'executing', 'blocked', { statusReason: 'outcome_unverified', leaseUntil: null }, { leaseExpiredBy: clock.now(), attempts: 1 });
       assert.equal(blocked?.status, 'blocked');
       assert.equal(blocked?.leaseUntil, null);
-      assert.equal(
-        await store.steps.transition(stepId, 'executing', 'completed', {}, { leaseUntil: claim.leaseUntil }),
-        undefined,
-        'the old holder lost the step',
-      );
+      assert.equal(await store.steps.transition(stepId, 'executing', 'completed', {}, { leaseUntil: claim.leaseUntil }), undefined, 'the old holder lost the step');
     });
 
-    it('lists a plan\'s steps in position order', async () => {
+    it("lists a plan's steps in position order", async () => {
       const { store } = current();
       const { plan } = await seedPlan(store);
       assert.deepEqual(
@@ -133,8 +123,28 @@ for (const kind of STORE_KINDS) {
       const due = clock.now();
       const lease = addSeconds(due, 90);
       const movesOf = (ids: string[]) => [
-        { id: ids[0]!, from: 'ready' as const, to: 'completed' as const, patch: { countAttempt: true, leaseUntil: null, nextRunAt: null, result: { ok: [1, 'a'] }, observation: { state: 'active' }, executionId: '00000000-0000-7000-8000-0000000000e1', statusReason: 'read' }, guard: { dueBy: due } },
-        { id: ids[1]!, from: 'ready' as const, to: 'completed' as const, patch: { countAttempt: true, leaseUntil: null, nextRunAt: null, result: { ok: [2] }, observation: null, executionId: '00000000-0000-7000-8000-0000000000e2', statusReason: 'read again' }, guard: { dueBy: due } },
+        {
+          id: ids[0]!,
+          from: 'ready' as const,
+          to: 'completed' as const,
+          patch: {
+            countAttempt: true,
+            leaseUntil: null,
+            nextRunAt: null,
+            result: { ok: [1, 'a'] },
+            observation: { state: 'active' },
+            executionId: '00000000-0000-7000-8000-0000000000e1',
+            statusReason: 'read',
+          },
+          guard: { dueBy: due },
+        },
+        {
+          id: ids[1]!,
+          from: 'ready' as const,
+          to: 'completed' as const,
+          patch: { countAttempt: true, leaseUntil: null, nextRunAt: null, result: { ok: [2] }, observation: null, executionId: '00000000-0000-7000-8000-0000000000e2', statusReason: 'read again' },
+          guard: { dueBy: due },
+        },
       ];
       const extra = (ids: string[]) => [
         // Another shape in the same call: claimed under a lease, no due guard.
@@ -153,7 +163,11 @@ for (const kind of STORE_KINDS) {
         // A completed step is not in `ready` any more, nor is its lease unset with another shape asked alongside: both lose.
         clock.advance(1);
         const again = await observed.steps.moveMany([...movesOf(together), ...extra(together)]);
-        assert.deepEqual(again.map((s) => s?.status), [undefined, undefined, 'executing'], 'the lost moves are undefined; the other shape moved');
+        assert.deepEqual(
+          again.map((s) => s?.status),
+          [undefined, undefined, 'executing'],
+          'the lost moves are undefined; the other shape moved',
+        );
         assert.equal((await store.steps.get(together[1]!))?.statusReason, 'read again', 'a lost move changed nothing');
       } finally {
         await observed.close();

@@ -38,18 +38,17 @@ describe('resolveStoreConfig', () => {
     const refused = (flags: { db?: string }, env: Record<string, string>, path: string, message: RegExp) =>
       assert.throws(
         () => resolveStoreConfig(flags, env),
-        (error: unknown) =>
-          error instanceof InputError &&
-          error.problems[0]?.path === path &&
-          error.problems[0]?.code === 'invalid_store_config' &&
-          message.test(error.message),
+        (error: unknown) => error instanceof InputError && error.problems[0]?.path === path && error.problems[0]?.code === 'invalid_store_config' && message.test(error.message),
       );
     refused({ db: '' }, {}, '--db', /not empty/);
     refused({ db: '   ' }, {}, '--db', /not empty/);
     refused({ db: 'mysql://x/y' }, {}, '--db', /unsupported database URL scheme/);
     refused({}, { PRAXIS_DATABASE_URL: '/tmp/file.db' }, 'PRAXIS_DATABASE_URL', /postgres:\/\//);
     refused({ db: 'postgres://user:secret@/' }, {}, '--db', /not a valid PostgreSQL URL/);
-    assert.throws(() => resolveStoreConfig({ db: 'postgres://user:secret@/' }, {}), (e: Error) => !e.message.includes('secret'));
+    assert.throws(
+      () => resolveStoreConfig({ db: 'postgres://user:secret@/' }, {}),
+      (e: Error) => !e.message.includes('secret'),
+    );
   });
 });
 
@@ -60,8 +59,7 @@ describe('openStore (sqlite)', () => {
     const store = await openStore({ kind: 'sqlite', path });
     try {
       assert.ok(existsSync(join(dir, 'nested', 'deeper')));
-      const pragma = async (name: string) =>
-        Object.values((await sql.raw<Record<string, unknown>>(`pragma ${name}`).execute(store.db)).rows[0] ?? {})[0];
+      const pragma = async (name: string) => Object.values((await sql.raw<Record<string, unknown>>(`pragma ${name}`).execute(store.db)).rows[0] ?? {})[0];
       assert.equal(String(await pragma('journal_mode')).toLowerCase(), 'wal');
       assert.equal(Number(await pragma('busy_timeout')), 5000);
       assert.equal(Number(await pragma('foreign_keys')), 1);
@@ -75,10 +73,7 @@ describe('openStore (sqlite)', () => {
 
 describe('openStore (postgres)', () => {
   it('refuses a schema name that is not a plain identifier', async () => {
-    await assert.rejects(
-      openStore({ kind: 'postgres', url: 'postgres://127.0.0.1/x', schema: 'a;drop' }),
-      (error: unknown) => error instanceof InputError && error.problems[0]?.path === 'schema',
-    );
+    await assert.rejects(openStore({ kind: 'postgres', url: 'postgres://127.0.0.1/x', schema: 'a;drop' }), (error: unknown) => error instanceof InputError && error.problems[0]?.path === 'schema');
   });
 
   it('fails loudly, not silently, when PostgreSQL is unreachable', async () => {

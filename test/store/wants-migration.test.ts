@@ -22,7 +22,11 @@ for (const kind of STORE_KINDS) {
       const upTo = await createMigrator(db, kind).migrateTo('0006_claimant');
       assert.equal(upTo.error, undefined);
       // The check as a database created before 0008 had it.
-      await refreshEventTypeCheck(db, kind, EVENT_TYPES.filter((t) => !NEW_TYPES.includes(t)));
+      await refreshEventTypeCheck(
+        db,
+        kind,
+        EVENT_TYPES.filter((t) => !NEW_TYPES.includes(t)),
+      );
       const before = await store.events.append({ type: 'operator_note', data: { note: 'kept' } });
       await assert.rejects(store.events.append({ type: 'mind_forked', data: {} }), /check|constraint/i);
 
@@ -31,7 +35,10 @@ for (const kind of STORE_KINDS) {
       const forked = await store.events.append({ type: 'mind_forked', data: { from: 'a' } });
       assert.ok(Number(forked.seq) > Number(before.seq), 'the sequence continues');
       assert.deepEqual((await store.events.get(before.id))?.data, { note: 'kept' });
-      await assert.rejects(sql`insert into events (id, type, data, created_at) values (${'00000000-0000-7000-8000-000000000001'}, 'no_such_type', '{}', '2026-01-01T00:00:00Z')`.execute(db), /check|constraint/i);
+      await assert.rejects(
+        sql`insert into events (id, type, data, created_at) values (${'00000000-0000-7000-8000-000000000001'}, 'no_such_type', '{}', '2026-01-01T00:00:00Z')`.execute(db),
+        /check|constraint/i,
+      );
       const indexes =
         kind === 'sqlite'
           ? await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = 'events'`.execute(db)

@@ -55,7 +55,10 @@ for (const kind of STORE_KINDS) {
       const sent = await first.runOnce();
       assert.ok(sent > 0);
       const names = sink.spans.map((s) => s.name).sort();
-      assert.deepEqual(names, ['execute_tool service.restart', 'execute_tool service.status', 'execute_tool service.status', 'execute_tool service.status', 'intention', 'plan direct', 'step P1', 'step V1'].sort());
+      assert.deepEqual(
+        names,
+        ['execute_tool service.restart', 'execute_tool service.status', 'execute_tool service.status', 'execute_tool service.status', 'intention', 'plan direct', 'step P1', 'step V1'].sort(),
+      );
       const traceIds = new Set(sink.spans.map((s) => s.spanContext().traceId));
       assert.deepEqual([...traceIds], [intention.id.replace(/-/g, '')]);
       const byName = (name: string) => sink.spans.find((s) => s.name === name)!;
@@ -85,7 +88,11 @@ for (const kind of STORE_KINDS) {
       await w.store.eventCursors.release('traces', 'daemon-c');
       const again = new Recording();
       await new TraceExporter({ store: w.store, name: 'daemon-c', env: {}, log, exporter: again }).runOnce();
-      const ids = (spans: ReadableSpan[]) => spans.filter((s) => traceIds.has(s.spanContext().traceId)).map((s) => `${s.name} ${s.spanContext().spanId} ${s.parentSpanContext?.spanId ?? ''}`).sort();
+      const ids = (spans: ReadableSpan[]) =>
+        spans
+          .filter((s) => traceIds.has(s.spanContext().traceId))
+          .map((s) => `${s.name} ${s.spanContext().spanId} ${s.parentSpanContext?.spanId ?? ''}`)
+          .sort();
       assert.deepEqual(ids(again.spans), ids(sink.spans.slice(0, before)));
     });
   });

@@ -14,10 +14,7 @@ import { href, useRoute, type Route } from './router.ts';
 import { useWaitingWork } from './waiting.tsx';
 import { adoptTokenFromFragment, forgetToken, storedToken, storeToken, tokenOfPasted } from './session.ts';
 
-type Session =
-  | { state: 'signed_out'; error?: ApiError; notice?: string }
-  | { state: 'checking'; token: string }
-  | { state: 'signed_in'; api: ApiClient; me: Whoami };
+type Session = { state: 'signed_out'; error?: ApiError; notice?: string } | { state: 'checking'; token: string } | { state: 'signed_in'; api: ApiClient; me: Whoami };
 
 export function App() {
   const [session, setSession] = useState<Session>(() => {
@@ -91,22 +88,12 @@ function SignIn({ error, notice, onToken }: { error?: ApiError | undefined; noti
       <form className="card sign-in-card" onSubmit={submit} aria-labelledby="sign-in-title" data-testid="sign-in">
         <h1 id="sign-in-title">Praxis console</h1>
         <p className="muted">
-          Sign in with an access token (<code>praxis token create</code>), or paste the sign-in link. The token stays in this tab
-          only.
+          Sign in with an access token (<code>praxis token create</code>), or paste the sign-in link. The token stays in this tab only.
         </p>
         {notice && <p role="status">{notice}</p>}
         <ErrorBox error={error} title="Sign-in failed" />
         <label htmlFor="token-input">Access token or sign-in link</label>
-        <input
-          id="token-input"
-          name="token"
-          type="password"
-          autoComplete="off"
-          spellCheck={false}
-          value={token}
-          onChange={(event) => setToken(event.target.value)}
-          required
-        />
+        <input id="token-input" name="token" type="password" autoComplete="off" spellCheck={false} value={token} onChange={(event) => setToken(event.target.value)} required />
         <button type="submit" className="primary" disabled={!token.trim()}>
           Sign in
         </button>

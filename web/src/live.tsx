@@ -3,7 +3,7 @@
 // (a short debounce folds a burst of events into one request). Nothing polls.
 
 import { createContext, useCallback, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
-import { ApiClient, asApiError, type ApiError } from './api/client.ts';
+import { type ApiClient, asApiError, type ApiError } from './api/client.ts';
 import { openEventStream, type StreamState } from './api/stream.ts';
 import type { EventRecord, Whoami } from './api/types.ts';
 
@@ -65,11 +65,7 @@ export interface Resource<T> {
  * Loads data with the signed-in client and reloads it whenever `concerns` says an event from the
  * stream is relevant. `key` identifies the request: a new key drops the old data.
  */
-export function useLiveResource<T>(
-  key: string,
-  load: (api: ApiClient) => Promise<T>,
-  concerns: (event: EventRecord, current: T | undefined) => boolean,
-): Resource<T> {
+export function useLiveResource<T>(key: string, load: (api: ApiClient) => Promise<T>, concerns: (event: EventRecord, current: T | undefined) => boolean): Resource<T> {
   const { api, subscribe } = useLive();
   const [state, setState] = useState<{ key: string; data?: T; error?: ApiError; loading: boolean }>({ key, loading: true });
   const generation = useRef(0);

@@ -29,9 +29,9 @@ const WAITS_FOR_PERSON = new Set(['awaiting_approval', 'awaiting_grant']);
 export function escalationNote(steps: readonly (Pick<StepView, 'key' | 'kind' | 'spec'> & { observation?: unknown })[]): { key: string; message: string } | null {
   for (const step of steps) {
     const spec = step.spec ?? {};
-    if (step.kind === 'internal' && spec['action'] === 'notify_operator' && typeof spec['message'] === 'string') {
+    if (step.kind === 'internal' && spec.action === 'notify_operator' && typeof spec.message === 'string') {
       const left = (step.observation as { message?: unknown } | null | undefined)?.message;
-      return { key: step.key, message: typeof left === 'string' && left !== '' ? left : spec['message'] };
+      return { key: step.key, message: typeof left === 'string' && left !== '' ? left : spec.message };
     }
   }
   return null;
@@ -91,7 +91,12 @@ export function outcomeOf(intention: Pick<IntentionRecord, 'status' | 'reason' |
     return { kind: 'blocked', headline: `Blocked, waiting for you: step ${blockedStep.key} (${blockedStep.title})`, detail, act: 'release', stepKey: blockedStep.key };
   }
   if (plan.status === 'superseded') {
-    return { ...none, kind: 'superseded', headline: 'Replaced by a later revision', detail: plan.statusReason || 'This revision was replanned; the latest revision says what became of the intention.' };
+    return {
+      ...none,
+      kind: 'superseded',
+      headline: 'Replaced by a later revision',
+      detail: plan.statusReason || 'This revision was replanned; the latest revision says what became of the intention.',
+    };
   }
   if (intention?.status === 'blocked' && note) {
     return { ...none, kind: 'escalated', headline: 'Escalated to you', detail: note.message, stepKey: note.key };

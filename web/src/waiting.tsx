@@ -24,7 +24,7 @@ export function useWaitingWork(): WaitingWork | null {
 /** The person-shaped status of an open plan: an approval raised by one of its steps, or a request of its intention. */
 export function waitingStatusOf(plan: PlanSummary, work: WaitingWork | null): { status: string; label: string } | null {
   if (!work || CLOSED_PLAN_STATUSES.includes(plan.status)) return null;
-  if (work.approvals.some((a) => a.evidence?.['plan_id'] === plan.id)) return { status: 'awaiting_approval', label: 'waiting for an approval' };
+  if (work.approvals.some((a) => a.evidence?.plan_id === plan.id)) return { status: 'awaiting_approval', label: 'waiting for an approval' };
   if (work.requests.some((r) => r.intentionId === plan.intentionId)) return { status: 'awaiting_grant', label: 'waiting for a grant' };
   return null;
 }

@@ -67,7 +67,10 @@ export function guardedLookup(resolve: Resolver, policy: AddressPolicy): LookupF
         if (usable.length === 0) {
           callback(new CapabilityError('fetch_failed', `${hostname} has no IPv${family} address`, true), '', 0);
         } else if (options.all === true) {
-          callback(null, usable.map((a): LookupAddress => ({ address: a.address, family: a.family })));
+          callback(
+            null,
+            usable.map((a): LookupAddress => ({ address: a.address, family: a.family })),
+          );
         } else {
           callback(null, usable[0]!.address, usable[0]!.family);
         }

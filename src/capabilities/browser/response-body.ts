@@ -7,12 +7,7 @@ import type { Response } from 'undici';
 import { CapabilityError } from '../implementation.ts';
 
 /** The media types whose bodies are read; everything else is reported but never read. */
-export const READABLE_MEDIA_TYPES: ReadonlySet<string> = new Set([
-  'text/html',
-  'application/xhtml+xml',
-  'text/plain',
-  'application/json',
-]);
+export const READABLE_MEDIA_TYPES: ReadonlySet<string> = new Set(['text/html', 'application/xhtml+xml', 'text/plain', 'application/json']);
 
 export interface ContentType {
   /** Lower-case `type/subtype`, without parameters. */

@@ -9,14 +9,7 @@ import { Agent, fetch, type Response } from 'undici';
 import { CapabilityError } from '../implementation.ts';
 import { type AddressPolicy, addressPolicy } from './address-policy.ts';
 import { type Resolver, guardedConnector, systemResolver } from './connection-guard.ts';
-import {
-  type ContentType,
-  decodeBody,
-  discardBody,
-  isReadable,
-  parseContentType,
-  readCappedBody,
-} from './response-body.ts';
+import { type ContentType, decodeBody, discardBody, isReadable, parseContentType, readCappedBody } from './response-body.ts';
 import { type CheckedUrl, checkUrl, redirectRefusal } from './url-policy.ts';
 
 export const USER_AGENT = 'Praxis/0.1 (read-only)';
@@ -138,14 +131,7 @@ function fetchOnce(target: CheckedUrl, context: HopContext): Promise<Response> {
   });
 }
 
-async function readPage(
-  start: CheckedUrl,
-  final: CheckedUrl,
-  response: Response,
-  request: FetchRequest,
-  context: HopContext,
-  redirects: number,
-): Promise<FetchedPage> {
+async function readPage(start: CheckedUrl, final: CheckedUrl, response: Response, request: FetchRequest, context: HopContext, redirects: number): Promise<FetchedPage> {
   const contentType = parseContentType(response.headers.get('content-type'));
   const page = { url: start.url.href, finalUrl: final.url.href, status: response.status, contentType, redirects };
   if (!isReadable(contentType)) {

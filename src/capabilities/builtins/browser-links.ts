@@ -9,10 +9,13 @@ export const browserLinks: CapabilityDefinition = {
   readOnly: true,
   idempotent: true,
   timeoutSeconds: 30,
-  paramsSchema: objectSchema({
-    url: urlParam,
-    limit: { type: 'integer', minimum: 1, maximum: MAX_LINKS },
-  }, ['url']),
+  paramsSchema: objectSchema(
+    {
+      url: urlParam,
+      limit: { type: 'integer', minimum: 1, maximum: MAX_LINKS },
+    },
+    ['url'],
+  ),
   target: urlTarget,
   locked: false,
   cost: { wall_seconds: 3, network_ops: 1, money: 0 },

@@ -8,7 +8,7 @@ export const MAX_GREP_LENGTH = 128;
 /** Reads one unit's journal; personal identifiers and credential-like values are masked by default. */
 export const logsQuery: CapabilityDefinition = {
   name: 'logs.query',
-  description: "Reads recent journal entries of one systemd unit, bounded in time and line count, with identifiers masked.",
+  description: 'Reads recent journal entries of one systemd unit, bounded in time and line count, with identifiers masked.',
   readOnly: true,
   idempotent: true,
   timeoutSeconds: 30,

@@ -8,10 +8,7 @@ import { checkUnitName } from '../unit-name.ts';
 
 export type HostProgram = 'systemctl' | 'journalctl';
 
-export const JOURNAL_PRIORITY_VALUES = [
-  'emerg', 'alert', 'crit', 'err', 'warning', 'notice', 'info', 'debug',
-  '0', '1', '2', '3', '4', '5', '6', '7',
-] as const;
+export const JOURNAL_PRIORITY_VALUES = ['emerg', 'alert', 'crit', 'err', 'warning', 'notice', 'info', 'debug', '0', '1', '2', '3', '4', '5', '6', '7'] as const;
 export type JournalPriority = (typeof JOURNAL_PRIORITY_VALUES)[number];
 
 /** Hard limits of the journal operation, independent of any capability's own (lower) ones. */
@@ -63,8 +60,7 @@ export const SHOW_PROPERTIES = ['LoadState', 'ActiveState', 'SubState', 'StateCh
  * (ISO-8601 among others) into one of these; the runner accepts nothing else:
  * `YYYY-MM-DD`, `YYYY-MM-DD HH:MM`, `YYYY-MM-DD HH:MM:SS[.ffffff]`, or `-<n><s|min|h|d>`.
  */
-export const JOURNAL_TIME =
-  /^(?:\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])(?: (?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,6})?)?)?|-[1-9]\d{0,3}(?:s|min|h|d))$/;
+export const JOURNAL_TIME = /^(?:\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])(?: (?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,6})?)?)?|-[1-9]\d{0,3}(?:s|min|h|d))$/;
 
 function refuse(message: string): never {
   throw new CapabilityError('command_refused', message, false);

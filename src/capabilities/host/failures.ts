@@ -11,7 +11,11 @@ const MAX_DETAIL = 300;
 
 /** The first non-empty line of a program's error output, masked and shortened. */
 export function errorDetail(stderr: string): string {
-  const first = stderr.split('\n').find((line) => line.trim() !== '')?.trim() ?? '';
+  const first =
+    stderr
+      .split('\n')
+      .find((line) => line.trim() !== '')
+      ?.trim() ?? '';
   const masked = mask(first);
   return masked.length > MAX_DETAIL ? `${masked.slice(0, MAX_DETAIL)}…` : masked;
 }

@@ -14,9 +14,32 @@ export const MAX_FILESYSTEMS = 100;
 export const MOUNT_STATFS_TIMEOUT_MS = 2_000;
 
 export const SKIPPED_FS_TYPES: ReadonlySet<string> = new Set([
-  'proc', 'sysfs', 'cgroup', 'cgroup2', 'devpts', 'devtmpfs', 'mqueue', 'hugetlbfs', 'debugfs', 'tracefs',
-  'securityfs', 'pstore', 'bpf', 'configfs', 'fusectl', 'autofs', 'binfmt_misc', 'rpc_pipefs', 'nsfs',
-  'efivarfs', 'selinuxfs', 'ramfs', 'squashfs', 'iso9660', 'fuse.gvfsd-fuse', 'fuse.portal',
+  'proc',
+  'sysfs',
+  'cgroup',
+  'cgroup2',
+  'devpts',
+  'devtmpfs',
+  'mqueue',
+  'hugetlbfs',
+  'debugfs',
+  'tracefs',
+  'securityfs',
+  'pstore',
+  'bpf',
+  'configfs',
+  'fusectl',
+  'autofs',
+  'binfmt_misc',
+  'rpc_pipefs',
+  'nsfs',
+  'efivarfs',
+  'selinuxfs',
+  'ramfs',
+  'squashfs',
+  'iso9660',
+  'fuse.gvfsd-fuse',
+  'fuse.portal',
 ]);
 
 export interface StatfsResult {
@@ -100,11 +123,7 @@ export interface DiskUsageOptions {
 
 const defaultStatfs: StatfsFunction = (path) => fsStatfs(path, { bigint: true });
 
-export function hostDiskUsageImplementation({
-  procRoot = DEFAULT_PROC_ROOT,
-  statfs = defaultStatfs,
-  mountTimeoutMs = MOUNT_STATFS_TIMEOUT_MS,
-}: DiskUsageOptions = {}): CapabilityImplementation {
+export function hostDiskUsageImplementation({ procRoot = DEFAULT_PROC_ROOT, statfs = defaultStatfs, mountTimeoutMs = MOUNT_STATFS_TIMEOUT_MS }: DiskUsageOptions = {}): CapabilityImplementation {
   return async (params, { signal }) => {
     const path = params.path === undefined ? '/' : params.path;
     if (typeof path !== 'string' || !path.startsWith('/') || path.split('/').includes('..') || /[\u0000-\u001f\u007f]/.test(path)) {
@@ -127,7 +146,12 @@ export function hostDiskUsageImplementation({
       .slice(0, MAX_FILESYSTEMS);
     const filesystems: FilesystemUsage[] = [];
     const readings = await Promise.all(
-      mounts.map((m) => withTimeout(statfs(m.mount).catch(() => undefined), mountTimeoutMs)),
+      mounts.map((m) =>
+        withTimeout(
+          statfs(m.mount).catch(() => undefined),
+          mountTimeoutMs,
+        ),
+      ),
     );
     throwIfAborted(signal);
     mounts.forEach((m, i) => {

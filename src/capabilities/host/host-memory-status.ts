@@ -30,9 +30,7 @@ export function memoryStatus(meminfo: Map<string, number>): MemoryStatus {
   const total = meminfo.get('MemTotal');
   if (total === undefined) throw new CapabilityError('reading_failed', 'meminfo has no MemTotal line', true);
   // Kernels before 3.14 have no MemAvailable; free plus caches is the usual estimate.
-  const available =
-    meminfo.get('MemAvailable') ??
-    (meminfo.get('MemFree') ?? 0) + (meminfo.get('Buffers') ?? 0) + (meminfo.get('Cached') ?? 0);
+  const available = meminfo.get('MemAvailable') ?? (meminfo.get('MemFree') ?? 0) + (meminfo.get('Buffers') ?? 0) + (meminfo.get('Cached') ?? 0);
   const swapTotal = meminfo.get('SwapTotal') ?? 0;
   const swapFree = meminfo.get('SwapFree') ?? swapTotal;
   return {

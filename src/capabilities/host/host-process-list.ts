@@ -59,7 +59,10 @@ export function parseStat(text: string): ProcessStat | null {
   const open = text.indexOf('(');
   const close = text.lastIndexOf(')');
   if (open < 0 || close < open) return null;
-  const fields = text.slice(close + 1).trim().split(/\s+/);
+  const fields = text
+    .slice(close + 1)
+    .trim()
+    .split(/\s+/);
   // After the name: state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime …
   if (fields.length < 13) return null;
   const state = fields[0]!;
@@ -85,10 +88,7 @@ export function parseStatus(text: string): ProcessStatus {
 
 async function readProcess(procRoot: string, pid: number): Promise<ProcessEntry | null> {
   try {
-    const [statText, statusText] = await Promise.all([
-      readFile(join(procRoot, String(pid), 'stat'), 'utf8'),
-      readFile(join(procRoot, String(pid), 'status'), 'utf8'),
-    ]);
+    const [statText, statusText] = await Promise.all([readFile(join(procRoot, String(pid), 'stat'), 'utf8'), readFile(join(procRoot, String(pid), 'status'), 'utf8')]);
     const stat = parseStat(statText);
     if (stat === null) return null;
     const status = parseStatus(statusText);

@@ -67,8 +67,7 @@ export function toJournalTime(value: string): JournalTime | null {
   }
   const utc = new Date(local - offsetMinutes * 60_000);
   const text =
-    `${pad(utc.getUTCFullYear(), 4)}-${pad(utc.getUTCMonth() + 1)}-${pad(utc.getUTCDate())} ` +
-    `${pad(utc.getUTCHours())}:${pad(utc.getUTCMinutes())}:${pad(utc.getUTCSeconds())}${fraction}`;
+    `${pad(utc.getUTCFullYear(), 4)}-${pad(utc.getUTCMonth() + 1)}-${pad(utc.getUTCDate())} ` + `${pad(utc.getUTCHours())}:${pad(utc.getUTCMinutes())}:${pad(utc.getUTCSeconds())}${fraction}`;
   const at = utc.getTime() + (fraction ? Math.floor(Number(`0${fraction}`) * 1000) : 0);
   return { value: text, at };
 }

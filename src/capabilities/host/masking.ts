@@ -34,11 +34,7 @@ const PEM_BEGIN = new RegExp(PEM_BEGIN_SOURCE);
 // `Authorization: Bearer …`. The key's last part must be one of these words; a key that only
 // contains one (`token_count`, `max_tokens`, `author`) is left alone.
 
-const SECRET_WORDS = [
-  'password', 'passwd', 'pwd', 'passphrase',
-  'secret', 'token', 'auth', 'authorization', 'credentials?',
-  'api[_-]?key', 'access[_-]?key', 'secret[_-]?key', 'private[_-]?key',
-];
+const SECRET_WORDS = ['password', 'passwd', 'pwd', 'passphrase', 'secret', 'token', 'auth', 'authorization', 'credentials?', 'api[_-]?key', 'access[_-]?key', 'secret[_-]?key', 'private[_-]?key'];
 // Short words that too often end ordinary words (`oauth`, `oldpwd`): glued to a prefix they
 // count only at a camel-case boundary (`xAuth`, `dbPwd`).
 const SHORT_WORDS = new Set(['auth', 'pwd']);
@@ -79,8 +75,7 @@ function maskKeyedSecrets(text: string): string {
   return text.replace(KEYED_SECRET, (match: string, ...args: unknown[]) => {
     const g = args[args.length - 1] as KeyedGroups;
     if (g.marker !== undefined) return match;
-    const gluedWithoutBoundary =
-      g.attached !== '' && SHORT_WORDS.has(g.word.toLowerCase()) && !(/[a-z0-9]$/.test(g.attached) && /^[A-Z]/.test(g.word));
+    const gluedWithoutBoundary = g.attached !== '' && SHORT_WORDS.has(g.word.toLowerCase()) && !(/[a-z0-9]$/.test(g.attached) && /^[A-Z]/.test(g.word));
     // PWD and OLDPWD are the shell's working directories, not passwords.
     const workingDirectory = /^(?:old)?pwd$/i.test(g.name) && g.value.startsWith('/');
     if (gluedWithoutBoundary || workingDirectory || BARE_JSON_WORDS.has(g.value)) {
@@ -294,7 +289,7 @@ export class LineMasker {
       return out;
     }
     // Inside a key: keep only the text up to and including the header line's header.
-    this.pending = this.pending.slice(0, open.headerEnd) + '\n';
+    this.pending = `${this.pending.slice(0, open.headerEnd)}\n`;
     return '';
   }
 

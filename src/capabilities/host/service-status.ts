@@ -31,8 +31,7 @@ export function parseShowOutput(text: string): Map<string, string> {
   return properties;
 }
 
-const SYSTEMD_TIMESTAMP =
-  /^(?:[A-Z][a-z]{2} )?(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(\.\d{1,6})? (UTC|GMT|[+-]\d{2}:?\d{2})$/;
+const SYSTEMD_TIMESTAMP = /^(?:[A-Z][a-z]{2} )?(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(\.\d{1,6})? (UTC|GMT|[+-]\d{2}:?\d{2})$/;
 
 /**
  * A systemd timestamp (`Wed 2026-12-02 11:00:00 UTC`) as ISO-8601 in UTC. The runner sets

@@ -23,11 +23,7 @@ function sameRule(rule: PolicyRuleRecord, change: RuleChange): boolean {
 }
 
 /** Sets (or replaces) a rule and records `policy_rule_set` with the rule it replaced, if any. */
-export async function setPolicyRule(
-  store: Store,
-  change: RuleChange & { decision: PolicyDecision; approvers: number },
-  operator: string,
-): Promise<PolicyRuleRecord> {
+export async function setPolicyRule(store: Store, change: RuleChange & { decision: PolicyDecision; approvers: number }, operator: string): Promise<PolicyRuleRecord> {
   requireOperator(operator);
   return store.transaction(async (tx) => {
     const before = (await tx.policyRules.listByMind(change.mindId)).find((rule) => sameRule(rule, change));

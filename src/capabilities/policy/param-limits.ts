@@ -36,11 +36,9 @@ export function checkParamLimits(limits: unknown, known: readonly string[], path
     }
     for (const [key, value] of Object.entries(limit)) {
       if (!LIMIT_KEYS.has(key)) issues.push(problem(`${at}.${key}`, `unknown limit "${key}"`));
-      else if ((key === 'max' || key === 'min') && (typeof value !== 'number' || !Number.isFinite(value)))
-        issues.push(problem(`${at}.${key}`, `${key} must be a number`));
+      else if ((key === 'max' || key === 'min') && (typeof value !== 'number' || !Number.isFinite(value))) issues.push(problem(`${at}.${key}`, `${key} must be a number`));
       else if (key === 'one_of' && !Array.isArray(value)) issues.push(problem(`${at}.${key}`, 'one_of must be a list'));
-      else if (key === 'pattern' && (typeof value !== 'string' || value.length === 0))
-        issues.push(problem(`${at}.${key}`, 'pattern must be a non-empty string'));
+      else if (key === 'pattern' && (typeof value !== 'string' || value.length === 0)) issues.push(problem(`${at}.${key}`, 'pattern must be a non-empty string'));
     }
   }
   return issues;
@@ -50,8 +48,7 @@ export function checkParamLimits(limits: unknown, known: readonly string[], path
 export function outsideLimits(limits: ParamLimits, params: JsonObject): string | null {
   for (const [name, limit] of Object.entries(limits)) {
     const value = params[name];
-    if (limit.equals !== undefined && (value === undefined || canonicalJson(value) !== canonicalJson(limit.equals)))
-      return `${name} must equal ${canonicalJson(limit.equals)}`;
+    if (limit.equals !== undefined && (value === undefined || canonicalJson(value) !== canonicalJson(limit.equals))) return `${name} must equal ${canonicalJson(limit.equals)}`;
     if (limit.one_of !== undefined) {
       const allowed = limit.one_of.map(canonicalJson);
       if (value === undefined || !allowed.includes(canonicalJson(value))) return `${name} must be one of ${allowed.join(', ')}`;
@@ -60,8 +57,7 @@ export function outsideLimits(limits: ParamLimits, params: JsonObject): string |
     // could exceed it, so an absent value is outside a max/min limit.
     if (limit.max !== undefined && (typeof value !== 'number' || value > limit.max)) return `${name} must be at most ${limit.max}`;
     if (limit.min !== undefined && (typeof value !== 'number' || value < limit.min)) return `${name} must be at least ${limit.min}`;
-    if (limit.pattern !== undefined && (typeof value !== 'string' || !matchesTarget(limit.pattern, value)))
-      return `${name} must match ${limit.pattern}`;
+    if (limit.pattern !== undefined && (typeof value !== 'string' || !matchesTarget(limit.pattern, value))) return `${name} must match ${limit.pattern}`;
   }
   return null;
 }

@@ -19,9 +19,7 @@ function requireId(value: string, what: string): void {
 }
 
 function decision(command: Command): Command {
-  return withJsonOption(withDbOption(command))
-    .requiredOption('--as <operator>', 'the operator deciding (recorded on the decision)')
-    .option('--note <text>', 'a note kept with the decision');
+  return withJsonOption(withDbOption(command)).requiredOption('--as <operator>', 'the operator deciding (recorded on the decision)').option('--note <text>', 'a note kept with the decision');
 }
 
 export function approvalCommands(program: Command): void {
@@ -85,7 +83,8 @@ export function approvalCommands(program: Command): void {
         return useStore(options, async (store) => {
           const answer = await (await capabilityService(store)).nameAuthor(id, author, options.as, options.note);
           if (options.json) printJson(answer);
-          else if (answer.status === 'author_named') process.stdout.write(`${answer.author} is the author of ${id}; an operator other than ${answer.author} and ${options.as.trim()} must approve it\n`);
+          else if (answer.status === 'author_named')
+            process.stdout.write(`${answer.author} is the author of ${id}; an operator other than ${answer.author} and ${options.as.trim()} must approve it\n`);
           else if (answer.status === 'refused') process.stderr.write(`refused (${answer.code}): ${answer.message}\n`);
           if (answer.status === 'refused') return answer.code === 'invalid_author' || answer.code === 'invalid_operator' ? EXIT.usage : EXIT.refused;
           return EXIT.ok;
@@ -96,7 +95,7 @@ export function approvalCommands(program: Command): void {
   const approval = program.command('approval').description('act on one approval request');
   withJsonOption(withDbOption(approval.command('amend').argument('<approval-id>')))
     .description("change a pending request's parameters (and so its target) before approving it; whoever amends (--as) becomes an author and may not approve it")
-    .requiredOption('--params <json>', 'the new parameters, whole, as a JSON object (the capability\'s schema applies)')
+    .requiredOption('--params <json>', "the new parameters, whole, as a JSON object (the capability's schema applies)")
     .option('--target <target>', 'the target the new parameters must imply (refused when they imply another)')
     .option('--reason <text>', 'why the action was amended (shown to the approver)')
     .requiredOption('--as <operator>', 'the operator amending (recorded on the amendment)')
@@ -114,7 +113,9 @@ export function approvalCommands(program: Command): void {
           else if (answer.status === 'amended') {
             const amended = await store.approvals.get(id);
             process.stdout.write(`amended ${id}: ${amended?.capability} on ${amended?.target} ${JSON.stringify(amended?.params)}\n`);
-            process.stdout.write(`an operator other than its authors (${[amended?.authoredBy, answer.amendedBy].filter(Boolean).join(', ')}) must approve it; ${answer.approversRequired} approval${answer.approversRequired > 1 ? 's' : ''} needed\n`);
+            process.stdout.write(
+              `an operator other than its authors (${[amended?.authoredBy, answer.amendedBy].filter(Boolean).join(', ')}) must approve it; ${answer.approversRequired} approval${answer.approversRequired > 1 ? 's' : ''} needed\n`,
+            );
           } else if (answer.status === 'refused') {
             process.stderr.write(`refused (${answer.code}): ${answer.message}\n`);
             for (const issue of answer.issues ?? []) process.stderr.write(`  ${issue.path}: ${issue.message}\n`);

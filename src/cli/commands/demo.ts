@@ -130,7 +130,13 @@ export function demoCommand(program: Command): void {
           const deadline = new Promise<'timeout'>((resolve) => {
             timer = setTimeout(() => resolve('timeout'), timeout * 1000);
           });
-          const outcome = await Promise.race([watch.finished.then(() => 'done' as const, (error: Error) => error), deadline]);
+          const outcome = await Promise.race([
+            watch.finished.then(
+              () => 'done' as const,
+              (error: Error) => error,
+            ),
+            deadline,
+          ]);
           clearTimeout(timer);
           let exit: number = EXIT.ok;
           if (outcome === 'done') say('The story finished: the escalation note is written.');

@@ -39,11 +39,7 @@ export function mcpCommand(program: Command): void {
           try {
             // Loaded only here, so the MCP SDK never slows the start of other commands.
             const { serveMcpOverStdio } = await import('../../mcp/stdio.ts');
-            await serveMcpOverStdio(
-              { store, registry, capabilities: await capabilityService(store), planning: planningFromEnv(registry), principal },
-              undefined,
-              stop.signal,
-            );
+            await serveMcpOverStdio({ store, registry, capabilities: await capabilityService(store), planning: planningFromEnv(registry), principal }, undefined, stop.signal);
           } finally {
             process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
           }

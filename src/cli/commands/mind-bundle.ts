@@ -40,7 +40,7 @@ async function readBundle(file: string): Promise<unknown> {
 
 export function mindBundleCommands(mind: Command): void {
   withJsonOption(withDbOption(mind.command('fork').argument('<source>', 'the mind to copy (name or id)').argument('<name>', 'the new mind')))
-    .description("a disabled sandbox copy of a mind (beliefs, memories, policy, plans), its inherited work quiesced; never its approvals or grants")
+    .description('a disabled sandbox copy of a mind (beliefs, memories, policy, plans), its inherited work quiesced; never its approvals or grants')
     .option('--operator <name>', 'who forks it (default: the OS user name)')
     .action(
       action(async (source: string, name: string, options: StoreOptions & OperatorOption) => {

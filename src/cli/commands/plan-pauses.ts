@@ -42,9 +42,7 @@ export function planPauseCommands(plan: Command): void {
   for (const verb of ['pause', 'resume'] as const) {
     withJsonOption(withDbOption(plan.command(verb).argument('<plan-id>', 'the plan')))
       .description(
-        verb === 'pause'
-          ? 'pause a plan: it claims no new step (a step already executing finishes; waits and approvals keep their place)'
-          : 'resume a paused plan: its due work acts on the next pass',
+        verb === 'pause' ? 'pause a plan: it claims no new step (a step already executing finishes; waits and approvals keep their place)' : 'resume a paused plan: its due work acts on the next pass',
       )
       .option('--as <operator>', 'the operator (recorded on the event; default: the OS user name)')
       .option('--reason <text>', 'why, kept in the timeline')
@@ -68,7 +66,7 @@ export function planPauseCommands(plan: Command): void {
 export function mindPauseCommands(mind: Command): void {
   for (const verb of ['pause', 'resume'] as const) {
     withJsonOption(withDbOption(mind.command(verb).argument('<name>', 'the mind (name or id)')))
-      .description(verb === 'pause' ? "pause every open plan of the mind (plans made later are not paused; disable the mind to stop it)" : 'resume every paused plan of the mind')
+      .description(verb === 'pause' ? 'pause every open plan of the mind (plans made later are not paused; disable the mind to stop it)' : 'resume every paused plan of the mind')
       .option('--as <operator>', 'the operator (recorded on the events; default: the OS user name)')
       .option('--reason <text>', 'why, kept in the timeline')
       .action(

@@ -10,7 +10,7 @@ import { describeEstimate, describeIssue, formatTable } from '../report.ts';
 
 export function planPreviewCommand(plan: Command): void {
   withJsonOption(withDbOption(plan.command('preview').argument('<file>', 'a plan file (JSON or YAML)')))
-    .description("for every step, the policy decision it would meet now, the approvals and grants it would need, and what it would use; stores nothing")
+    .description('for every step, the policy decision it would meet now, the approvals and grants it would need, and what it would use; stores nothing')
     .requiredOption('--mind <name>', 'the mind the plan would belong to')
     .action(
       action(async (file: string, options: StoreOptions & { mind: string }) => {

@@ -99,7 +99,11 @@ export function planCommand(program: Command): void {
           if (options.json) return printJson({ ...found, budget });
           process.stdout.write(`plan ${found.id}  revision ${found.revision}  ${found.status}${found.pause ? ' (paused)' : ''}  origin ${found.origin}\n`);
           process.stdout.write(`objective: ${found.objective}\n`);
-          process.stdout.write(`budget: ${Object.entries(budget).map(([dimension, cap]) => `${dimension.replace('_', ' ')} ${cap}`).join(', ')}\n`);
+          process.stdout.write(
+            `budget: ${Object.entries(budget)
+              .map(([dimension, cap]) => `${dimension.replace('_', ' ')} ${cap}`)
+              .join(', ')}\n`,
+          );
           if (found.pause) {
             const why = found.pause.reason ? `: ${found.pause.reason}` : '';
             process.stdout.write(`paused by ${found.pause.by || 'an operator'} at ${found.pause.at.toISOString()}${why} (no new step runs until it is resumed)\n`);

@@ -22,7 +22,10 @@ export function daemonOptions(command: Command): Command {
     .option('--executor-host <name>', 'host name for mind affinity (default this machine; env PRAXIS_EXECUTOR_HOST)')
     .option('--console <dir>', 'the built web console to serve, or "none" (default web/dist when built; env PRAXIS_CONSOLE_DIR)')
     .option('--allowed-hosts <names>', 'host names served besides localhost and its addresses, comma-separated (env PRAXIS_ALLOWED_HOSTS)')
-    .option('--secret-file <file>', 'the daemon secret approvals are signed with, made on first start (default beside the SQLite file, ./.praxis/daemon.secret for PostgreSQL; env PRAXIS_SECRET_FILE)');
+    .option(
+      '--secret-file <file>',
+      'the daemon secret approvals are signed with, made on first start (default beside the SQLite file, ./.praxis/daemon.secret for PostgreSQL; env PRAXIS_SECRET_FILE)',
+    );
 }
 
 /**

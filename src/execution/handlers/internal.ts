@@ -47,7 +47,13 @@ export async function runInternalStep(ctx: ExecutorContext, scene: StepScene, _i
   if (action === 'summarise_findings') {
     const { observation, observed } = summariseFindings(step, plan.steps);
     // The summary re-enters the mind with the step's move (an observation event and beliefs).
-    return { kind: 'complete', reason: observed.summary, result: { summary: observed.summary }, observation, effects: [{ type: 'record_findings', summary: observed.summary, findings: observed.findings }] };
+    return {
+      kind: 'complete',
+      reason: observed.summary,
+      result: { summary: observed.summary },
+      observation,
+      effects: [{ type: 'record_findings', summary: observed.summary, findings: observed.findings }],
+    };
   }
   const stated = typeof step.spec.message === 'string' && step.spec.message !== '' ? step.spec.message : `${step.title} (plan "${plan.objective}")`;
   const message = `${stated}${findingsForNote(step, plan.steps)}`;

@@ -86,7 +86,13 @@ export function adoptResolved(prediction: PredictionRecord): StepDecision {
     case 'confirmed':
       return { kind: 'complete', reason: `confirmed: ${prediction.statement}`, observation: { prediction_id: prediction.id } };
     case 'refuted':
-      return { kind: 'fail', reason: 'the prediction was refuted', error: `expectation failed: ${prediction.statement}`, failure: 'expectation_failed', observation: { prediction_id: prediction.id, verdict: 'refuted' } };
+      return {
+        kind: 'fail',
+        reason: 'the prediction was refuted',
+        error: `expectation failed: ${prediction.statement}`,
+        failure: 'expectation_failed',
+        observation: { prediction_id: prediction.id, verdict: 'refuted' },
+      };
     default:
       return { kind: 'fail', reason: 'the outcome could not be observed', error: `unverified outcome: ${note || 'the prediction expired'}`, failure: 'step_failed' };
   }

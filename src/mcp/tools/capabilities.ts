@@ -69,7 +69,13 @@ export function registerCapabilityTools(server: McpServer, ctx: ToolContext): vo
 /** What a preview means for a caller deciding what to propose. */
 function describePreview(preview: Preview, verdict: PolicyVerdict) {
   const outcome =
-    preview.needs === 'nothing' ? 'runs without asking' : preview.needs === 'refused' ? 'refused' : preview.needs === 'two_approvals' ? 'waits for two operators to approve' : 'waits for an operator to approve';
+    preview.needs === 'nothing'
+      ? 'runs without asking'
+      : preview.needs === 'refused'
+        ? 'refused'
+        : preview.needs === 'two_approvals'
+          ? 'waits for two operators to approve'
+          : 'waits for an operator to approve';
   // A grant lifts only a plain `ask` from policy; a commitment or an explicit requirement to ask
   // stays whatever is granted, and a deny is never lifted.
   const grantWouldLift = verdict.decision === 'ask' && (verdict.source === 'rule' || verdict.source === 'default');

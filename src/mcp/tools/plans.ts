@@ -50,9 +50,12 @@ export function registerPlanTools(server: McpServer, ctx: ToolContext): void {
       annotations: { readOnlyHint: true },
     },
     ({ plan_id }) =>
-      guarded(async () => {
-        ctx.caller.require('read', 'show_plan');
-        return answer(await planDetail(ctx.store, ctx.registry, ctx.caller.principal, plan_id));
-      }, { id: 'plan_id' }),
+      guarded(
+        async () => {
+          ctx.caller.require('read', 'show_plan');
+          return answer(await planDetail(ctx.store, ctx.registry, ctx.caller.principal, plan_id));
+        },
+        { id: 'plan_id' },
+      ),
   );
 }

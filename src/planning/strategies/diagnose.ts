@@ -26,9 +26,7 @@ export const diagnose: DeterministicStrategy = {
         // A failed read is a finding S1 reports; only when nothing at all could be observed is
         // there nothing to summarise. A refused journal request leaves L1 cancelled, which counts.
         abort_conditions: [{ when: 'every_observation_failed', steps: diagnosis.observations, statement: `every observation of ${subject.unit} fails (${diagnosis.observations.join(', ')})` }],
-        risk: logs
-          ? 'read-only; the journal may contain personal identifiers, which are masked by default'
-          : 'read-only',
+        risk: logs ? 'read-only; the journal may contain personal identifiers, which are masked by default' : 'read-only',
         require_approval: intention.requireApproval,
         steps: diagnosis.steps,
       },

@@ -85,7 +85,9 @@ export const direct: DeterministicStrategy = {
           : `P1 returns an observation of ${target}`,
       abort_conditions: [
         { when: 'step_failed', step: 'P1', statement: `${did} fails or policy or an operator refuses it` } as AbortConditionDraft,
-        ...(expectation ? [{ when: 'expectation_refuted', step: 'V1', statement: `V1 does not observe "${expectation.statement}" within ${expectation.within_seconds} s` } as AbortConditionDraft] : []),
+        ...(expectation
+          ? [{ when: 'expectation_refuted', step: 'V1', statement: `V1 does not observe "${expectation.statement}" within ${expectation.within_seconds} s` } as AbortConditionDraft]
+          : []),
       ],
       risk: effect ? effect.risk(target) : writes ? `${did} changes the system and its outcome is not verified` : `none: ${definition.name} only reads`,
       require_approval: intention.requireApproval,

@@ -22,7 +22,7 @@ export interface ChatMessage {
 }
 
 const INSTRUCTIONS = [
-  'You propose plans for Praxis, which carries them out only through the registered capabilities listed below, under the operator\'s policy.',
+  "You propose plans for Praxis, which carries them out only through the registered capabilities listed below, under the operator's policy.",
   'Answer with exactly one JSON object and no other text: the plan. Its fields: objective, assumptions (list of {statement, min_confidence}), completion_criteria, abort_conditions (list of {when, step or steps, statement} with when one of step_failed, every_observation_failed, expectation_refuted; a plain string is only shown, never checked), risk, budget ({invocations}), steps.',
   'Each step: key (short, unique, e.g. "P1"), title, kind, depends_on (keys), and per kind: capability and params for "capability" steps (optionally expectation and precondition); spec.request for "request_capability"; spec.verifies (the key of the step whose expectation it checks) for "verify"; capability, params and spec.field/comparison/value/stable_seconds/deadline_seconds for "monitor"; spec.seconds for "wait"; spec.action for "internal".',
   `Step kinds: ${STEP_KINDS.join(', ')}. Internal actions: ${INTERNAL_ACTIONS.join(', ')} (notify_operator needs spec.message).`,
@@ -54,8 +54,7 @@ export function buildModelMessages(request: PlanRequest, registry: CapabilityReg
     // otherwise for the capability's fixed target, otherwise for any target.
     const properties = isObject(definition.paramsSchema.properties) ? definition.paramsSchema.properties : {};
     const params: JsonObject = unit && 'unit' in properties ? { unit } : {};
-    const target =
-      intention.means?.capability === definition.name ? registry.targetOf(definition.name, intention.means.params) || '*' : registry.targetOf(definition.name, params) || '*';
+    const target = intention.means?.capability === definition.name ? registry.targetOf(definition.name, intention.means.params) || '*' : registry.targetOf(definition.name, params) || '*';
     const answer = policy.decide(definition.name, target, params);
     return {
       name: definition.name,
@@ -94,10 +93,7 @@ export function buildModelMessages(request: PlanRequest, registry: CapabilityReg
   ];
 }
 
-export type ModelAnswer =
-  | { kind: 'proposal'; value: { [key: string]: unknown } }
-  | { kind: 'refused'; message: string }
-  | { kind: 'malformed'; message: string };
+export type ModelAnswer = { kind: 'proposal'; value: { [key: string]: unknown } } | { kind: 'refused'; message: string } | { kind: 'malformed'; message: string };
 
 function excerpt(text: string): string {
   const line = text.replace(/\s+/g, ' ').trim();

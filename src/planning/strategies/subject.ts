@@ -34,9 +34,40 @@ const WHY_SHAPE = new RegExp(
 const WRONG_SHAPE = new RegExp(`\\bwhat(?:'s|\\s+is)\\s+wrong\\s+with\\s+(?:the\\s+)?${NAME}`, 'i');
 
 const GENERIC = new Set([
-  'it', 'this', 'that', 'there', 'they', 'we', 'i', 'you', 'something', 'everything', 'anything', 'nothing',
-  'host', 'system', 'server', 'machine', 'box', 'disk', 'disks', 'memory', 'cpu', 'network', 'load', 'service', 'unit',
-  'logs', 'log', 'a', 'an', 'my', 'our', 'its', 'high', 'the',
+  'it',
+  'this',
+  'that',
+  'there',
+  'they',
+  'we',
+  'i',
+  'you',
+  'something',
+  'everything',
+  'anything',
+  'nothing',
+  'host',
+  'system',
+  'server',
+  'machine',
+  'box',
+  'disk',
+  'disks',
+  'memory',
+  'cpu',
+  'network',
+  'load',
+  'service',
+  'unit',
+  'logs',
+  'log',
+  'a',
+  'an',
+  'my',
+  'our',
+  'its',
+  'high',
+  'the',
 ]);
 
 export interface InvestigationSubject {
@@ -46,7 +77,10 @@ export interface InvestigationSubject {
 }
 
 function cleanWord(word: string): string {
-  return word.replace(/^[("'`[]+/, '').replace(/[)"'`\].,;:!?]+$/, '').replace(/'s$/, '');
+  return word
+    .replace(/^[("'`[]+/, '')
+    .replace(/[)"'`\].,;:!?]+$/, '')
+    .replace(/'s$/, '');
 }
 
 /** The service-like subject an objective asks to investigate, or null (pure). */

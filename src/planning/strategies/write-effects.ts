@@ -25,8 +25,7 @@ export const WRITE_EFFECTS: Readonly<Record<string, WriteEffect>> = Object.freez
         check: { capability: 'service.status', params: { unit }, field: 'active_state', comparison: 'equals', value: 'active' },
       };
     },
-    risk: (target: string) =>
-      `restarting ${target} interrupts it briefly and drops work in flight; the restart is not idempotent, so it is attempted once and never repeated blindly`,
+    risk: (target: string) => `restarting ${target} interrupts it briefly and drops work in flight; the restart is not idempotent, so it is attempted once and never repeated blindly`,
   },
 });
 

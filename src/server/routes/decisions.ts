@@ -1,18 +1,7 @@
 // The approval and request centres, and the decisions taken in them.
 
 import { Type } from 'typebox';
-import {
-  amendMindApproval,
-  approvalCentre,
-  decideApproval,
-  denyRequest,
-  grantRequest,
-  listGrants,
-  nameApprovalAuthor,
-  requestCentre,
-  revokeGrant,
-  withdrawRequest,
-} from '../../operations/index.ts';
+import { amendMindApproval, approvalCentre, decideApproval, denyRequest, grantRequest, listGrants, nameApprovalAuthor, requestCentre, revokeGrant, withdrawRequest } from '../../operations/index.ts';
 import { principal } from '../auth.ts';
 import { ApprovalStatusParam, EmptyBody, GrantStatusParam, Id, IdParams, MindRef, Note, NoteBody, PageQuery, RequestStatusParam, strictObject } from '../schemas.ts';
 import type { Services } from '../../operations/services.ts';
@@ -26,10 +15,8 @@ export function decisionRoutes(api: Api, ctx: Services): void {
   const read = { permission: 'read' as const };
   const decide = { permission: 'decide' as const };
 
-  api.get(
-    '/approvals',
-    { config: read, schema: { tags: ['approvals'], querystring: strictObject({ status: Type.Optional(ApprovalStatusParam), mind: Type.Optional(MindRef) }) } },
-    async (request) => approvalCentre(store, capabilities, principal(request), request.query),
+  api.get('/approvals', { config: read, schema: { tags: ['approvals'], querystring: strictObject({ status: Type.Optional(ApprovalStatusParam), mind: Type.Optional(MindRef) }) } }, async (request) =>
+    approvalCentre(store, capabilities, principal(request), request.query),
   );
   api.post(
     '/approvals/:id/approve',
@@ -110,10 +97,8 @@ export function decisionRoutes(api: Api, ctx: Services): void {
   api.post('/capability-requests/:id/deny', { config: decide, schema: { tags: ['capability requests'], params: IdParams, body: NoteBody } }, async (request) =>
     denyRequest(store, capabilities, principal(request), request.params.id, request.body.note),
   );
-  api.post(
-    '/capability-requests/:id/withdraw',
-    { config: { permission: 'propose' }, schema: { tags: ['capability requests'], params: IdParams, body: EmptyBody } },
-    async (request) => withdrawRequest(store, capabilities, principal(request), request.params.id),
+  api.post('/capability-requests/:id/withdraw', { config: { permission: 'propose' }, schema: { tags: ['capability requests'], params: IdParams, body: EmptyBody } }, async (request) =>
+    withdrawRequest(store, capabilities, principal(request), request.params.id),
   );
 
   api.get(

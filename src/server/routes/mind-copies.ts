@@ -30,10 +30,8 @@ export function mindCopyRoutes(api: Api, ctx: Services): void {
     async (request, reply) => reply.code(201).send(await forkMindCopy(store, principal(request), request.params.mind, request.body.name)),
   );
 
-  api.get(
-    '/minds/:mind/export',
-    { config: administer, schema: { tags: ['minds'], summary: 'the mind as a versioned bundle (docs/mind.md)', params: MindParams } },
-    async (request) => exportMindBundle(store, principal(request), request.params.mind),
+  api.get('/minds/:mind/export', { config: administer, schema: { tags: ['minds'], summary: 'the mind as a versioned bundle (docs/mind.md)', params: MindParams } }, async (request) =>
+    exportMindBundle(store, principal(request), request.params.mind),
   );
 
   api.post(
@@ -48,7 +46,6 @@ export function mindCopyRoutes(api: Api, ctx: Services): void {
         body: strictObject({ bundle: Type.Unknown({ description: 'a bundle from GET /minds/{mind}/export' }), name: Type.Optional(MindName) }),
       },
     },
-    async (request, reply) =>
-      reply.code(201).send(await importMindBundle(store, principal(request), request.body.bundle, { name: request.body.name, bundlePath: 'bundle' })),
+    async (request, reply) => reply.code(201).send(await importMindBundle(store, principal(request), request.body.bundle, { name: request.body.name, bundlePath: 'bundle' })),
   );
 }

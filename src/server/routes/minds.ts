@@ -50,9 +50,7 @@ export function mindRoutes(api: Api, ctx: Services): void {
     return { operator: who.operator, role: who.role, mind_id: who.mindId };
   });
 
-  api.get('/minds', { config: read, schema: { tags: ['minds'], querystring: strictObject({ ...PageQuery }) } }, async (request) =>
-    listMinds(store, principal(request), request.query),
-  );
+  api.get('/minds', { config: read, schema: { tags: ['minds'], querystring: strictObject({ ...PageQuery }) } }, async (request) => listMinds(store, principal(request), request.query));
 
   api.post(
     '/minds',
@@ -70,9 +68,7 @@ export function mindRoutes(api: Api, ctx: Services): void {
     async (request, reply) => reply.code(201).send(await createMind(store, request.body)),
   );
 
-  api.get('/minds/:mind', { config: read, schema: { tags: ['minds'], params: MindParams } }, async (request) =>
-    resolveMind(store, principal(request), request.params.mind),
-  );
+  api.get('/minds/:mind', { config: read, schema: { tags: ['minds'], params: MindParams } }, async (request) => resolveMind(store, principal(request), request.params.mind));
 
   api.get(
     '/minds/:mind/intentions',
@@ -90,9 +86,7 @@ export function mindRoutes(api: Api, ctx: Services): void {
         params: MindParams,
         body: strictObject({
           objective: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
-          means: Type.Optional(
-            strictObject({ capability: CapabilityName, target: Type.Optional(Type.String({ maxLength: 2000 })), params: Params }),
-          ),
+          means: Type.Optional(strictObject({ capability: CapabilityName, target: Type.Optional(Type.String({ maxLength: 2000 })), params: Params })),
           require_approval: Type.Optional(Type.Boolean()),
         }),
       },
@@ -147,9 +141,7 @@ export function mindRoutes(api: Api, ctx: Services): void {
     async (request) => previewInvocation(store, capabilities, principal(request), request.params.mind, { capability: request.body.capability, params: request.body.params as never }),
   );
 
-  api.get('/minds/:mind/policy', { config: read, schema: { tags: ['policy'], params: MindParams } }, async (request) =>
-    policyOf(store, principal(request), request.params.mind),
-  );
+  api.get('/minds/:mind/policy', { config: read, schema: { tags: ['policy'], params: MindParams } }, async (request) => policyOf(store, principal(request), request.params.mind));
 
   const RuleKey = { capability: Type.String({ minLength: 1, maxLength: 200 }), target_pattern: Type.String({ minLength: 1, maxLength: 512 }) };
   api.put(
@@ -165,19 +157,13 @@ export function mindRoutes(api: Api, ctx: Services): void {
     async (request) => ({ rule: await setPolicyRule(store, principal(request), request.params.mind, request.body) }),
   );
 
-  api.delete(
-    '/minds/:mind/policy',
-    { config: { permission: 'administer' }, schema: { tags: ['policy'], params: MindParams, body: strictObject(RuleKey) } },
-    async (request) => removePolicyRule(store, principal(request), request.params.mind, request.body),
+  api.delete('/minds/:mind/policy', { config: { permission: 'administer' }, schema: { tags: ['policy'], params: MindParams, body: strictObject(RuleKey) } }, async (request) =>
+    removePolicyRule(store, principal(request), request.params.mind, request.body),
   );
 
-  api.get(
-    '/minds/:mind/procedural-memories',
-    { config: read, schema: { tags: ['minds'], params: MindParams, querystring: strictObject({ ...PageQuery }) } },
-    async (request) => proceduralMemories(store, principal(request), request.params.mind, request.query),
+  api.get('/minds/:mind/procedural-memories', { config: read, schema: { tags: ['minds'], params: MindParams, querystring: strictObject({ ...PageQuery }) } }, async (request) =>
+    proceduralMemories(store, principal(request), request.params.mind, request.query),
   );
 
-  api.get('/minds/:mind/calibration', { config: read, schema: { tags: ['minds'], params: MindParams } }, async (request) =>
-    mindCalibration(store, principal(request), request.params.mind),
-  );
+  api.get('/minds/:mind/calibration', { config: read, schema: { tags: ['minds'], params: MindParams } }, async (request) => mindCalibration(store, principal(request), request.params.mind));
 }

@@ -1,17 +1,7 @@
 // Intentions and plans addressed by id: detail views, timelines, cancelling, releasing steps.
 
 import { Type } from 'typebox';
-import {
-  auditTrail,
-  cancelIntention,
-  cancelPlan,
-  catalogue,
-  intentionDetail,
-  listPlans,
-  planDetail,
-  releasePlanStep,
-  timeline,
-} from '../../operations/index.ts';
+import { auditTrail, cancelIntention, cancelPlan, catalogue, intentionDetail, listPlans, planDetail, releasePlanStep, timeline } from '../../operations/index.ts';
 import { principal } from '../auth.ts';
 import { Id, IdParams, MindParams, MindRef, Note, PageQuery, PlanStatusParam, ReasonBody, strictObject } from '../schemas.ts';
 import type { Services } from '../../operations/services.ts';
@@ -26,9 +16,7 @@ export function workRoutes(api: Api, ctx: Services): void {
     items: catalogue(registry),
   }));
 
-  api.get('/intentions/:id', { config: read, schema: { tags: ['intentions'], params: IdParams } }, async (request) =>
-    intentionDetail(store, principal(request), request.params.id),
-  );
+  api.get('/intentions/:id', { config: read, schema: { tags: ['intentions'], params: IdParams } }, async (request) => intentionDetail(store, principal(request), request.params.id));
 
   api.post('/intentions/:id/cancel', { config: decide, schema: { tags: ['intentions'], params: IdParams, body: ReasonBody } }, async (request) => ({
     intention: await cancelIntention(store, registry, capabilities, principal(request), request.params.id, request.body.reason),

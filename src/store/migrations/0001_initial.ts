@@ -153,11 +153,7 @@ async function createPlanTables(db: Kysely<any>, t: ColumnTypes): Promise<void> 
     .addCheckConstraint('plans_origin_check', oneOf('origin', PLAN_ORIGINS))
     .addCheckConstraint('plans_status_check', oneOf('status', PLAN_STATUSES))
     .execute();
-  await db.schema
-    .createIndex('plans_mind_idx')
-    .on('plans')
-    .columns(['mind_id', 'status', 'created_at desc'])
-    .execute();
+  await db.schema.createIndex('plans_mind_idx').on('plans').columns(['mind_id', 'status', 'created_at desc']).execute();
   await db.schema.createIndex('plans_intention_idx').on('plans').columns(['intention_id', 'revision']).execute();
 
   await db.schema
@@ -203,12 +199,7 @@ async function createPlanTables(db: Kysely<any>, t: ColumnTypes): Promise<void> 
     .execute();
   // Only the statuses the executor revisits are indexed, so the index stays as small as the
   // live work no matter how much history accumulates.
-  await db.schema
-    .createIndex('plan_steps_due_idx')
-    .on('plan_steps')
-    .columns(['status', 'next_run_at'])
-    .where(stepIsDue())
-    .execute();
+  await db.schema.createIndex('plan_steps_due_idx').on('plan_steps').columns(['status', 'next_run_at']).where(stepIsDue()).execute();
   await db.schema.createIndex('plan_steps_plan_idx').on('plan_steps').columns(['plan_id', 'position']).execute();
 
   await db.schema
@@ -265,12 +256,7 @@ async function createAuthorityTables(db: Kysely<any>, t: ColumnTypes): Promise<v
     .addCheckConstraint('tool_executions_status_check', oneOf('status', EXECUTION_STATUSES))
     .execute();
   // Recovery looks executions up by the step that caused them; most rows carry no origin.
-  await db.schema
-    .createIndex('tool_executions_origin_idx')
-    .on('tool_executions')
-    .column('origin')
-    .where(hasOrigin())
-    .execute();
+  await db.schema.createIndex('tool_executions_origin_idx').on('tool_executions').column('origin').where(hasOrigin()).execute();
 
   await db.schema
     .createTable('approval_requests')
@@ -300,17 +286,8 @@ async function createAuthorityTables(db: Kysely<any>, t: ColumnTypes): Promise<v
     .addCheckConstraint('approval_requests_status_check', oneOf('status', APPROVAL_STATUSES))
     .addCheckConstraint('approval_requests_approvers_required_check', sql`approvers_required in (1, 2)`)
     .execute();
-  await db.schema
-    .createIndex('approval_requests_origin_idx')
-    .on('approval_requests')
-    .column('origin')
-    .where(hasOrigin())
-    .execute();
-  await db.schema
-    .createIndex('approval_requests_status_idx')
-    .on('approval_requests')
-    .columns(['status', 'expires_at'])
-    .execute();
+  await db.schema.createIndex('approval_requests_origin_idx').on('approval_requests').column('origin').where(hasOrigin()).execute();
+  await db.schema.createIndex('approval_requests_status_idx').on('approval_requests').columns(['status', 'expires_at']).execute();
 
   await db.schema
     .createTable('capability_requests')
@@ -339,17 +316,8 @@ async function createAuthorityTables(db: Kysely<any>, t: ColumnTypes): Promise<v
     .addCheckConstraint('capability_requests_duration_seconds_check', atLeast('duration_seconds', 1))
     .addCheckConstraint('capability_requests_max_operations_check', atLeast('max_operations', 1))
     .execute();
-  await db.schema
-    .createIndex('capability_requests_mind_idx')
-    .on('capability_requests')
-    .columns(['mind_id', 'status'])
-    .execute();
-  await db.schema
-    .createIndex('capability_requests_origin_idx')
-    .on('capability_requests')
-    .column('origin')
-    .where(hasOrigin())
-    .execute();
+  await db.schema.createIndex('capability_requests_mind_idx').on('capability_requests').columns(['mind_id', 'status']).execute();
+  await db.schema.createIndex('capability_requests_origin_idx').on('capability_requests').column('origin').where(hasOrigin()).execute();
 
   await db.schema
     .createTable('grants')
@@ -369,11 +337,7 @@ async function createAuthorityTables(db: Kysely<any>, t: ColumnTypes): Promise<v
     .addCheckConstraint('grants_status_check', oneOf('status', GRANT_STATUSES))
     .addCheckConstraint('grants_operations_left_check', atLeast('operations_left', 0))
     .execute();
-  await db.schema
-    .createIndex('grants_mind_idx')
-    .on('grants')
-    .columns(['mind_id', 'capability', 'status'])
-    .execute();
+  await db.schema.createIndex('grants_mind_idx').on('grants').columns(['mind_id', 'capability', 'status']).execute();
   // The expiry sweep looks only at active grants, soonest expiry first.
   await db.schema
     .createIndex('grants_active_expiry_idx')
@@ -423,9 +387,5 @@ async function createProceduralMemory(db: Kysely<any>, t: ColumnTypes): Promise<
     .addColumn('created_at', t.time, (c) => c.notNull().defaultTo(t.now))
     .addCheckConstraint('procedural_memories_confidence_check', between0and1('confidence'))
     .execute();
-  await db.schema
-    .createIndex('procedural_memories_mind_idx')
-    .on('procedural_memories')
-    .columns(['mind_id', 'created_at'])
-    .execute();
+  await db.schema.createIndex('procedural_memories_mind_idx').on('procedural_memories').columns(['mind_id', 'created_at']).execute();
 }

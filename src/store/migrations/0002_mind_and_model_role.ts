@@ -55,12 +55,7 @@ export function mindAndModelRole(kind: StoreKind): Migration {
       await db.schema.createIndex('predictions_mind_idx').on('predictions').columns(['mind_id', 'status']).execute();
 
       // One procedural memory per completed plan, however many times recording is attempted.
-      await db.schema
-        .createIndex('procedural_memories_plan_key')
-        .on('procedural_memories')
-        .column('plan_id')
-        .unique()
-        .execute();
+      await db.schema.createIndex('procedural_memories_plan_key').on('procedural_memories').column('plan_id').unique().execute();
     },
   };
 }

@@ -10,12 +10,7 @@ import { planIsLive } from '../repositories/executor-queries.ts';
 export function executorIndexes(_kind: StoreKind): Migration {
   return {
     async up(db: Kysely<any>): Promise<void> {
-      await db.schema
-        .createIndex('plans_live_idx')
-        .on('plans')
-        .columns(['status', 'updated_at'])
-        .where(planIsLive())
-        .execute();
+      await db.schema.createIndex('plans_live_idx').on('plans').columns(['status', 'updated_at']).where(planIsLive()).execute();
     },
   };
 }

@@ -9,7 +9,10 @@ export function authorship(_kind: StoreKind): Migration {
   return {
     async up(db: Kysely<any>): Promise<void> {
       for (const table of ['intentions', 'plans']) {
-        await db.schema.alterTable(table).addColumn('authored_by', 'text', (c) => c.notNull().defaultTo('')).execute();
+        await db.schema
+          .alterTable(table)
+          .addColumn('authored_by', 'text', (c) => c.notNull().defaultTo(''))
+          .execute();
       }
     },
   };

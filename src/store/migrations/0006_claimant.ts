@@ -10,7 +10,10 @@ import type { StoreKind } from '../codec.ts';
 export function claimant(_kind: StoreKind): Migration {
   return {
     async up(db: Kysely<any>): Promise<void> {
-      await db.schema.alterTable('plan_steps').addColumn('claimed_by', 'text', (c) => c.notNull().defaultTo('')).execute();
+      await db.schema
+        .alterTable('plan_steps')
+        .addColumn('claimed_by', 'text', (c) => c.notNull().defaultTo(''))
+        .execute();
     },
   };
 }

@@ -12,7 +12,10 @@ import { refreshEventTypeCheck } from './event-type-check.ts';
 export function auditAndKeyedApprovals(kind: StoreKind): Migration {
   return {
     async up(db: Kysely<any>): Promise<void> {
-      await db.schema.alterTable('approval_requests').addColumn('author_named_by', 'text', (c) => c.notNull().defaultTo('')).execute();
+      await db.schema
+        .alterTable('approval_requests')
+        .addColumn('author_named_by', 'text', (c) => c.notNull().defaultTo(''))
+        .execute();
       await refreshEventTypeCheck(db, kind);
     },
   };

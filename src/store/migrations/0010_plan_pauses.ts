@@ -19,8 +19,14 @@ export function planPauses(kind: StoreKind): Migration {
       const t = columnTypesFor(kind);
       // Null while the plan is not paused.
       await db.schema.alterTable('plans').addColumn('paused_at', t.time).execute();
-      await db.schema.alterTable('plans').addColumn('paused_by', 'text', (c) => c.notNull().defaultTo('')).execute();
-      await db.schema.alterTable('plans').addColumn('pause_reason', 'text', (c) => c.notNull().defaultTo('')).execute();
+      await db.schema
+        .alterTable('plans')
+        .addColumn('paused_by', 'text', (c) => c.notNull().defaultTo(''))
+        .execute();
+      await db.schema
+        .alterTable('plans')
+        .addColumn('pause_reason', 'text', (c) => c.notNull().defaultTo(''))
+        .execute();
       await db.schema.dropIndex('plans_live_idx').execute();
       await db.schema.createIndex('plans_live_idx').on('plans').columns(['status', 'updated_at']).where(planIsLive()).execute();
       await refreshEventTypeCheck(db, kind);

@@ -15,7 +15,10 @@ export function approvalAmendments(kind: StoreKind): Migration {
   return {
     async up(db: Kysely<any>): Promise<void> {
       const t = columnTypesFor(kind);
-      await db.schema.alterTable('approval_requests').addColumn('amendments', t.json, (c) => c.notNull().defaultTo('[]')).execute();
+      await db.schema
+        .alterTable('approval_requests')
+        .addColumn('amendments', t.json, (c) => c.notNull().defaultTo('[]'))
+        .execute();
       await refreshEventTypeCheck(db, kind);
     },
   };

@@ -25,9 +25,7 @@ export async function refreshEventTypeCheck(db: Kysely<any>, kind: StoreKind, ty
   if (!SQLITE_CHECK.test(definition)) throw new Error('the events table has no type check of the expected form to rebuild');
   const indexes = await sql<{ sql: string }>`select sql from sqlite_master where type = 'index' and tbl_name = 'events' and sql is not null`.execute(db);
   const compiled = check.compile(db).sql;
-  const rebuilt = definition
-    .replace(/^create table "?events"?/i, 'create table "events_rebuilt"')
-    .replace(SQLITE_CHECK, `constraint "events_type_check" check (${compiled})`);
+  const rebuilt = definition.replace(/^create table "?events"?/i, 'create table "events_rebuilt"').replace(SQLITE_CHECK, `constraint "events_type_check" check (${compiled})`);
   await sql.raw(rebuilt).execute(db);
   await sql`insert into events_rebuilt select * from events`.execute(db);
   await sql`drop table events`.execute(db);

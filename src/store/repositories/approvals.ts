@@ -118,13 +118,7 @@ const DECIDED: readonly ApprovalStatus[] = ['approved', 'denied'];
  * SQLite uses the index too. Exported so tests can ask each planner whether it does.
  */
 export function approvalsByOriginQuery(db: Kysely<Database>, origin: string) {
-  return db
-    .selectFrom('approval_requests')
-    .selectAll()
-    .where(hasOrigin())
-    .where('origin', '=', origin)
-    .orderBy('created_at')
-    .orderBy('id');
+  return db.selectFrom('approval_requests').selectAll().where(hasOrigin()).where('origin', '=', origin).orderBy('created_at').orderBy('id');
 }
 
 export class ApprovalRepository {
@@ -203,13 +197,7 @@ export class ApprovalRepository {
    * Undefined when it was no longer in a `from` status: someone else decided first, and
    * nothing was changed.
    */
-  async transition(
-    id: string,
-    from: ApprovalStatus | readonly ApprovalStatus[],
-    to: ApprovalStatus,
-    patch: ApprovalPatch = {},
-    guard: ApprovalGuard = {},
-  ): Promise<ApprovalRecord | undefined> {
+  async transition(id: string, from: ApprovalStatus | readonly ApprovalStatus[], to: ApprovalStatus, patch: ApprovalPatch = {}, guard: ApprovalGuard = {}): Promise<ApprovalRecord | undefined> {
     const { db, codec, clock } = this.#ctx;
     const now = clock.now();
     const set: Updateable<ApprovalRequestsTable> = { status: to, updated_at: codec.time(now) };
@@ -229,20 +217,12 @@ export class ApprovalRepository {
    * Undefined when the request is no longer pending or another decision got there first; the
    * caller reads it again and decides anew.
    */
-  async recordDecision(
-    id: string,
-    seen: readonly ApprovalDecision[],
-    next: readonly ApprovalDecision[],
-    guard: ApprovalGuard = {},
-  ): Promise<ApprovalRecord | undefined> {
+  async recordDecision(id: string, seen: readonly ApprovalDecision[], next: readonly ApprovalDecision[], guard: ApprovalGuard = {}): Promise<ApprovalRecord | undefined> {
     const { db, codec, clock } = this.#ctx;
     const expected = codec.json(seen);
     // PostgreSQL compares jsonb by value. SQLite compares the text, which works because the
     // codec writes JSON deterministically (keys sorted), both here and when it stored the list.
-    const stillSeen =
-      codec.kind === 'postgres'
-        ? sql<boolean>`${sql.ref('decisions')} = cast(${expected} as jsonb)`
-        : sql<boolean>`${sql.ref('decisions')} = ${expected}`;
+    const stillSeen = codec.kind === 'postgres' ? sql<boolean>`${sql.ref('decisions')} = cast(${expected} as jsonb)` : sql<boolean>`${sql.ref('decisions')} = ${expected}`;
     let query = db
       .updateTable('approval_requests')
       .set({ decisions: codec.json(next), updated_at: codec.time(clock.now()) })
@@ -356,4 +336,3 @@ export class ApprovalRepository {
     };
   }
 }
-

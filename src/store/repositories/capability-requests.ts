@@ -73,13 +73,7 @@ const DECIDED: readonly CapabilityRequestStatus[] = ['granted', 'denied'];
  * SQLite uses the index too. Exported so tests can ask each planner whether it does.
  */
 export function capabilityRequestsByOriginQuery(db: Kysely<Database>, origin: string) {
-  return db
-    .selectFrom('capability_requests')
-    .selectAll()
-    .where(hasOrigin())
-    .where('origin', '=', origin)
-    .orderBy('created_at')
-    .orderBy('id');
+  return db.selectFrom('capability_requests').selectAll().where(hasOrigin()).where('origin', '=', origin).orderBy('created_at').orderBy('id');
 }
 
 export class CapabilityRequestRepository {
@@ -135,11 +129,7 @@ export class CapabilityRequestRepository {
   }
 
   async get(id: string): Promise<CapabilityRequestRecord | undefined> {
-    const row = await this.#ctx.db
-      .selectFrom('capability_requests')
-      .selectAll()
-      .where('id', '=', id)
-      .executeTakeFirst();
+    const row = await this.#ctx.db.selectFrom('capability_requests').selectAll().where('id', '=', id).executeTakeFirst();
     return row && this.#decode(row);
   }
 
@@ -190,13 +180,7 @@ export class CapabilityRequestRepository {
     if (patch.grantId !== undefined) set.grant_id = patch.grantId;
     if (patch.decidedAt !== undefined) set.decided_at = codec.timeOrNull(patch.decidedAt);
     else if (DECIDED.includes(to)) set.decided_at = codec.time(now);
-    const row = await db
-      .updateTable('capability_requests')
-      .set(set)
-      .where('id', '=', id)
-      .where('status', 'in', asList(from))
-      .returningAll()
-      .executeTakeFirst();
+    const row = await db.updateTable('capability_requests').set(set).where('id', '=', id).where('status', 'in', asList(from)).returningAll().executeTakeFirst();
     return row && this.#decode(row);
   }
 

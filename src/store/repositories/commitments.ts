@@ -61,14 +61,7 @@ export class CommitmentRepository {
 
   /** Oldest first. */
   async listActive(mindId: string): Promise<CommitmentRecord[]> {
-    const rows = await this.#ctx.db
-      .selectFrom('commitments')
-      .selectAll()
-      .where('mind_id', '=', mindId)
-      .where('status', '=', 'active')
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
+    const rows = await this.#ctx.db.selectFrom('commitments').selectAll().where('mind_id', '=', mindId).where('status', '=', 'active').orderBy('created_at').orderBy('id').execute();
     return rows.map((row) => this.#decode(row));
   }
 

@@ -99,7 +99,8 @@ export class EventRepository {
     }));
     const insert = db.insertInto('events').values(values);
     // Only the seq is read back, for the one caller that wants the record: the rest is what was written.
-    const rows = readBack ? await insert.returning(['id', 'seq']).execute() : (await insert.execute(), []);
+    const rows = readBack ? await insert.returning(['id', 'seq']).execute() : [];
+    if (!readBack) await insert.execute();
     const reasons = [...new Set(events.filter((event) => WAKE_EVENT_TYPES.has(event.type)).map(wakeReason))];
     if (reasons.length > 0) {
       // NOTIFY is transactional: other processes hear it when (and only if) this commits. A
@@ -113,7 +114,17 @@ export class EventRepository {
     const createdAt = codec.readTime(at);
     // RETURNING hands rows back in no promised order; seq is the order they were written in.
     return values
-      .map((row, i) => ({ seq: written.get(row.id)!, id: row.id, type: row.type, mindId: row.mind_id, intentionId: row.intention_id, planId: row.plan_id, stepId: row.step_id, data: events[i]!.data ?? {}, createdAt }))
+      .map((row, i) => ({
+        seq: written.get(row.id)!,
+        id: row.id,
+        type: row.type,
+        mindId: row.mind_id,
+        intentionId: row.intention_id,
+        planId: row.plan_id,
+        stepId: row.step_id,
+        data: events[i]!.data ?? {},
+        createdAt,
+      }))
       .filter((record) => record.seq !== undefined)
       .sort((a, b) => a.seq - b.seq);
   }

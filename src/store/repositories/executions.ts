@@ -62,13 +62,7 @@ export interface ExecutionOutcome {
  * SQLite uses the index too. Exported so tests can ask each planner whether it does.
  */
 export function executionsByOriginQuery(db: Kysely<Database>, origin: string) {
-  return db
-    .selectFrom('tool_executions')
-    .selectAll()
-    .where(hasOrigin())
-    .where('origin', '=', origin)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc');
+  return db.selectFrom('tool_executions').selectAll().where(hasOrigin()).where('origin', '=', origin).orderBy('created_at', 'desc').orderBy('id', 'desc');
 }
 
 export class ExecutionRepository {
@@ -101,7 +95,11 @@ export class ExecutionRepository {
     const now = codec.time(clock.now());
     const rows = inputs.map((input) => this.#row(input, now));
     // Far below either store's limit on bound parameters (15 per row).
-    for (let i = 0; i < rows.length; i += 500) await db.insertInto('tool_executions').values(rows.slice(i, i + 500)).execute();
+    for (let i = 0; i < rows.length; i += 500)
+      await db
+        .insertInto('tool_executions')
+        .values(rows.slice(i, i + 500))
+        .execute();
   }
 
   /**
@@ -115,13 +113,7 @@ export class ExecutionRepository {
     if (outcome.result !== undefined) set.result = codec.jsonOrNull(outcome.result);
     if (outcome.error !== undefined) set.error = outcome.error;
     if (outcome.retrySafe !== undefined) set.retry_safe = codec.bool(outcome.retrySafe);
-    const row = await db
-      .updateTable('tool_executions')
-      .set(set)
-      .where('id', '=', id)
-      .where('status', '=', 'started')
-      .returningAll()
-      .executeTakeFirst();
+    const row = await db.updateTable('tool_executions').set(set).where('id', '=', id).where('status', '=', 'started').returningAll().executeTakeFirst();
     return row && this.#decode(row);
   }
 
@@ -138,12 +130,7 @@ export class ExecutionRepository {
 
   /** Newest first; every execution unless a limit is given. */
   async listByMind(mindId: string, options: { limit?: number } = {}): Promise<ExecutionRecord[]> {
-    let query = this.#ctx.db
-      .selectFrom('tool_executions')
-      .selectAll()
-      .where('mind_id', '=', mindId)
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc');
+    let query = this.#ctx.db.selectFrom('tool_executions').selectAll().where('mind_id', '=', mindId).orderBy('created_at', 'desc').orderBy('id', 'desc');
     if (options.limit !== undefined) query = query.limit(options.limit);
     const rows = await query.execute();
     return rows.map((row) => this.#decode(row));

@@ -52,9 +52,7 @@ export interface OriginCounts {
 /** The joined mind (aliased `m`) is active and may run on `host`. */
 function mayAdvance(host: string | null) {
   const active = sql<SqlBool>`${sql.ref('m.status')} = ${sql.lit('active')}`;
-  return host === null
-    ? sql<SqlBool>`${active} and ${sql.ref('m.host')} is null`
-    : sql<SqlBool>`${active} and (${sql.ref('m.host')} is null or ${sql.ref('m.host')} = ${host})`;
+  return host === null ? sql<SqlBool>`${active} and ${sql.ref('m.host')} is null` : sql<SqlBool>`${active} and (${sql.ref('m.host')} is null or ${sql.ref('m.host')} = ${host})`;
 }
 
 /** The plan (aliased `p`) is in a status the executor revisits: the index predicate, qualified. */
@@ -98,12 +96,7 @@ function actionableSteps(db: Kysely<Database>, host: string | null) {
     .where(oneOf('plan_steps.status', DUE_STEP_STATUSES))
     .where(mayAdvance(host))
     .where('p.origin', '<>', 'dream')
-    .where((eb) =>
-      eb.or([
-        eb('plan_steps.status', '=', 'executing'),
-        eb.and([notPaused(), eb.or([runningPlan(), eb.and([eb('p.status', '=', 'blocked'), eb('plan_steps.status', '<>', 'ready')])])]),
-      ]),
-    );
+    .where((eb) => eb.or([eb('plan_steps.status', '=', 'executing'), eb.and([notPaused(), eb.or([runningPlan(), eb.and([eb('p.status', '=', 'blocked'), eb('plan_steps.status', '<>', 'ready')])])])]));
 }
 
 /**
@@ -149,7 +142,11 @@ export function startablePlansQuery(db: Kysely<Database>, query: PlanQuery) {
 export function plansToSettleQuery(db: Kysely<Database>, query: PlanQuery) {
   const finals = FINAL_STEP_STATUSES.map((s) => sql.lit(s));
   const stepOfPlan = (status: RawBuilder<SqlBool>) =>
-    db.selectFrom('plan_steps as s').select('s.id').where(sql<SqlBool>`${sql.ref('s.plan_id')} = ${sql.ref('p.id')}`).where(status);
+    db
+      .selectFrom('plan_steps as s')
+      .select('s.id')
+      .where(sql<SqlBool>`${sql.ref('s.plan_id')} = ${sql.ref('p.id')}`)
+      .where(status);
   const inStatus = (...statuses: string[]) => sql<SqlBool>`${sql.ref('s.status')} in (${sql.join(statuses.map((s) => sql.lit(s)))})`;
   const planIs = (status: string) => sql<SqlBool>`${sql.ref('p.status')} = ${sql.lit(status)}`;
   return db
@@ -392,5 +389,4 @@ export class ExecutorQueryRepository {
     }
     return counts;
   }
-
 }

@@ -92,17 +92,18 @@ export class IntentionRepository {
     const found = new Map<string, IntentionRecord>();
     const unique = [...new Set(ids)];
     for (let i = 0; i < unique.length; i += IDS_PER_STATEMENT) {
-      const rows = await this.#ctx.db.selectFrom('intentions').selectAll().where('id', 'in', unique.slice(i, i + IDS_PER_STATEMENT)).execute();
+      const rows = await this.#ctx.db
+        .selectFrom('intentions')
+        .selectAll()
+        .where('id', 'in', unique.slice(i, i + IDS_PER_STATEMENT))
+        .execute();
       for (const row of rows) found.set(row.id, this.#decode(row));
     }
     return found;
   }
 
   /** Newest first. */
-  async listByMind(
-    mindId: string,
-    options: { status?: IntentionStatus | readonly IntentionStatus[]; limit?: number } = {},
-  ): Promise<IntentionRecord[]> {
+  async listByMind(mindId: string, options: { status?: IntentionStatus | readonly IntentionStatus[]; limit?: number } = {}): Promise<IntentionRecord[]> {
     let query = this.#ctx.db.selectFrom('intentions').selectAll().where('mind_id', '=', mindId);
     if (options.status !== undefined) query = query.where('status', 'in', asList(options.status));
     const rows = await query
@@ -129,12 +130,7 @@ export class IntentionRepository {
    * Moves the intention only if it is still in one of the `from` statuses. Returns the updated
    * intention, or undefined when someone else moved it first (nothing is changed then).
    */
-  async transition(
-    id: string,
-    from: IntentionStatus | readonly IntentionStatus[],
-    to: IntentionStatus,
-    reason: IntentionReason,
-  ): Promise<IntentionRecord | undefined> {
+  async transition(id: string, from: IntentionStatus | readonly IntentionStatus[], to: IntentionStatus, reason: IntentionReason): Promise<IntentionRecord | undefined> {
     const { db, codec, clock } = this.#ctx;
     const now = codec.time(clock.now());
     const row = await db
@@ -149,13 +145,7 @@ export class IntentionRepository {
 
   /** The intentions formed to serve `parentId`, oldest first. */
   async listSubordinates(parentId: string): Promise<IntentionRecord[]> {
-    const rows = await this.#ctx.db
-      .selectFrom('intentions')
-      .selectAll()
-      .where('parent_id', '=', parentId)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
+    const rows = await this.#ctx.db.selectFrom('intentions').selectAll().where('parent_id', '=', parentId).orderBy('created_at').orderBy('id').execute();
     return rows.map((row) => this.#decode(row));
   }
 
@@ -174,16 +164,7 @@ export class IntentionRepository {
       .where('id', '=', parentId)
       .where('status', '=', 'blocked')
       .where('reason', 'in', WAITING_ON_SUBORDINATES)
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('intentions as sub')
-              .select('sub.id')
-              .whereRef('sub.parent_id', '=', 'intentions.id')
-              .where('sub.status', 'in', OPEN),
-          ),
-        ),
-      )
+      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('intentions as sub').select('sub.id').whereRef('sub.parent_id', '=', 'intentions.id').where('sub.status', 'in', OPEN))))
       .returningAll()
       .executeTakeFirst();
     return row && this.#decode(row);

@@ -85,13 +85,7 @@ export class LlmCallRepository {
 
   /** Oldest first. */
   async listByIntention(intentionId: string): Promise<LlmCallRecord[]> {
-    const rows = await this.#ctx.db
-      .selectFrom('llm_calls')
-      .selectAll()
-      .where('intention_id', '=', intentionId)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
+    const rows = await this.#ctx.db.selectFrom('llm_calls').selectAll().where('intention_id', '=', intentionId).orderBy('created_at').orderBy('id').execute();
     return rows.map((row) => this.#decode(row));
   }
 

@@ -51,46 +51,155 @@ const confidence: ColumnSpec = { kind: 'float', unit: true };
 const among = (values: readonly (string | number)[]): ColumnSpec => ({ kind: typeof values[0] === 'number' ? 'int' : 'text', oneOf: values });
 
 export const MIND_COLUMNS: Record<string, ColumnSpec> = {
-  id, name: text, status: among(MIND_STATUSES), sandbox: bool, host: { kind: 'text', nullable: true }, created_at: time, updated_at: time,
+  id,
+  name: text,
+  status: among(MIND_STATUSES),
+  sandbox: bool,
+  host: { kind: 'text', nullable: true },
+  created_at: time,
+  updated_at: time,
 };
 
 /** The tables a mind carries, in the order they are written (parents before the rows that point at them). */
 export const CARRIED_COLUMNS = {
   policy_rules: { id, mind_id: id, capability: text, target_pattern: text, decision: among(POLICY_DECISIONS), approvers: among([1, 2]), created_at: time },
   commitments: {
-    id, mind_id: id, kind: among(['require_approval']), capability: text, target_pattern: text, reason: text,
-    status: among(COMMITMENT_STATUSES), created_at: time, released_at: maybeTime,
+    id,
+    mind_id: id,
+    kind: among(['require_approval']),
+    capability: text,
+    target_pattern: text,
+    reason: text,
+    status: among(COMMITMENT_STATUSES),
+    created_at: time,
+    released_at: maybeTime,
   },
   beliefs: { id, mind_id: id, statement: text, confidence, evidence: json, version: int, created_at: time, updated_at: time },
   intentions: {
-    id, mind_id: id, parent_id: ref, objective: text, means: maybeJson, belief_id: ref, origin: text, authored_by: text,
-    status: among(INTENTION_STATUSES), reason: among(INTENTION_REASONS), require_approval: bool, created_at: time, updated_at: time, closed_at: maybeTime,
+    id,
+    mind_id: id,
+    parent_id: ref,
+    objective: text,
+    means: maybeJson,
+    belief_id: ref,
+    origin: text,
+    authored_by: text,
+    status: among(INTENTION_STATUSES),
+    reason: among(INTENTION_REASONS),
+    require_approval: bool,
+    created_at: time,
+    updated_at: time,
+    closed_at: maybeTime,
   },
   plans: {
-    id, mind_id: id, intention_id: id, revision: int, supersedes: ref, superseded_by: ref, objective: text, origin: among(PLAN_ORIGINS),
-    authored_by: text, strategy: text, status: among(PLAN_STATUSES), assumptions: json, completion_criteria: text, abort_conditions: json,
-    alternatives: json, risk: text, estimate: json, actual: json, budget: json, validation: json, require_approval: bool, max_replans: int,
-    llm_call: ref, status_reason: text, closed_at: maybeTime, created_at: time, updated_at: time,
+    id,
+    mind_id: id,
+    intention_id: id,
+    revision: int,
+    supersedes: ref,
+    superseded_by: ref,
+    objective: text,
+    origin: among(PLAN_ORIGINS),
+    authored_by: text,
+    strategy: text,
+    status: among(PLAN_STATUSES),
+    assumptions: json,
+    completion_criteria: text,
+    abort_conditions: json,
+    alternatives: json,
+    risk: text,
+    estimate: json,
+    actual: json,
+    budget: json,
+    validation: json,
+    require_approval: bool,
+    max_replans: int,
+    llm_call: ref,
+    status_reason: text,
+    closed_at: maybeTime,
+    created_at: time,
+    updated_at: time,
   },
   plan_steps: {
-    id, plan_id: id, mind_id: id, key: text, position: int, title: text, kind: among(STEP_KINDS), depends_on: { kind: 'text[]' }, capability: text,
-    target: text, params: json, require_approval: bool, expectation: maybeJson, precondition: maybeJson, spec: json, status: among(STEP_STATUSES),
-    attempts: int, max_attempts: int, lease_until: maybeTime, next_run_at: maybeTime, approval_id: ref, request_id: ref, execution_id: ref,
-    prediction_id: ref, intention_id: ref, result: maybeJson, observation: maybeJson, error: text, status_reason: text, claimed_by: text,
-    started_at: maybeTime, finished_at: maybeTime, created_at: time, updated_at: time,
+    id,
+    plan_id: id,
+    mind_id: id,
+    key: text,
+    position: int,
+    title: text,
+    kind: among(STEP_KINDS),
+    depends_on: { kind: 'text[]' },
+    capability: text,
+    target: text,
+    params: json,
+    require_approval: bool,
+    expectation: maybeJson,
+    precondition: maybeJson,
+    spec: json,
+    status: among(STEP_STATUSES),
+    attempts: int,
+    max_attempts: int,
+    lease_until: maybeTime,
+    next_run_at: maybeTime,
+    approval_id: ref,
+    request_id: ref,
+    execution_id: ref,
+    prediction_id: ref,
+    intention_id: ref,
+    result: maybeJson,
+    observation: maybeJson,
+    error: text,
+    status_reason: text,
+    claimed_by: text,
+    started_at: maybeTime,
+    finished_at: maybeTime,
+    created_at: time,
+    updated_at: time,
   },
   predictions: {
-    id, mind_id: id, intention_id: ref, plan_id: ref, step_id: ref, belief_id: ref, execution_id: ref, event_id: ref, statement: text,
-    verification: json, confidence, window_opens_at: time, window_closes_at: time, status: among(PREDICTION_STATUSES), outcome: maybeJson,
-    resolved_at: maybeTime, created_at: time,
+    id,
+    mind_id: id,
+    intention_id: ref,
+    plan_id: ref,
+    step_id: ref,
+    belief_id: ref,
+    execution_id: ref,
+    event_id: ref,
+    statement: text,
+    verification: json,
+    confidence,
+    window_opens_at: time,
+    window_closes_at: time,
+    status: among(PREDICTION_STATUSES),
+    outcome: maybeJson,
+    resolved_at: maybeTime,
+    created_at: time,
   },
   procedural_memories: {
-    id, mind_id: id, intention_id: ref, plan_id: ref, objective: text, strategy: text, summary: text, steps: json, confidence, verified: bool,
-    revision: int, created_at: time,
+    id,
+    mind_id: id,
+    intention_id: ref,
+    plan_id: ref,
+    objective: text,
+    strategy: text,
+    summary: text,
+    steps: json,
+    confidence,
+    verified: bool,
+    revision: int,
+    created_at: time,
   },
   wants: {
-    id, mind_id: id, statement: text, origin: among(WANT_ORIGINS), status: among(WANT_STATUSES), reason: text, intention_id: ref, plan_id: ref,
-    created_at: time, updated_at: time,
+    id,
+    mind_id: id,
+    statement: text,
+    origin: among(WANT_ORIGINS),
+    status: among(WANT_STATUSES),
+    reason: text,
+    intention_id: ref,
+    plan_id: ref,
+    created_at: time,
+    updated_at: time,
   },
 } satisfies Record<string, Record<string, ColumnSpec>>;
 
@@ -173,6 +282,7 @@ export class MindBundleRepository {
       if (!mind) return undefined;
       const tables = {} as MindRows['tables'];
       for (const table of CARRIED_TABLES) {
+        // biome-ignore lint/suspicious/noExplicitAny: the carried tables are named at run time, from the bundle's own list.
         const rows = await (tx as Kysely<any>).selectFrom(table).selectAll().where('mind_id', '=', mindId).orderBy('created_at').orderBy('id').execute();
         tables[table] = rows.map((row: Record<string, unknown>) => portableRow(codec, CARRIED_COLUMNS[table], row));
       }
@@ -190,13 +300,14 @@ export class MindBundleRepository {
    */
   async write(rows: MindRows): Promise<void> {
     const { db, codec } = this.#ctx;
-    const stored = (columns: Record<string, ColumnSpec>, row: PortableRow) =>
-      Object.fromEntries(Object.entries(columns).map(([name, spec]) => [name, toStored(codec, spec, row[name] ?? null)]));
+    const stored = (columns: Record<string, ColumnSpec>, row: PortableRow) => Object.fromEntries(Object.entries(columns).map(([name, spec]) => [name, toStored(codec, spec, row[name] ?? null)]));
+    // biome-ignore lint/suspicious/noExplicitAny: rows are written column by column from the bundle's own column list.
     await (db as Kysely<any>).insertInto('minds').values(stored(MIND_COLUMNS, rows.mind)).execute();
     for (const table of CARRIED_TABLES) {
       const list = rows.tables[table];
       for (let i = 0; i < list.length; i += ROWS_PER_INSERT) {
         const chunk = list.slice(i, i + ROWS_PER_INSERT).map((row) => stored(CARRIED_COLUMNS[table], row));
+        // biome-ignore lint/suspicious/noExplicitAny: the carried tables are named at run time, from the bundle's own list.
         await (db as Kysely<any>).insertInto(table).values(chunk).execute();
       }
     }

@@ -4,15 +4,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import { normaliseAbortConditions, type AbortCondition } from '../../core/abort-conditions.ts';
 import { newId } from '../../core/ids.ts';
-import {
-  MAX_REPLANS,
-  type Alternative,
-  type Assumption,
-  type Budget,
-  type PlanDraft,
-  type Resources,
-  type ValidationResult,
-} from '../../core/plan.ts';
+import { MAX_REPLANS, type Alternative, type Assumption, type Budget, type PlanDraft, type Resources, type ValidationResult } from '../../core/plan.ts';
 import { CLOSED_PLAN_STATUSES, type PlanOrigin, type PlanStatus } from '../../core/vocabulary.ts';
 import type { PlanStepsTable, PlansTable } from '../schema.ts';
 import { asList, IDS_PER_STATEMENT, inTransaction, type RepositoryContext } from './context.ts';
@@ -175,8 +167,7 @@ export class PlanRepository {
 
     return inTransaction(this.#ctx.db, async (tx) => {
       const planRow = await tx.insertInto('plans').values(plan).returningAll().executeTakeFirstOrThrow();
-      const stepRows =
-        steps.length === 0 ? [] : await tx.insertInto('plan_steps').values(steps).returningAll().execute();
+      const stepRows = steps.length === 0 ? [] : await tx.insertInto('plan_steps').values(steps).returningAll().execute();
       stepRows.sort((a, b) => codec.readInt(a.position) - codec.readInt(b.position));
       return { ...this.#decode(planRow), steps: stepRows.map((row) => decodeStep(row, codec)) };
     });
@@ -186,12 +177,7 @@ export class PlanRepository {
     const { db, codec } = this.#ctx;
     const row = await db.selectFrom('plans').selectAll().where('id', '=', id).executeTakeFirst();
     if (!row) return undefined;
-    const stepRows = await db
-      .selectFrom('plan_steps')
-      .selectAll()
-      .where('plan_id', '=', id)
-      .orderBy('position')
-      .execute();
+    const stepRows = await db.selectFrom('plan_steps').selectAll().where('plan_id', '=', id).orderBy('position').execute();
     return { ...this.#decode(row), steps: stepRows.map((step) => decodeStep(step, codec)) };
   }
 
@@ -212,7 +198,11 @@ export class PlanRepository {
       const stepRows = await db
         .selectFrom('plan_steps')
         .selectAll()
-        .where('plan_id', 'in', rows.map((row) => row.id))
+        .where(
+          'plan_id',
+          'in',
+          rows.map((row) => row.id),
+        )
         .orderBy('plan_id')
         .orderBy('position')
         .execute();
@@ -248,14 +238,7 @@ export class PlanRepository {
 
   /** Every plan serving one intention, without steps: oldest revision first. */
   async listByIntention(intentionId: string): Promise<PlanRecord[]> {
-    const rows = await this.#ctx.db
-      .selectFrom('plans')
-      .selectAll()
-      .where('intention_id', '=', intentionId)
-      .orderBy('revision')
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
+    const rows = await this.#ctx.db.selectFrom('plans').selectAll().where('intention_id', '=', intentionId).orderBy('revision').orderBy('created_at').orderBy('id').execute();
     return rows.map((row) => this.#decode(row));
   }
 
@@ -263,12 +246,7 @@ export class PlanRepository {
    * Moves the plan only if it is still in one of the `from` statuses, in one conditional UPDATE.
    * Returns the updated plan (without steps), or undefined when it had already moved.
    */
-  async transition(
-    id: string,
-    from: PlanStatus | readonly PlanStatus[],
-    to: PlanStatus,
-    patch: PlanPatch = {},
-  ): Promise<PlanRecord | undefined> {
+  async transition(id: string, from: PlanStatus | readonly PlanStatus[], to: PlanStatus, patch: PlanPatch = {}): Promise<PlanRecord | undefined> {
     const { db, codec, clock } = this.#ctx;
     const now = clock.now();
     const set: Updateable<PlansTable> = { status: to, updated_at: codec.time(now) };
@@ -280,13 +258,7 @@ export class PlanRepository {
     else if (CLOSED_PLAN_STATUSES.includes(to)) set.closed_at = codec.time(now);
     // A closed plan runs nothing, so it holds no pause (its plan_paused event stays in the log).
     if (CLOSED_PLAN_STATUSES.includes(to)) Object.assign(set, UNPAUSED);
-    const row = await db
-      .updateTable('plans')
-      .set(set)
-      .where('id', '=', id)
-      .where('status', 'in', asList(from))
-      .returningAll()
-      .executeTakeFirst();
+    const row = await db.updateTable('plans').set(set).where('id', '=', id).where('status', 'in', asList(from)).returningAll().executeTakeFirst();
     return row && this.#decode(row);
   }
 
@@ -303,7 +275,13 @@ export class PlanRepository {
     if (CLOSED_PLAN_STATUSES.includes(to)) Object.assign(set, { closed_at: codec.time(now), ...UNPAUSED });
     const moved: string[] = [];
     for (let i = 0; i < ids.length; i += IDS_PER_STATEMENT) {
-      const rows = await db.updateTable('plans').set(set).where('id', 'in', ids.slice(i, i + IDS_PER_STATEMENT)).where('status', '=', from).returning('id').execute();
+      const rows = await db
+        .updateTable('plans')
+        .set(set)
+        .where('id', 'in', ids.slice(i, i + IDS_PER_STATEMENT))
+        .where('status', '=', from)
+        .returning('id')
+        .execute();
       moved.push(...rows.map((row) => row.id));
     }
     return moved;
@@ -346,7 +324,11 @@ export class PlanRepository {
       const rows = await db
         .updateTable('plans')
         .set({ paused_at: null, paused_by: '', pause_reason: '', updated_at: now })
-        .where('id', 'in', before.map((row) => row.id))
+        .where(
+          'id',
+          'in',
+          before.map((row) => row.id),
+        )
         .where('paused_at', 'is not', null)
         .returning('id')
         .execute();

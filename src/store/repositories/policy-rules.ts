@@ -64,25 +64,13 @@ export class PolicyRuleRepository {
 
   /** True when a rule was removed, false when there was none. */
   async remove(mindId: string, capability: string, targetPattern: string): Promise<boolean> {
-    const rows = await this.#ctx.db
-      .deleteFrom('policy_rules')
-      .where('mind_id', '=', mindId)
-      .where('capability', '=', capability)
-      .where('target_pattern', '=', targetPattern)
-      .returning('id')
-      .execute();
+    const rows = await this.#ctx.db.deleteFrom('policy_rules').where('mind_id', '=', mindId).where('capability', '=', capability).where('target_pattern', '=', targetPattern).returning('id').execute();
     return rows.length > 0;
   }
 
   /** Ordered by capability, then target pattern. */
   async listByMind(mindId: string): Promise<PolicyRuleRecord[]> {
-    const rows = await this.#ctx.db
-      .selectFrom('policy_rules')
-      .selectAll()
-      .where('mind_id', '=', mindId)
-      .orderBy('capability')
-      .orderBy('target_pattern')
-      .execute();
+    const rows = await this.#ctx.db.selectFrom('policy_rules').selectAll().where('mind_id', '=', mindId).orderBy('capability').orderBy('target_pattern').execute();
     return rows.map((row) => this.#decode(row));
   }
 

@@ -126,12 +126,7 @@ export class PredictionRepository {
    * that instant (a late observation cannot confirm). Returns the resolved prediction, or
    * undefined when it was no longer open or the guard failed (nothing changed).
    */
-  async resolve(
-    id: string,
-    to: ResolvedPredictionStatus,
-    outcome: JsonObject,
-    guard: { closesNoEarlierThan?: Date } = {},
-  ): Promise<PredictionRecord | undefined> {
+  async resolve(id: string, to: ResolvedPredictionStatus, outcome: JsonObject, guard: { closesNoEarlierThan?: Date } = {}): Promise<PredictionRecord | undefined> {
     const { db, codec, clock } = this.#ctx;
     let query = db
       .updateTable('predictions')

@@ -190,12 +190,7 @@ export class StepRepository {
   }
 
   async listByPlan(planId: string): Promise<StepRecord[]> {
-    const rows = await this.#ctx.db
-      .selectFrom('plan_steps')
-      .selectAll()
-      .where('plan_id', '=', planId)
-      .orderBy('position')
-      .execute();
+    const rows = await this.#ctx.db.selectFrom('plan_steps').selectAll().where('plan_id', '=', planId).orderBy('position').execute();
     return rows.map((row) => decodeStep(row, this.#ctx.codec));
   }
 
@@ -222,13 +217,7 @@ export class StepRepository {
     return row && decodeStep(row, codec);
   }
 
-  async transition(
-    stepId: string,
-    from: StepStatus | readonly StepStatus[],
-    to: StepStatus,
-    patch: StepPatch = {},
-    guard: StepGuard = {},
-  ): Promise<StepRecord | undefined> {
+  async transition(stepId: string, from: StepStatus | readonly StepStatus[], to: StepStatus, patch: StepPatch = {}, guard: StepGuard = {}): Promise<StepRecord | undefined> {
     const { db, codec, clock } = this.#ctx;
     const now = clock.now();
     const set = encodePatch(patch, codec);
@@ -282,7 +271,11 @@ export class StepRepository {
       }
       for (let c = 0; c < indexes.length; c += MOVES_PER_STATEMENT) {
         const chunk = indexes.slice(c, c + MOVES_PER_STATEMENT);
-        const { rows } = await movesStatement(codec, chunk.map((i) => encoded[i]!), at).execute(this.#ctx.db);
+        const { rows } = await movesStatement(
+          codec,
+          chunk.map((i) => encoded[i]!),
+          at,
+        ).execute(this.#ctx.db);
         const moved = new Map((rows as Selectable<PlanStepsTable>[]).map((row) => [row.id, decodeStep(row, codec)]));
         for (const i of chunk) answers[i] = moved.get(moves[i]!.id);
       }
@@ -304,7 +297,14 @@ export class StepRepository {
         .set({ status: 'ready', status_reason: 'dependencies done', next_run_at: null, updated_at: codec.time(clock.now()) })
         .where('id', 'in', stepIds.slice(i, i + IDS_PER_STATEMENT))
         .where('status', '=', 'pending')
-        .where(({ exists, selectFrom }) => exists(selectFrom('plans as p').select('p.id').whereRef('p.id', '=', 'plan_steps.plan_id').where('p.status', 'in', [...RUNNING_PLAN_STATUSES])))
+        .where(({ exists, selectFrom }) =>
+          exists(
+            selectFrom('plans as p')
+              .select('p.id')
+              .whereRef('p.id', '=', 'plan_steps.plan_id')
+              .where('p.status', 'in', [...RUNNING_PLAN_STATUSES]),
+          ),
+        )
         .returning('id')
         .execute();
       moved.push(...rows.map((row) => row.id));

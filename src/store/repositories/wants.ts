@@ -73,14 +73,7 @@ export class WantRepository {
 
   /** The mind's suppressed wants stating exactly `statement` (a dream may not raise them again). */
   async findSuppressed(mindId: string, statement: string): Promise<WantRecord | undefined> {
-    const row = await this.#ctx.db
-      .selectFrom('wants')
-      .selectAll()
-      .where('mind_id', '=', mindId)
-      .where('status', '=', 'suppressed')
-      .where('statement', '=', statement)
-      .orderBy('id')
-      .executeTakeFirst();
+    const row = await this.#ctx.db.selectFrom('wants').selectAll().where('mind_id', '=', mindId).where('status', '=', 'suppressed').where('statement', '=', statement).orderBy('id').executeTakeFirst();
     return row && this.#decode(row);
   }
 

@@ -92,7 +92,8 @@ export class WebhookDeliveryRepository {
   async claimDue(holder: string, leaseUntil: Date, limit: number): Promise<DeliveryRecord[]> {
     const { db, codec, clock } = this.#ctx;
     const now = codec.time(clock.now());
-    const due = (eb: ExpressionBuilder<Database, 'webhook_deliveries'>) => eb.and([eb('next_attempt_at', '<=', now), eb.or([eb('status', '=', 'pending'), eb.and([eb('status', '=', 'sending'), eb('lease_until', '<=', now)])])]);
+    const due = (eb: ExpressionBuilder<Database, 'webhook_deliveries'>) =>
+      eb.and([eb('next_attempt_at', '<=', now), eb.or([eb('status', '=', 'pending'), eb.and([eb('status', '=', 'sending'), eb('lease_until', '<=', now)])])]);
     const candidates = db.selectFrom('webhook_deliveries').select('id').where(due).orderBy('event_seq').orderBy('id').limit(limit);
     const rows = await db
       .updateTable('webhook_deliveries')

@@ -84,8 +84,12 @@ export async function status(unit: string): Promise<Record<string, unknown>> {
 
 /** Waits until a unit's ActiveState is one of `states` (read through Praxis). */
 export async function settle(unit: string, states: string[], timeoutMs = 15_000): Promise<Record<string, unknown>> {
-  return waitFor(`${unit} to be ${states.join(' or ')}`, async () => {
-    const observation = await status(unit);
-    return states.includes(observation.active_state as string) ? observation : undefined;
-  }, timeoutMs);
+  return waitFor(
+    `${unit} to be ${states.join(' or ')}`,
+    async () => {
+      const observation = await status(unit);
+      return states.includes(observation.active_state as string) ? observation : undefined;
+    },
+    timeoutMs,
+  );
 }

@@ -12,8 +12,7 @@ import { systemctl, waitFor } from './container.ts';
 export const API = 'http://127.0.0.1:7300';
 export const DATABASE = '/var/lib/praxis/praxis.db';
 
-export const sh = (program: string, ...args: string[]) =>
-  execFileSync(program, args, { encoding: 'utf8', env: { PATH: '/usr/bin:/bin', TZ: 'UTC', LANG: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] });
+export const sh = (program: string, ...args: string[]) => execFileSync(program, args, { encoding: 'utf8', env: { PATH: '/usr/bin:/bin', TZ: 'UTC', LANG: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] });
 
 /** Installs the user, the polkit rule and the unit (idempotent), as docs/deployment.md does. */
 export function installPraxis(): void {
@@ -31,22 +30,23 @@ export function installPraxis(): void {
 /** Starts praxis.service and waits for the daemon's /readyz. */
 export async function startPraxis(): Promise<void> {
   systemctl('start', 'praxis.service');
-  await waitFor('praxis.service to answer /readyz', async () => {
-    try {
-      const response = await fetch(`${API}/readyz`);
-      return response.ok ? true : undefined;
-    } catch {
-      return undefined;
-    }
-  }, 30_000);
+  await waitFor(
+    'praxis.service to answer /readyz',
+    async () => {
+      try {
+        const response = await fetch(`${API}/readyz`);
+        return response.ok ? true : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    30_000,
+  );
 }
 
 /** `praxis token create`, run as the praxis user on the service's database, as an operator would. */
 export function issueToken(operator: string, role: string): string {
-  const out = sh(
-    '/usr/sbin/runuser', '-u', 'praxis', '--', '/usr/bin/node', '/opt/praxis/bin/praxis.js',
-    'token', 'create', '--db', DATABASE, '--operator', operator, '--role', role, '--json',
-  );
+  const out = sh('/usr/sbin/runuser', '-u', 'praxis', '--', '/usr/bin/node', '/opt/praxis/bin/praxis.js', 'token', 'create', '--db', DATABASE, '--operator', operator, '--role', role, '--json');
   const { token } = JSON.parse(out) as { token: string };
   assert.match(token, /^praxis_/);
   return token;

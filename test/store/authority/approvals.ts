@@ -89,11 +89,7 @@ export function approvalTests(current: () => TestStore): void {
 
       clock.advance(1);
       const bob: ApprovalDecision = { operator: 'bob', decision: 'approve', at: clock.now().toISOString(), note: 'lgtm' };
-      assert.equal(
-        await store.approvals.recordDecision(approval.id, seenByBob, [...seenByBob, bob]),
-        undefined,
-        'Bob decided on a stale list: his write would erase Alice\'s decision',
-      );
+      assert.equal(await store.approvals.recordDecision(approval.id, seenByBob, [...seenByBob, bob]), undefined, "Bob decided on a stale list: his write would erase Alice's decision");
       assert.deepEqual(await store.approvals.get(approval.id), afterAlice, 'nothing changed');
 
       // Bob reads again and retries. His copy of the list has its keys in another order, as a
@@ -153,15 +149,15 @@ export function approvalTests(current: () => TestStore): void {
 
       clock.set(addSeconds(start, 120));
       const second = ours(await store.approvals.expireDue(clock.now()));
-      assert.deepEqual(second.map((a) => a.id), [later.id], 'expiry is inclusive');
+      assert.deepEqual(
+        second.map((a) => a.id),
+        [later.id],
+        'expiry is inclusive',
+      );
       assert.deepEqual(ours(await store.approvals.expireDue(clock.now())), [], 'nothing expires twice');
       assert.equal((await store.approvals.get(decided.id))?.status, 'approved', 'a decided request does not expire');
       assert.equal((await store.approvals.get(distant.id))?.status, 'pending');
-      assert.equal(
-        await store.approvals.transition(soon.id, 'pending', 'approved'),
-        undefined,
-        'an expired request can no longer be approved',
-      );
+      assert.equal(await store.approvals.transition(soon.id, 'pending', 'approved'), undefined, 'an expired request can no longer be approved');
     });
 
     it('keeps requests of different origins apart', async () => {
@@ -172,7 +168,10 @@ export function approvalTests(current: () => TestStore): void {
       clock.advance(1);
       const b = await store.approvals.create(restartApproval(mindId, clock, { origin }));
       await store.approvals.create(restartApproval(mindId, clock));
-      assert.deepEqual((await store.approvals.listByOrigin(origin)).map((r) => r.id), [a.id, b.id]);
+      assert.deepEqual(
+        (await store.approvals.listByOrigin(origin)).map((r) => r.id),
+        [a.id, b.id],
+      );
     });
   });
 }

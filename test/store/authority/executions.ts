@@ -50,11 +50,7 @@ export function executionTests(current: () => TestStore): void {
       assert.deepEqual(finished, { ...started, status: 'succeeded', result, finishedAt: clock.now() });
 
       clock.advance(3);
-      assert.equal(
-        await store.executions.finish(started.id, { status: 'failed', error: 'too late', retrySafe: true }),
-        undefined,
-        'a second outcome loses',
-      );
+      assert.equal(await store.executions.finish(started.id, { status: 'failed', error: 'too late', retrySafe: true }), undefined, 'a second outcome loses');
       assert.deepEqual(await store.executions.get(started.id), finished, 'and changes nothing');
       assert.equal(await store.executions.finish(newId(), { status: 'failed' }), undefined);
     });
@@ -105,7 +101,7 @@ export function executionTests(current: () => TestStore): void {
       assert.deepEqual(await store.executions.listByOrigin(stepOrigin()), []);
     });
 
-    it('lists a mind\'s executions newest first, all of them unless limited', async () => {
+    it("lists a mind's executions newest first, all of them unless limited", async () => {
       const { store, clock } = current();
       const mindId = await seedMind(store);
       const ids: string[] = [];
@@ -114,8 +110,14 @@ export function executionTests(current: () => TestStore): void {
         clock.advance(1);
       }
       await store.executions.start(restartExecution(await seedMind(store)));
-      assert.deepEqual((await store.executions.listByMind(mindId)).map((e) => e.id), [...ids].reverse());
-      assert.deepEqual((await store.executions.listByMind(mindId, { limit: 2 })).map((e) => e.id), [ids[3], ids[2]]);
+      assert.deepEqual(
+        (await store.executions.listByMind(mindId)).map((e) => e.id),
+        [...ids].reverse(),
+      );
+      assert.deepEqual(
+        (await store.executions.listByMind(mindId, { limit: 2 })).map((e) => e.id),
+        [ids[3], ids[2]],
+      );
     });
 
     it('looks executions, approvals and capability requests up by origin through their partial indexes', async () => {

@@ -48,7 +48,7 @@ export function capabilityRequestTests(current: () => TestStore): void {
       assert.equal(await store.capabilityRequests.countOpen(newId()), 0);
     });
 
-    it('joins the caller\'s transaction, so a rollback takes the request with it', async () => {
+    it("joins the caller's transaction, so a rollback takes the request with it", async () => {
       const { store } = current();
       const mindId = await seedMind(store);
       await assert.rejects(
@@ -196,8 +196,14 @@ export function grantTests(current: () => TestStore): void {
         (await store.grants.list({ mindId, status: ['exhausted', 'revoked'] })).map((g) => g.id),
         [spent.id, revoked.id],
       );
-      assert.deepEqual((await store.grants.list({ mindId })).map((g) => g.id), [live.id, soonGone.id, spent.id, revoked.id]);
-      assert.deepEqual((await store.grants.list({ mindId, limit: 1 })).map((g) => g.id), [live.id]);
+      assert.deepEqual(
+        (await store.grants.list({ mindId })).map((g) => g.id),
+        [live.id, soonGone.id, spent.id, revoked.id],
+      );
+      assert.deepEqual(
+        (await store.grants.list({ mindId, limit: 1 })).map((g) => g.id),
+        [live.id],
+      );
     });
 
     it('expires active grants whose time has come, once', async () => {

@@ -53,16 +53,16 @@ export function policyRuleTests(current: () => TestStore): void {
       await store.policyRules.set({ mindId, capability: 'service.restart', targetPattern: 'ssh.service', decision: 'deny', approvers: 1 });
       assert.equal(await store.policyRules.remove(mindId, 'service.restart', '*'), true);
       assert.equal(await store.policyRules.remove(mindId, 'service.restart', '*'), false);
-      assert.deepEqual((await store.policyRules.listByMind(mindId)).map((r) => r.targetPattern), ['ssh.service']);
+      assert.deepEqual(
+        (await store.policyRules.listByMind(mindId)).map((r) => r.targetPattern),
+        ['ssh.service'],
+      );
     });
 
     it('refuses more than two approvers', async () => {
       const { store } = current();
       const mindId = await seedMind(store);
-      await assert.rejects(
-        store.policyRules.set({ mindId, capability: 'service.restart', targetPattern: '*', decision: 'ask', approvers: 3 }),
-        /policy_rules_approvers_check/,
-      );
+      await assert.rejects(store.policyRules.set({ mindId, capability: 'service.restart', targetPattern: '*', decision: 'ask', approvers: 3 }), /policy_rules_approvers_check/);
       assert.deepEqual(await store.policyRules.listByMind(mindId), []);
     });
   });

@@ -25,8 +25,7 @@ lines.on('line', (line) => {
   released++;
   waiting.shift()?.();
 });
-const nextGo = (taken: number) =>
-  new Promise<void>((resolve) => (released > taken ? resolve() : waiting.push(resolve)));
+const nextGo = (taken: number) => new Promise<void>((resolve) => (released > taken ? resolve() : waiting.push(resolve)));
 
 try {
   // Connect before the first race, so it is between statements, not between connection setups.

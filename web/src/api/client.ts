@@ -91,12 +91,7 @@ function toApiError(status: number, statusText: string, body: unknown): ApiError
     const error = (body as { error: unknown }).error;
     if (error && typeof error === 'object') {
       const { code, message, problems } = error as { code?: unknown; message?: unknown; problems?: unknown };
-      return new ApiError(
-        status,
-        typeof code === 'string' ? code : `http_${status}`,
-        typeof message === 'string' ? message : statusText,
-        Array.isArray(problems) ? (problems as Problem[]) : [],
-      );
+      return new ApiError(status, typeof code === 'string' ? code : `http_${status}`, typeof message === 'string' ? message : statusText, Array.isArray(problems) ? (problems as Problem[]) : []);
     }
   }
   const message = typeof body === 'string' && body.length > 0 && body.length < 300 ? body : statusText || 'request failed';

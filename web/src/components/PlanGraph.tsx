@@ -57,15 +57,7 @@ interface View {
   y: number;
 }
 
-export function PlanGraph({
-  steps,
-  selected,
-  onSelect,
-}: {
-  steps: readonly StepView[];
-  selected: string | null;
-  onSelect(key: string): void;
-}) {
+export function PlanGraph({ steps, selected, onSelect }: { steps: readonly StepView[]; selected: string | null; onSelect(key: string): void }) {
   const layout = useMemo(() => layoutPlan(steps), [steps]);
   const present = new Set(steps.map((step) => step.status));
   const [view, setView] = useState<View>({ zoom: 1, x: 0, y: 0 });
@@ -78,6 +70,7 @@ export function PlanGraph({
     return { zoom, x: Math.min(Math.max(0, next.x), layout.width - layout.width / zoom), y: Math.min(Math.max(0, next.y), layout.height - layout.height / zoom) };
   };
   // A new layout (a step added by a replan) starts fitted again.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the layout's size is the trigger, not a value the effect reads.
   useEffect(() => setView({ zoom: 1, x: 0, y: 0 }), [layout.width, layout.height]);
 
   const zoomBy = (factor: number, cx = view.x + w / 2, cy = view.y + h / 2) =>
@@ -165,15 +158,7 @@ export function PlanGraph({
             </marker>
           </defs>
           {layout.edges.map((edge) => (
-            <path
-              key={`${edge.from}->${edge.to}`}
-              className="edge"
-              data-testid="graph-edge"
-              data-from={edge.from}
-              data-to={edge.to}
-              d={pathOf(edge.points)}
-              markerEnd="url(#arrow)"
-            />
+            <path key={`${edge.from}->${edge.to}`} className="edge" data-testid="graph-edge" data-from={edge.from} data-to={edge.to} d={pathOf(edge.points)} markerEnd="url(#arrow)" />
           ))}
           {layout.nodes.map(({ step, x, y, lines, height }) => (
             <g
@@ -240,4 +225,3 @@ function pathOf(points: { x: number; y: number }[]): string {
   d += ` L ${last.x} ${last.y}`;
   return d;
 }
-

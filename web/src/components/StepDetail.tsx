@@ -97,18 +97,11 @@ function ReleaseStep({ planId, step, onChanged }: { planId: string; step: StepVi
   const [note, setNote] = useState('');
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    void action.run(
-      'released',
-      (api) => api.post(`/plans/${encodeURIComponent(planId)}/steps/${encodeURIComponent(step.key)}/retry`, note ? { note } : {}),
-      onChanged,
-    );
+    void action.run('released', (api) => api.post(`/plans/${encodeURIComponent(planId)}/steps/${encodeURIComponent(step.key)}/retry`, note ? { note } : {}), onChanged);
   };
   return (
     <form className="inline-form release" onSubmit={submit} aria-label={`Release step ${step.key}`}>
-      <p>
-        This step is blocked: Praxis will not guess whether its action happened. Check the host, then release it to run
-        again.
-      </p>
+      <p>This step is blocked: Praxis will not guess whether its action happened. Check the host, then release it to run again.</p>
       <label>
         Note
         <input value={note} onChange={(event) => setNote(event.target.value)} placeholder="what you checked" />
@@ -206,11 +199,7 @@ function Linked({ step }: { step: StepView }) {
             ]}
           />
           {execution.result &&
-            (same(execution.result, step.result) ? (
-              <p className="muted small">Its result is the step's result above.</p>
-            ) : (
-              <Readable value={execution.result} label="Execution result" />
-            ))}
+            (same(execution.result, step.result) ? <p className="muted small">Its result is the step's result above.</p> : <Readable value={execution.result} label="Execution result" />)}
         </Section>
       )}
       {prediction && (

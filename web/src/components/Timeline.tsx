@@ -63,9 +63,7 @@ export function Timeline({ path, concerns }: { path: string; concerns(event: Eve
           ))}
         </ol>
       )}
-      {events.data.next_cursor && (
-        <p className="muted small">Showing the first {MAX_PAGES * PAGE_SIZE} events of this timeline.</p>
-      )}
+      {events.data.next_cursor && <p className="muted small">Showing the first {MAX_PAGES * PAGE_SIZE} events of this timeline.</p>}
     </>
   );
 }
@@ -73,7 +71,7 @@ export function Timeline({ path, concerns }: { path: string; concerns(event: Eve
 /** The event in words, with the step key when it names one: `plan step completed: P1`. */
 function eventTitle(event: EventRecord): string {
   const data = event.data ?? event.payload ?? {};
-  const key = typeof data['key'] === 'string' ? `: ${data['key']}` : '';
+  const key = typeof data.key === 'string' ? `: ${data.key}` : '';
   return `${event.type.replace(/_/g, ' ')}${key}`;
 }
 

@@ -52,7 +52,7 @@ export function JsonView({ value, label }: { value: Json | undefined; label?: st
   if (typeof value !== 'object') return <code>{String(value)}</code>;
   if (Array.isArray(value) ? value.length === 0 : Object.keys(value).length === 0) return <code>{Array.isArray(value) ? '[]' : '{}'}</code>;
   return (
-    <pre className="json" aria-label={label}>
+    <pre className="json" role="group" aria-label={label}>
       {JSON.stringify(value, null, 2)}
     </pre>
   );
@@ -177,7 +177,10 @@ const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
 
 /** Words for a key: `active_state` → `active state`, `mainPid` → `main pid`. */
 export function words(key: string): string {
-  return key.replace(/_/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+  return key
+    .replace(/_/g, ' ')
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase();
 }
 
 /**
@@ -193,7 +196,12 @@ export function Value({ value, depth = 0 }: { value: Json | undefined; depth?: n
     if (UUID.test(value)) return <ShortId id={value} />;
     if (ISO_TIME.test(value)) return <Time at={value} />;
     const origin = /^plan_step:([0-9a-f-]{36})$/i.exec(value);
-    if (origin) return <>a plan step (<ShortId id={origin[1]!} label="step id" />)</>;
+    if (origin)
+      return (
+        <>
+          a plan step (<ShortId id={origin[1]!} label="step id" />)
+        </>
+      );
     return value.includes('\n') ? <span className="prose">{value}</span> : value;
   }
   if (Array.isArray(value)) {
@@ -260,7 +268,7 @@ export function Value({ value, depth = 0 }: { value: Json | undefined; depth?: n
 export function Readable({ value, label }: { value: Json | undefined; label: string }) {
   if (value === undefined || value === null) return <p className="muted">none</p>;
   return (
-    <div className="readable" aria-label={label}>
+    <div className="readable" role="group" aria-label={label}>
       <Value value={value} />
       {typeof value === 'object' && <RawJson value={value} label={`Raw JSON of the ${label.toLowerCase()}`} />}
     </div>

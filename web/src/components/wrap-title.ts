@@ -28,4 +28,3 @@ export function wrapTitle(title: string, width = TITLE_CHARS, maxLines = MAX_TIT
   kept[maxLines - 1] = `${kept[maxLines - 1]!.slice(0, width - 1)}…`;
   return kept;
 }
-

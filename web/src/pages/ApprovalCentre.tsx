@@ -4,17 +4,7 @@
 // appears on the item with the API's code. Recent history sits beside, for reference only.
 
 import { useState, type FormEvent, type ReactNode } from 'react';
-import {
-  DECIDING_ROLES,
-  type ApprovalAmendment,
-  type ApprovalRecord,
-  type Batch,
-  type CapabilityRequestRecord,
-  type EventRecord,
-  type Grouped,
-  type Json,
-  type JsonObject,
-} from '../api/types.ts';
+import { DECIDING_ROLES, type ApprovalAmendment, type ApprovalRecord, type Batch, type CapabilityRequestRecord, type EventRecord, type Grouped, type Json, type JsonObject } from '../api/types.ts';
 import { Age, ErrorBox, Facts, JsonView, Loading, Readable, ShortId, StatusBadge, Until, Value } from '../components/common.tsx';
 import { useAction, useLive, useLiveResource } from '../live.tsx';
 import { href } from '../router.ts';
@@ -23,16 +13,8 @@ export const concernsDecisions = (event: EventRecord) => /^(approval_|capability
 
 export function ApprovalCentre() {
   const { me } = useLive();
-  const approvals = useLiveResource(
-    'approvals:pending',
-    (api) => api.get<Grouped<ApprovalRecord>>('/approvals', { status: 'pending' }),
-    concernsDecisions,
-  );
-  const requests = useLiveResource(
-    'requests:open',
-    (api) => api.get<Grouped<CapabilityRequestRecord>>('/capability-requests', { status: 'open' }),
-    concernsDecisions,
-  );
+  const approvals = useLiveResource('approvals:pending', (api) => api.get<Grouped<ApprovalRecord>>('/approvals', { status: 'pending' }), concernsDecisions);
+  const requests = useLiveResource('requests:open', (api) => api.get<Grouped<CapabilityRequestRecord>>('/capability-requests', { status: 'open' }), concernsDecisions);
   const mayDecide = DECIDING_ROLES.includes(me.role);
   const refresh = () => {
     approvals.reload();
@@ -46,8 +28,7 @@ export function ApprovalCentre() {
       <h1 id="approvals-title">Approval centre</h1>
       {!mayDecide && (
         <p className="notice" role="note">
-          You are signed in as <strong>{me.role}</strong>: you can read everything here, but only operators and admins may
-          decide. The server will refuse your decisions.
+          You are signed in as <strong>{me.role}</strong>: you can read everything here, but only operators and admins may decide. The server will refuse your decisions.
         </p>
       )}
       <div className="centre">
@@ -356,9 +337,9 @@ function RequestCard({ request, onDecided }: { request: CapabilityRequestRecord;
   const grant = (event: FormEvent) => {
     event.preventDefault();
     const body: Record<string, unknown> = {};
-    if (duration.trim()) body['duration_seconds'] = Number(duration);
-    if (uses.trim()) body['uses'] = Number(uses);
-    if (pattern.trim() && pattern.trim() !== request.targetPattern) body['target_pattern'] = pattern.trim();
+    if (duration.trim()) body.duration_seconds = Number(duration);
+    if (uses.trim()) body.uses = Number(uses);
+    if (pattern.trim() && pattern.trim() !== request.targetPattern) body.target_pattern = pattern.trim();
     void action.run('Granted', (api) => api.post(`${base}/grant`, body), onDecided);
   };
   const deny = () => void action.run('Denied', (api) => api.post(`${base}/deny`, note ? { note } : {}), onDecided);
@@ -462,12 +443,12 @@ function HistoryList({ items }: { items: HistoryItem[] }) {
 }
 
 function planOf(evidence: JsonObject | undefined): string | null {
-  const value = evidence?.['plan_id'];
+  const value = evidence?.plan_id;
   return typeof value === 'string' ? value : null;
 }
 
 function stepOf(evidence: JsonObject): string | null {
-  const value = evidence['step_key'];
+  const value = evidence.step_key;
   return typeof value === 'string' ? value : null;
 }
 

@@ -29,7 +29,11 @@ import { listMinds } from './PlansList.tsx';
 
 export function PlanPage({ id, selectedStep }: { id: string; selectedStep: string | null }) {
   const { me } = useLive();
-  const minds = useLiveResource('minds', (api) => listMinds(api), () => false);
+  const minds = useLiveResource(
+    'minds',
+    (api) => listMinds(api),
+    () => false,
+  );
   const detail = useLiveResource(
     `plan:${id}`,
     (api) => api.get<PlanDetail>(`/plans/${encodeURIComponent(id)}`),
@@ -72,11 +76,7 @@ export function PlanPage({ id, selectedStep }: { id: string; selectedStep: strin
         {plan.pause && <StatusBadge status="paused" label="paused" />}
       </header>
       {plan.pause && <PausedNotice pause={plan.pause} />}
-      <OutcomePanel
-        outcome={outcomeOf(intention.data ?? null, plan, steps)}
-        planId={plan.id}
-        latest={plan.status === 'superseded' && latest && latest.id !== plan.id ? latest : null}
-      />
+      <OutcomePanel outcome={outcomeOf(intention.data ?? null, plan, steps)} planId={plan.id} latest={plan.status === 'superseded' && latest && latest.id !== plan.id ? latest : null} />
       <ErrorBox error={detail.error} title="Could not refresh the plan" />
       <Findings steps={steps} />
       <Facts
@@ -88,7 +88,9 @@ export function PlanPage({ id, selectedStep }: { id: string; selectedStep: strin
           [
             'Intention',
             <>
-              <a href={href.intentionTimeline(plan.intentionId)}>{intention.data ? `${intention.data.status.replace(/_/g, ' ')}${intention.data.reason ? `: ${reasonText(intention.data.reason)}` : ''}` : 'timeline'}</a>{' '}
+              <a href={href.intentionTimeline(plan.intentionId)}>
+                {intention.data ? `${intention.data.status.replace(/_/g, ' ')}${intention.data.reason ? `: ${reasonText(intention.data.reason)}` : ''}` : 'timeline'}
+              </a>{' '}
               <ShortId id={plan.intentionId} label="intention id" />
             </>,
           ],
@@ -201,8 +203,7 @@ function PausedNotice({ pause }: { pause: PlanPause }) {
         Paused by {pause.by || 'an operator'} <Age at={pause.at} />
       </h2>
       <p className="outcome-detail">
-        {pause.reason ? `Why: ${pause.reason}. ` : ''}No new step runs until the plan is resumed; a step already executing finishes, waits keep their time and
-        approvals stay open.
+        {pause.reason ? `Why: ${pause.reason}. ` : ''}No new step runs until the plan is resumed; a step already executing finishes, waits keep their time and approvals stay open.
       </p>
     </section>
   );
@@ -215,10 +216,14 @@ function PausePlan({ planId, paused, role, onChanged }: { planId: string; paused
   const verb = paused ? 'resume' : 'pause';
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    void action.run(paused ? 'resumed' : 'paused', (api) => api.post(`/plans/${encodeURIComponent(planId)}/${verb}`, reason.trim() ? { reason } : {}), () => {
-      setReason('');
-      onChanged();
-    });
+    void action.run(
+      paused ? 'resumed' : 'paused',
+      (api) => api.post(`/plans/${encodeURIComponent(planId)}/${verb}`, reason.trim() ? { reason } : {}),
+      () => {
+        setReason('');
+        onChanged();
+      },
+    );
   };
   return (
     <Card title={paused ? 'Resume the plan' : 'Pause the plan'}>
@@ -230,7 +235,11 @@ function PausePlan({ planId, paused, role, onChanged }: { planId: string; paused
         <button type="submit" className={paused ? 'primary' : ''} disabled={action.busy} data-testid={`${verb}-plan`}>
           {paused ? 'Resume plan' : 'Pause plan'}
         </button>
-        {!['operator', 'admin'].includes(role) && <p className="muted small">Your role ({role}) may not {verb}; the server will refuse.</p>}
+        {!['operator', 'admin'].includes(role) && (
+          <p className="muted small">
+            Your role ({role}) may not {verb}; the server will refuse.
+          </p>
+        )}
         <ErrorBox error={action.error} title={paused ? 'Resume refused' : 'Pause refused'} onDismiss={action.clear} />
       </form>
     </Card>
@@ -305,7 +314,7 @@ function Resourcing({ estimate, budget, usage, actual }: { estimate?: Resources 
 /** The API's usage may be resources directly or wrap them (`{actual}` / `{used}`); take what is there. */
 function resourcesOf(usage: Json | undefined): Resources | undefined {
   if (!usage || typeof usage !== 'object' || Array.isArray(usage)) return undefined;
-  for (const inner of [usage['actual'], usage['used'], usage['usage']]) {
+  for (const inner of [usage.actual, usage.used, usage.usage]) {
     if (inner && typeof inner === 'object' && !Array.isArray(inner)) return numbersOf(inner);
   }
   return numbersOf(usage);
@@ -379,11 +388,7 @@ function Revisions({ current, revisions }: { current: string; revisions: { id: s
           .sort((a, b) => a.revision - b.revision)
           .map((revision) => (
             <li key={revision.id} aria-current={revision.id === current ? 'page' : undefined}>
-              {revision.id === current ? (
-                <strong>revision {revision.revision} (this one)</strong>
-              ) : (
-                <a href={href.plan(revision.id)}>revision {revision.revision}</a>
-              )}{' '}
+              {revision.id === current ? <strong>revision {revision.revision} (this one)</strong> : <a href={href.plan(revision.id)}>revision {revision.revision}</a>}{' '}
               <StatusBadge status={revision.status} /> <Age at={revision.createdAt} />
             </li>
           ))}

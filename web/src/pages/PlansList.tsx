@@ -16,7 +16,11 @@ export function PlansList({ query }: { query: URLSearchParams }) {
   const [text, setText] = useState('');
   const [pages, setPages] = useState(1);
 
-  const minds = useLiveResource('minds', (api) => listMinds(api), () => false);
+  const minds = useLiveResource(
+    'minds',
+    (api) => listMinds(api),
+    () => false,
+  );
   const work = useWaitingWork();
   const plans = useLiveResource(
     `plans:${status}:${mind}:${intention}:${pages}`,
@@ -145,11 +149,7 @@ export async function listMinds(api: ApiClient): Promise<MindRecord[]> {
 }
 
 /** Loads the first `count` pages again, so a live refresh keeps what "load more" showed. */
-async function loadPages(
-  api: ApiClient,
-  filter: { status: string; mind: string; intention: string },
-  count: number,
-): Promise<Page<PlanSummary>> {
+async function loadPages(api: ApiClient, filter: { status: string; mind: string; intention: string }, count: number): Promise<Page<PlanSummary>> {
   const items: PlanSummary[] = [];
   let cursor: string | null = null;
   for (let page = 0; page < count; page++) {

@@ -8,17 +8,17 @@ import { href, navigate } from '../router.ts';
 import { listMinds } from './PlansList.tsx';
 
 export function TimelinePage({ scope, id }: { scope: 'mind' | 'intention' | 'none'; id: string | null }) {
-  const minds = useLiveResource('minds', (api) => listMinds(api), () => false);
+  const minds = useLiveResource(
+    'minds',
+    (api) => listMinds(api),
+    () => false,
+  );
   const mind = scope === 'mind' ? minds.data?.find((m) => m.id === id || m.name === id) : undefined;
 
   const picker = (
     <label className="inline">
       Mind{' '}
-      <select
-        value={scope === 'mind' && id ? id : ''}
-        onChange={(event) => event.target.value && navigate(href.mindTimeline(event.target.value))}
-        data-testid="timeline-mind"
-      >
+      <select value={scope === 'mind' && id ? id : ''} onChange={(event) => event.target.value && navigate(href.mindTimeline(event.target.value))} data-testid="timeline-mind">
         <option value="">choose…</option>
         {(minds.data ?? []).map((m) => (
           <option key={m.id} value={m.id}>
@@ -42,16 +42,11 @@ export function TimelinePage({ scope, id }: { scope: 'mind' | 'intention' | 'non
   }
 
   const path = scope === 'mind' ? `/minds/${encodeURIComponent(id)}/timeline` : `/intentions/${encodeURIComponent(id)}/timeline`;
-  const concerns =
-    scope === 'mind'
-      ? (event: EventRecord) => event.mindId === id || (mind !== undefined && event.mindId === mind.id)
-      : (event: EventRecord) => event.intentionId === id;
+  const concerns = scope === 'mind' ? (event: EventRecord) => event.mindId === id || (mind !== undefined && event.mindId === mind.id) : (event: EventRecord) => event.intentionId === id;
 
   return (
     <section aria-labelledby="timeline-title">
-      <h1 id="timeline-title">
-        {scope === 'mind' ? <>Timeline of mind {mind?.name ?? id}</> : <>Timeline of intention {id}</>}
-      </h1>
+      <h1 id="timeline-title">{scope === 'mind' ? <>Timeline of mind {mind?.name ?? id}</> : <>Timeline of intention {id}</>}</h1>
       <div className="toolbar">
         {picker}
         {scope === 'intention' && <a href={href.plans({ intention: id })}>Plans for this intention</a>}

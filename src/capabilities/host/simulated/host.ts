@@ -172,9 +172,7 @@ export class SimulatedHost {
       { time: ago(310), message: 'db connect postgres://payments:hunter2@10.0.4.12:5432/payments refused', priority: 3 },
       { time: ago(300), message: 'fatal: connection pool exhausted, exiting', priority: 2 },
     ]);
-    this.addJournal('nginx.service', [
-      { time: ago(60), message: '2001:db8::7 - - "GET /health HTTP/1.1" 200 2 "-" "kube-probe/1.29"', priority: 6 },
-    ]);
+    this.addJournal('nginx.service', [{ time: ago(60), message: '2001:db8::7 - - "GET /health HTTP/1.1" 200 2 "-" "kube-probe/1.29"', priority: 6 }]);
     return this;
   }
 
