@@ -1,6 +1,7 @@
 // What `npm test` does before the tests: type-checks the project and the console, builds the
-// command (scripts/build.mjs: the tests spawn the built `praxis`) and builds the console (the
-// browser tests load web/dist). The three run at once, as they do not depend on one another:
+// command (scripts/build.mjs: the tests spawn the built `praxis`), builds the console (the
+// browser tests load web/dist), and lints (Biome, and the layer rules of dependency-cruiser).
+// The four run at once, as they do not depend on one another:
 // in sequence they took about a minute on a 2-core machine, two tsc runs of 20 s of CPU each
 // most of it. Each one's output is printed when it ends, whole, so that the three do not
 // interleave; the exit status is 1 when any of them failed.
@@ -13,6 +14,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const require = createRequire(import.meta.url);
 const tsc = require.resolve('typescript/bin/tsc');
 const vite = join(dirname(require.resolve('vite/package.json')), 'bin', 'vite.js');
+const biome = join(dirname(require.resolve('@biomejs/biome/package.json')), 'bin', 'biome');
+const depcruise = join(root, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs');
 
 /** Runs the steps one after the other; resolves to whether all of them succeeded. */
 function lane(name, steps) {
@@ -43,6 +46,11 @@ const node = process.execPath;
 const results = await Promise.all([
   lane('typecheck (tsc --noEmit)', [[node, tsc, '--noEmit']]),
   lane('build (scripts/build.mjs)', [[node, 'scripts/build.mjs']]),
+  // Formatting and lint with no warnings (biome.jsonc), and every import within its layer (docs/architecture.md).
+  lane('lint (biome check, dependency-cruiser)', [
+    [node, biome, 'check', '--error-on-warnings'],
+    [node, depcruise, 'src', '--config', '.dependency-cruiser.cjs', '--ignore-known', '.dependency-cruiser-known-violations.json', '--output-type', 'err'],
+  ]),
   lane('console (tsc --noEmit -p web, vite build)', [
     [node, tsc, '--noEmit', '-p', 'web'],
     [node, vite, 'build', '--config', 'web/vite.config.ts', '--logLevel', 'warn'],
