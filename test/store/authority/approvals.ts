@@ -29,6 +29,8 @@ export function approvalTests(current: () => TestStore): void {
         decisions: [],
         authoredBy: 'operator:bob',
         authorNamedBy: '',
+        // Nothing amended yet: a request reads as raised until an operator amends it.
+        amendments: [],
         batchKey: 'batch-nginx',
         executionId: null,
         expiresAt: addSeconds(clock.now(), 3600),
