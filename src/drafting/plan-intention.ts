@@ -13,9 +13,11 @@ import { maskCredentials } from '../capabilities/host/masking.ts';
 import type { CapabilityRegistry } from '../capabilities/registry.ts';
 import type { Alternative, Budget, JsonObject, PlanDraft, ValidationIssue, ValidationResult } from '../core/plan.ts';
 import { CLOSED_PLAN_STATUSES, type LlmCallOutcome, type PlanOrigin, type PlanStatus } from '../core/vocabulary.ts';
+import { heldBeliefs } from '../mind/beliefs.ts';
 import { abandonIntentionIn } from '../mind/intentions.ts';
 import { mayAdvance } from '../mind/minds.ts';
 import { failedStrategiesOf } from '../mind/reconsideration.ts';
+import { assumedBeliefIds, checkAssumptions } from '../planning/assumptions.ts';
 import { Planner } from '../planning/planner.ts';
 import type { Considered, PlanRequest, PriorRevision, StrategyName } from '../planning/planner-types.ts';
 import { buildModelMessages } from '../planning/strategies/model.ts';
@@ -264,7 +266,13 @@ interface Planned {
 
 async function storePlan(ctx: Context, planned: Planned): Promise<PlanIntentionResult> {
   const { store, intention, previous, revision } = ctx;
-  const { draft, validation } = planned;
+  const { draft } = planned;
+  // A model's proposal passes the gate a submitted plan does: an assumption that names a belief
+  // must find the mind holding it at least as firmly as it says, now, or the plan stays a draft.
+  // The strategies' own plans are not held to it: they assume the intention's supporting belief,
+  // which a refuted restart weakens, and that must not stop the diagnosis that follows.
+  const unheld = planned.origin === 'model' ? checkAssumptions(draft, await heldBeliefs(store, intention.mindId, assumedBeliefIds(draft))) : [];
+  const validation: ValidationResult = unheld.length === 0 ? planned.validation : { ...planned.validation, valid: false, errors: [...planned.validation.errors, ...unheld] };
   try {
     return await store.transaction(async (tx): Promise<PlanIntentionResult> => {
       if (!(await tx.intentions.transition(intention.id, 'active', 'active', ''))) {

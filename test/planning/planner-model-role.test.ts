@@ -8,6 +8,7 @@ import { builtinRegistry } from '../../src/capabilities/registry.ts';
 import { newId } from '../../src/core/ids.ts';
 import { OpenAiModelRole, displayUrl, modelRoleConfigFromEnv, type ModelRoleConfig } from '../../src/drafting/model-role.ts';
 import { planIntention, type PlanIntentionResult } from '../../src/drafting/plan-intention.ts';
+import { formBelief } from '../../src/mind/beliefs.ts';
 import { formIntention } from '../../src/mind/intentions.ts';
 import type { Store } from '../../src/store/index.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
@@ -187,6 +188,31 @@ for (const kind of STORE_KINDS) {
         (await store.events.list({ planId: result.plan.id })).map((e) => e.type),
         ['plan_created', 'plan_rejected'],
       );
+    });
+
+    it("checks a proposal's assumptions against the mind's beliefs, as a submitted plan's: one held too weakly keeps it a draft", async () => {
+      const { store } = current();
+      const intention = await intentionFor(store);
+      const weak = await formBelief(store, { mindId: intention.mindId, statement: 'the export volume is /var', confidence: 0.3 });
+      assert.ok(weak.ok);
+      const assuming = (beliefId: string) => ({ ...goodPlan, assumptions: [{ statement: 'the export writes to /var', belief_id: beliefId, min_confidence: 0.7 }] });
+
+      fake.next({ kind: 'answer', content: JSON.stringify(assuming(weak.belief.id)) });
+      const refused = await planIntention(store, { registry, model: role({ baseURL: fake.baseURL }) }, intention.id);
+      assert.equal(refused.status, 'draft');
+      if (refused.status !== 'draft') return;
+      assert.equal(refused.plan.status, 'draft');
+      assert.deepEqual(
+        refused.errors.map((e) => [e.code, e.path]),
+        [['assumption_below_confidence', 'assumptions[0].min_confidence']],
+      );
+
+      const other = await intentionFor(store);
+      const held = await formBelief(store, { mindId: other.mindId, statement: 'the nightly export needs 2 GiB', confidence: 0.9 });
+      assert.ok(held.ok);
+      fake.next({ kind: 'answer', content: JSON.stringify(assuming(held.belief.id)) });
+      const stored = await planIntention(store, { registry, model: role({ baseURL: fake.baseURL }) }, other.id);
+      assert.equal(stored.status, 'planned', JSON.stringify(stored).slice(0, 300));
     });
 
     it('ends a malformed answer in a recorded failure', async () => {

@@ -145,7 +145,7 @@ export function PlanPage({ id, selectedStep }: { id: string; selectedStep: strin
               ],
             ]}
           />
-          <Assumptions assumptions={plan.assumptions ?? []} />
+          <Assumptions assumptions={plan.assumptions ?? []} checked={plan.status !== 'draft' && ASSUMPTIONS_CHECKED_FOR.includes(plan.origin)} />
         </Card>
         <Alternatives alternatives={plan.alternatives ?? []} chosen={plan.strategy} />
       </div>
@@ -397,7 +397,15 @@ function Revisions({ current, revisions }: { current: string; revisions: { id: s
   );
 }
 
-function Assumptions({ assumptions }: { assumptions: (Assumption | string)[] }) {
+/** Plans whose assumptions were checked against the mind's beliefs when stored (docs/validation.md). */
+const ASSUMPTIONS_CHECKED_FOR = ['operator', 'model', 'dream'];
+
+/**
+ * The plan's assumptions. For an operator's, a model's or a dream's plan, one that names a belief
+ * was checked against the mind's beliefs when the plan was stored (a plan whose check failed
+ * stays a draft, with the failure among its errors); a strategy's own plan is not checked.
+ */
+function Assumptions({ assumptions, checked }: { assumptions: (Assumption | string)[]; checked: boolean }) {
   if (assumptions.length === 0) return <p className="muted">No assumptions stated.</p>;
   return (
     <>
@@ -414,6 +422,7 @@ function Assumptions({ assumptions }: { assumptions: (Assumption | string)[] }) 
                 <span className="muted">
                   {' '}
                   belief <ShortId id={assumption.belief_id} label="belief id" />
+                  {checked && <span data-testid="assumption-checked"> · checked: the mind held it firmly enough when the plan was stored</span>}
                 </span>
               )}
             </li>
