@@ -28,7 +28,10 @@ async function completedPlan(store: Store, draft: PlanDraft, revision: number, s
     validation: { valid: true, errors: [], warnings: [], estimate: { invocations: 0, approvals: 0, wall_seconds: 0, network_ops: 0, money: 0, tokens: 0 } },
     status: 'validated',
   });
-  for (const step of plan.steps) await store.steps.transition(step.id, 'pending', skip.includes(step.key) ? 'skipped' : 'completed');
+  for (const step of plan.steps) {
+    await store.steps.transition(step.id, 'pending', 'ready');
+    await store.steps.transition(step.id, 'ready', skip.includes(step.key) ? 'skipped' : 'completed');
+  }
   await store.plans.transition(plan.id, 'validated', 'completed');
   return { mind, intention, plan };
 }
@@ -99,7 +102,9 @@ for (const kind of STORE_KINDS) {
         validation: { valid: true, errors: [], warnings: [], estimate: { invocations: 0, approvals: 0, wall_seconds: 0, network_ops: 0, money: 0, tokens: 0 } },
         status: 'validated',
       });
-      await store.steps.transition(first.steps.find((s) => s.key === 'V1')!.id, 'pending', 'failed');
+      const refuted = first.steps.find((s) => s.key === 'V1')!.id;
+      await store.steps.transition(refuted, 'pending', 'ready');
+      await store.steps.transition(refuted, 'ready', 'failed');
       await store.plans.transition(first.id, 'validated', 'superseded', { supersededBy: plan.id });
       const result = await recordProcedure(store, plan.id);
       assert.equal(result.recorded, true);

@@ -16,7 +16,8 @@ for (const kind of STORE_KINDS) {
       const step = plan.steps[0]!;
       clock.advance(3);
       const later = addSeconds(clock.now(), 60);
-      const waiting = await store.steps.transition(step.id, ['pending', 'ready'], 'waiting', {
+      await store.steps.transition(step.id, 'pending', 'ready');
+      const waiting = await store.steps.transition(step.id, ['ready', 'waiting'], 'waiting', {
         nextRunAt: later,
         statusReason: 'waiting for the window',
       });
@@ -121,7 +122,6 @@ for (const kind of STORE_KINDS) {
       const together = await twoReady();
       clock.advance(5);
       const due = clock.now();
-      const lease = addSeconds(due, 90);
       const movesOf = (ids: string[]) => [
         {
           id: ids[0]!,
@@ -147,8 +147,8 @@ for (const kind of STORE_KINDS) {
         },
       ];
       const extra = (ids: string[]) => [
-        // Another shape in the same call: claimed under a lease, no due guard.
-        { id: ids[0]!, from: ['completed'] as const, to: 'executing' as const, patch: { leaseUntil: lease, claimedBy: 'x' }, guard: { leaseUntil: null } },
+        // Another shape in the same call: a write that keeps the status, guarded on an unset lease.
+        { id: ids[0]!, from: ['completed'] as const, to: 'completed' as const, patch: { claimedBy: 'x' }, guard: { leaseUntil: null } },
       ];
       const expected = [];
       for (const m of movesOf(alone)) expected.push(await store.steps.transition(m.id, m.from, m.to, m.patch, m.guard));
@@ -165,7 +165,7 @@ for (const kind of STORE_KINDS) {
         const again = await observed.steps.moveMany([...movesOf(together), ...extra(together)]);
         assert.deepEqual(
           again.map((s) => s?.status),
-          [undefined, undefined, 'executing'],
+          [undefined, undefined, 'completed'],
           'the lost moves are undefined; the other shape moved',
         );
         assert.equal((await store.steps.get(together[1]!))?.statusReason, 'read again', 'a lost move changed nothing');

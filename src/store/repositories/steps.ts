@@ -5,6 +5,7 @@
 import type { Selectable, Updateable } from 'kysely';
 import { addSeconds } from '../../core/clock.ts';
 import type { Expectation, JsonObject, JsonValue, Precondition, StepSpec } from '../../core/plan.ts';
+import { assertStepMoves } from '../../core/step-moves.ts';
 import { RUNNING_PLAN_STATUSES, type StepKind, type StepStatus } from '../../core/vocabulary.ts';
 import type { Codec } from '../codec.ts';
 import type { PlanStepsTable } from '../schema.ts';
@@ -218,6 +219,7 @@ export class StepRepository {
   }
 
   async transition(stepId: string, from: StepStatus | readonly StepStatus[], to: StepStatus, patch: StepPatch = {}, guard: StepGuard = {}): Promise<StepRecord | undefined> {
+    assertStepMoves(from, to);
     const { db, codec, clock } = this.#ctx;
     const now = clock.now();
     const set = encodePatch(patch, codec);
@@ -250,6 +252,7 @@ export class StepRepository {
    * in the order asked, undefined for a move that lost.
    */
   async moveMany(moves: readonly StepMove[]): Promise<(StepRecord | undefined)[]> {
+    for (const move of moves) assertStepMoves(move.from, move.to);
     const { codec, clock } = this.#ctx;
     const now = clock.now();
     const at = codec.time(now);
