@@ -11,11 +11,11 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { issueToken } from '../../src/access/tokens.ts';
 import { draftOf, makeWorld, step, type World } from '../execution/support.ts';
 import { serverFor } from '../server/support.ts';
-import { testChromium } from '../support/browser.ts';
+import { launchTestBrowser, testChromium } from '../support/browser.ts';
 import { openTestStore, type TestStore } from '../support/stores.ts';
 
 const CONSOLE_DIR = fileURLToPath(new URL('../../web/dist', import.meta.url));
@@ -50,11 +50,7 @@ describe('amending in the approval card (browser)', () => {
     app = await serverFor(world, { consoleDir: CONSOLE_DIR });
     const address = await app.listen({ host: '127.0.0.1', port: 0 });
     base = address.replace('[::1]', '127.0.0.1');
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-    });
+    browser = await launchTestBrowser(chromiumPath);
   });
 
   after(async () => {

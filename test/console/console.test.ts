@@ -13,12 +13,12 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { issueToken } from '../../src/access/tokens.ts';
 import type { Executor } from '../../src/execution/executor.ts';
 import { makeWorld, restartPlan, UNIT, type World } from '../execution/support.ts';
 import { serverFor } from '../server/support.ts';
-import { testChromium } from '../support/browser.ts';
+import { launchTestBrowser, testChromium } from '../support/browser.ts';
 import { openTestStore, type TestStore } from '../support/stores.ts';
 
 const CONSOLE_DIR = fileURLToPath(new URL('../../web/dist', import.meta.url));
@@ -63,11 +63,7 @@ describe('operator console (browser)', () => {
     base = address.replace('[::1]', '127.0.0.1');
 
     // A default launch runs on a fresh, throwaway profile directory of its own.
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-    });
+    browser = await launchTestBrowser(chromiumPath);
   });
 
   after(async () => {

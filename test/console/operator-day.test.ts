@@ -18,7 +18,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { issueToken } from '../../src/access/tokens.ts';
 import { builtinImplementations } from '../../src/capabilities/builtin-implementations.ts';
 import { SimulatedHost } from '../../src/capabilities/host/simulated/host.ts';
@@ -27,7 +27,7 @@ import { loadDaemonConfig } from '../../src/daemon/config.ts';
 import { seedHost, seedStory, type DemoStory } from '../../src/daemon/demo.ts';
 import { startDaemon, type Daemon } from '../../src/daemon/serve.ts';
 import { submitPlan } from '../../src/drafting/submit-plan.ts';
-import { testChromium } from '../support/browser.ts';
+import { launchTestBrowser } from '../support/browser.ts';
 import { useStore } from '../support/stores.ts';
 
 const CONSOLE_DIR = fileURLToPath(new URL('../../web/dist', import.meta.url));
@@ -100,11 +100,7 @@ describe("operator's day (browser, demo story)", () => {
       },
     });
     token = (await issueToken(daemon.store, { operator: 'olivia', role: 'operator' })).token;
-    browser = await chromium.launch({
-      executablePath: testChromium(),
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-    });
+    browser = await launchTestBrowser();
     context = await browser.newContext({ viewport: VIEWPORT, permissions: ['clipboard-read', 'clipboard-write'] });
     page = await context.newPage();
     page.setDefaultTimeout(10_000);

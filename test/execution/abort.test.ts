@@ -6,7 +6,7 @@
 // observation event and beliefs.
 
 import assert from 'node:assert/strict';
-import { after, afterEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { AbortConditionDraft } from '../../src/core/abort-conditions.ts';
 import { planIntention } from '../../src/index.ts';
 import { NEW_BELIEF_CONFIDENCE, OBSERVATION_WEIGHT } from '../../src/mind/findings.ts';
@@ -14,7 +14,7 @@ import { revisedConfidence } from '../../src/mind/beliefs.ts';
 import { formIntention } from '../../src/mind/intentions.ts';
 import type { EventRecord, Store } from '../../src/store/index.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
-import { draftOf, isActive, makeWorld, readStep, step, stepsOf, UNIT, type World } from './support.ts';
+import { draftOf, isActive, readStep, step, stepsOf, UNIT, type World, useWorlds } from './support.ts';
 
 async function events(store: Store, query: { planId?: string; intentionId?: string; mindId?: string }): Promise<EventRecord[]> {
   return store.events.list({ ...query, limit: 1000 });
@@ -30,20 +30,7 @@ function summaryPlan(reads: { key: string; capability: string }[], abort: AbortC
 for (const kind of STORE_KINDS) {
   describe(`abort conditions and findings (${kind})`, () => {
     const current = useStore(kind);
-    const worlds: World[] = [];
-    const world = async (options: Parameters<typeof makeWorld>[1] = {}) => {
-      const w = await makeWorld(current(), options);
-      worlds.push(w);
-      return w;
-    };
-    afterEach(() => {
-      const errors = worlds.flatMap((w) => w.errors);
-      worlds.forEach((w) => w.errors.splice(0));
-      assert.deepEqual(errors, [], 'no executor logged an error');
-    });
-    after(() => {
-      for (const w of worlds) w.host?.remove();
-    });
+    const world = useWorlds(current);
 
     it('a failed read is a finding: the summary runs over what succeeded, the plan completes, nothing aborts', async () => {
       const w = await world();

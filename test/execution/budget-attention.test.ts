@@ -4,9 +4,9 @@
 // follows from. Both stores, through the executor.
 
 import assert from 'node:assert/strict';
-import { after, afterEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
-import { draftOf, makeWorld, readStep, restartPlan, step, type World } from './support.ts';
+import { draftOf, readStep, restartPlan, step, useWorlds } from './support.ts';
 
 const request = {
   capability: 'test.read',
@@ -22,20 +22,7 @@ const request = {
 for (const kind of STORE_KINDS) {
   describe(`operator attention against the budget, and predictions linked to their execution event (${kind})`, () => {
     const current = useStore(kind);
-    const worlds: World[] = [];
-    const world = async (options: Parameters<typeof makeWorld>[1] = {}) => {
-      const w = await makeWorld(current(), options);
-      worlds.push(w);
-      return w;
-    };
-    afterEach(() => {
-      const errors = worlds.flatMap((w) => w.errors);
-      worlds.forEach((w) => w.errors.splice(0));
-      assert.deepEqual(errors, [], 'no executor logged an error');
-    });
-    after(() => {
-      for (const w of worlds) w.host?.remove();
-    });
+    const world = useWorlds(current);
 
     it('a write policy asks about is counted before the approval is raised: the one past the budget blocks the step and plan, and asks nobody', async () => {
       const w = await world();

