@@ -4,8 +4,8 @@
 
 import type { JsonObject } from '../core/plan.ts';
 import { RUNNING_PLAN_STATUSES, RunningPlanStatuses, type EventType, type PlanStatus, type RunningPlanStatus, type StepStatus } from '../core/vocabulary.ts';
-import { blockIntention, fulfilIntention } from '../mind/intentions.ts';
-import { isEscalation, recordProcedure } from '../mind/procedural-memory.ts';
+import { blockIntention, fulfilIntentions } from '../mind/intentions.ts';
+import { isEscalation, recordProcedures } from '../mind/procedural-memory.ts';
 import type { Resources } from '../core/plan.ts';
 import { FINAL_STEP_STATUSES, type NewEvent, type PlanWithSteps, type StepRecord, type Store } from '../store/index.ts';
 import { originsOf, usage } from './budget.ts';
@@ -287,13 +287,12 @@ async function settleIn(ctx: ExecutorContext, scoped: Store, plans: readonly ToS
   const moved = plans.map(() => 0);
   const promoted = new Set(await scoped.steps.promote(plans.flatMap((p) => p.decided.promote.map((s) => s.id))));
   const events: NewEvent[] = [];
-  for (const [i, { plan, decided, actual }] of plans.entries()) {
+  for (const [i, { plan, decided }] of plans.entries()) {
     moved[i]! += decided.promote.filter((s) => promoted.has(s.id)).length;
     for (const { step, reason } of decided.cancel) {
       if (await scoped.steps.transition(step.id, 'pending', 'cancelled', { statusReason: reason })) moved[i]! += 1;
     }
-    if (decided.outcome === 'completed' && actual && (await completeIn(ctx, scoped, plan, actual))) moved[i]! += 1;
-    else if (!decided.outcome && decided.status !== plan.status) {
+    if (!decided.outcome && decided.status !== plan.status) {
       // Only from the status it was read in: a plan that moved meanwhile is settled again later.
       const reason = statusReasonOf(decided.status);
       if (await scoped.plans.transition(plan.id, plan.status, decided.status, { statusReason: reason })) {
@@ -303,6 +302,9 @@ async function settleIn(ctx: ExecutorContext, scoped: Store, plans: readonly ToS
   }
   // One insert for the status events of every plan of the batch.
   await scoped.events.appendMany(events);
+  const completing = plans.flatMap((p, i) => (p.decided.outcome === 'completed' && p.actual ? [{ plan: p.plan, actual: p.actual, i }] : []));
+  const completed = await completeIn(ctx, scoped, completing);
+  for (const { plan, i } of completing) if (completed.has(plan.id)) moved[i]! += 1;
   return moved;
 }
 
@@ -333,25 +335,42 @@ function statusEventData(plan: PlanWithSteps, to: RunningPlanStatus, reason: str
   };
 }
 
-/** Closes a plan whose steps are all done, with its intention and its procedure; false when it was closed already. */
-async function completeIn(ctx: ExecutorContext, scoped: Store, plan: PlanWithSteps, actual: Resources): Promise<boolean> {
-  const escalation = isEscalation(plan);
-  const completed = await scoped.plans.transition(plan.id, RUNNING_PLAN_STATUSES, 'completed', { statusReason: '', actual });
-  if (!completed) return false;
-  const where = { mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id };
-  await scoped.events.append({
-    type: 'plan_completed',
-    ...where,
-    data: { revision: plan.revision, strategy: plan.strategy, escalation, actual: actual as unknown as JsonObject, executor: ctx.name },
-  });
-  if (escalation) {
-    // The operator was told; the intention waits for them rather than counting as brought about.
-    await blockIntention(scoped, plan.intentionId, 'expectation_failed', { escalated: true, plan_id: plan.id });
-  } else {
-    await fulfilIntention(scoped, plan.intentionId, 'completed');
-  }
-  await recordProcedure(scoped, plan.id, { ...plan, status: 'completed' });
-  return true;
+/**
+ * Closes the plans whose steps are all done, with their intentions and procedures, a few
+ * statements for the whole batch: the plans' conditional move, then their events, the
+ * intentions' move and the procedures, each for every plan at once. Returns the ids it
+ * completed (a plan closed already by someone else is left alone).
+ */
+async function completeIn(ctx: ExecutorContext, scoped: Store, completing: readonly { plan: PlanWithSteps; actual: Resources }[]): Promise<Set<string>> {
+  if (completing.length === 0) return new Set();
+  const completed = new Set(
+    await scoped.plans.completeMany(
+      completing.map(({ plan, actual }) => ({ id: plan.id, actual })),
+      RUNNING_PLAN_STATUSES,
+    ),
+  );
+  const closed = completing.filter(({ plan }) => completed.has(plan.id));
+  await scoped.events.appendMany(
+    closed.map(({ plan, actual }) => ({
+      type: 'plan_completed',
+      mindId: plan.mindId,
+      intentionId: plan.intentionId,
+      planId: plan.id,
+      data: { revision: plan.revision, strategy: plan.strategy, escalation: isEscalation(plan), actual: actual as unknown as JsonObject, executor: ctx.name },
+    })),
+  );
+  // An escalation told an operator: its intention waits for them rather than counting as brought about.
+  for (const { plan } of closed) if (isEscalation(plan)) await blockIntention(scoped, plan.intentionId, 'expectation_failed', { escalated: true, plan_id: plan.id });
+  await fulfilIntentions(
+    scoped,
+    closed.filter(({ plan }) => !isEscalation(plan)).map(({ plan }) => plan.intentionId),
+    'completed',
+  );
+  await recordProcedures(
+    scoped,
+    closed.map(({ plan }) => plan),
+  );
+  return completed;
 }
 
 /**

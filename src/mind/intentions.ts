@@ -193,6 +193,19 @@ export async function fulfilIntention(store: Store, id: string, reason: Extract<
   return { intention, resumedParent };
 }
 
+/**
+ * Fulfils several open intentions in one statement and one insert of their events, on the store
+ * given (the executor closing a batch of plans, in its unit of work); then resumes each parent
+ * a fulfilled subordinate leaves waiting for nothing. Returns those it fulfilled.
+ */
+export async function fulfilIntentions(store: Store, ids: readonly string[], reason: Extract<IntentionReason, 'completed' | 'precondition_met'> = 'completed'): Promise<IntentionRecord[]> {
+  if (ids.length === 0) return [];
+  const fulfilled = await store.intentions.transitionMany(ids, ['active', 'blocked', 'suspended'], 'fulfilled', reason);
+  await store.events.appendMany(fulfilled.map((i) => ({ type: 'intention_fulfilled', mindId: i.mindId, intentionId: i.id, data: { reason } })));
+  for (const intention of fulfilled) if (intention.parentId) await resumeParent(store, intention.parentId, intention.id);
+  return fulfilled;
+}
+
 /** Resumes a blocked parent if none of its subordinates is still open. */
 export async function resumeParent(store: Store, parentId: string, subordinateId?: string): Promise<IntentionRecord | null> {
   return store.transaction(async (tx) => {

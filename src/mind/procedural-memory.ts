@@ -7,7 +7,7 @@
 // informed someone, it did not bring the objective about.
 
 import type { JsonObject } from '../core/plan.ts';
-import type { PlanWithSteps, ProceduralMemoryRecord, StepRecord, Store } from '../store/index.ts';
+import type { NewEvent, NewProceduralMemory, PlanWithSteps, ProceduralMemoryRecord, StepRecord, Store } from '../store/index.ts';
 
 /** Confidence in a recipe whose outcome was observed, and in one whose outcome was not. */
 export const VERIFIED_PROCEDURE_CONFIDENCE = 0.9;
@@ -132,6 +132,33 @@ export async function recordProcedure(store: Store, planId: string, completed?: 
   const plan: PlanWithSteps | undefined = completed?.id === planId && completed.status === 'completed' ? completed : await store.plans.get(planId);
   if (!plan) return { recorded: false, reason: 'unknown_plan' };
   if (plan.status !== 'completed') return { recorded: false, reason: 'plan_not_completed' };
+  const memory = await procedureOf(store, plan);
+  if (!memory) return { recorded: false, reason: 'nothing_completed' };
+  return store.transaction(async (tx) => {
+    const { memory: kept, created } = await tx.proceduralMemories.record(memory);
+    if (created) await tx.events.append(recordedEvent(kept));
+    return { recorded: true, memory: kept, created };
+  });
+}
+
+/**
+ * Records the procedures of several plans the caller has just completed, in one insert with one
+ * insert of their events, on the store given (the executor's unit of work closing a batch of
+ * plans). A plan with nothing completed, or whose memory is kept already, records nothing.
+ */
+export async function recordProcedures(store: Store, completed: readonly PlanWithSteps[]): Promise<ProceduralMemoryRecord[]> {
+  const memories: NewProceduralMemory[] = [];
+  for (const plan of completed) {
+    const memory = await procedureOf(store, { ...plan, status: 'completed' });
+    if (memory) memories.push(memory);
+  }
+  const created = await store.proceduralMemories.recordMany(memories);
+  await store.events.appendMany(created.map(recordedEvent));
+  return created;
+}
+
+/** The memory a completed plan leaves, with what its earlier revisions came to; null when nothing completed. */
+async function procedureOf(store: Store, plan: PlanWithSteps): Promise<NewProceduralMemory | null> {
   const earlier: EarlierRevision[] = [];
   // A first revision has no earlier one to look for.
   for (const prior of plan.revision > 1 ? await store.plans.listByIntention(plan.intentionId) : []) {
@@ -141,26 +168,16 @@ export async function recordProcedure(store: Store, planId: string, completed?: 
     earlier.push({ revision: prior.revision, strategy: prior.strategy, outcome: failed ? 'failed' : prior.status });
   }
   const procedure = describeProcedure({ objective: plan.objective, strategy: plan.strategy, revision: plan.revision, steps: plan.steps, earlier });
-  if (!procedure) return { recorded: false, reason: 'nothing_completed' };
-  return store.transaction(async (tx) => {
-    const { memory, created } = await tx.proceduralMemories.record({
-      mindId: plan.mindId,
-      intentionId: plan.intentionId,
-      planId: plan.id,
-      objective: storable(plan.objective),
-      strategy: plan.strategy,
-      revision: plan.revision,
-      ...procedure,
-    });
-    if (created) {
-      await tx.events.append({
-        type: 'procedural_memory_recorded',
-        mindId: plan.mindId,
-        intentionId: plan.intentionId,
-        planId: plan.id,
-        data: { memory_id: memory.id, summary: memory.summary, confidence: memory.confidence, verified: memory.verified, revision: memory.revision },
-      });
-    }
-    return { recorded: true, memory, created };
-  });
+  if (!procedure) return null;
+  return { mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id, objective: storable(plan.objective), strategy: plan.strategy, revision: plan.revision, ...procedure };
+}
+
+function recordedEvent(memory: ProceduralMemoryRecord): NewEvent {
+  return {
+    type: 'procedural_memory_recorded',
+    mindId: memory.mindId,
+    intentionId: memory.intentionId,
+    planId: memory.planId,
+    data: { memory_id: memory.id, summary: memory.summary, confidence: memory.confidence, verified: memory.verified, revision: memory.revision },
+  };
 }

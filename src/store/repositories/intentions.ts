@@ -143,6 +143,27 @@ export class IntentionRepository {
     return row && this.#decode(row);
   }
 
+  /**
+   * Moves several intentions, each only if it is still in one of the `from` statuses, in one
+   * conditional statement per chunk. Returns those that moved; the others are left alone.
+   */
+  async transitionMany(ids: readonly string[], from: readonly IntentionStatus[], to: IntentionStatus, reason: IntentionReason): Promise<IntentionRecord[]> {
+    const { db, codec, clock } = this.#ctx;
+    const now = codec.time(clock.now());
+    const moved: IntentionRecord[] = [];
+    for (let i = 0; i < ids.length; i += IDS_PER_STATEMENT) {
+      const rows = await db
+        .updateTable('intentions')
+        .set({ status: to, reason, updated_at: now, closed_at: CLOSED.includes(to) ? now : null })
+        .where('id', 'in', ids.slice(i, i + IDS_PER_STATEMENT))
+        .where('status', 'in', from)
+        .returningAll()
+        .execute();
+      moved.push(...rows.map((row) => this.#decode(row)));
+    }
+    return moved;
+  }
+
   /** The intentions formed to serve `parentId`, oldest first. */
   async listSubordinates(parentId: string): Promise<IntentionRecord[]> {
     const rows = await this.#ctx.db.selectFrom('intentions').selectAll().where('parent_id', '=', parentId).orderBy('created_at').orderBy('id').execute();

@@ -1,7 +1,7 @@
 // Plans: stored, validated drafts serving one intention, with their steps. A plan and its steps
 // are written together or not at all; replanning adds a revision and keeps the old one.
 
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { normaliseAbortConditions, type AbortCondition } from '../../core/abort-conditions.ts';
 import { newId } from '../../core/ids.ts';
 import { MAX_REPLANS, type Alternative, type Assumption, type Budget, type PlanDraft, type Resources, type ValidationResult } from '../../core/plan.ts';
@@ -285,6 +285,30 @@ export class PlanRepository {
       moved.push(...rows.map((row) => row.id));
     }
     return moved;
+  }
+
+  /**
+   * Completes several plans, each with its own `actual` use, in one conditional statement per
+   * chunk (the values joined as a table, as step moves are); returns the ids that completed. A
+   * plan no longer in one of `from` is left alone. How a pass closes every plan it finished.
+   */
+  async completeMany(plans: readonly { id: string; actual: Partial<Resources> }[], from: readonly PlanStatus[]): Promise<string[]> {
+    const { db, codec, clock } = this.#ctx;
+    const now = codec.time(clock.now());
+    const pg = codec.kind === 'postgres';
+    // PostgreSQL takes the values of a VALUES list as text unless told their types.
+    const typed = (value: unknown, type: string) => (pg ? sql`${value}::${sql.raw(type)}` : sql`${value}`);
+    const completed: string[] = [];
+    for (let i = 0; i < plans.length; i += IDS_PER_STATEMENT) {
+      const rows = plans.slice(i, i + IDS_PER_STATEMENT).map((p) => sql`(${typed(p.id, 'uuid')}, ${typed(codec.json(p.actual), 'jsonb')})`);
+      // SQLite's RETURNING names only the updated table's columns; on PostgreSQL a bare `id` would be ambiguous with v's.
+      const result = await sql<{ id: string }>`with v (id, actual) as (values ${sql.join(rows)})
+update plans set status = 'completed', status_reason = '', actual = v.actual, updated_at = ${typed(now, 'timestamptz')}, closed_at = ${typed(now, 'timestamptz')},
+  paused_at = null, paused_by = '', pause_reason = ''
+from v where plans.id = v.id and plans.status in (${sql.join([...from])}) returning ${pg ? sql`plans.id` : sql`id`}`.execute(db);
+      completed.push(...result.rows.map((row) => row.id));
+    }
+    return completed;
   }
 
   /**

@@ -37,6 +37,9 @@ export interface NewProceduralMemory {
   revision: number;
 }
 
+/** Memories per insert: twelve values each keeps a statement well under SQLite's 32,766 parameters. */
+const MEMORIES_PER_INSERT = 500;
+
 export class ProceduralMemoryRepository {
   readonly #ctx: RepositoryContext;
   constructor(ctx: RepositoryContext) {
@@ -49,30 +52,48 @@ export class ProceduralMemoryRepository {
    * concurrent recorders from failing or duplicating.
    */
   async record(input: NewProceduralMemory): Promise<{ memory: ProceduralMemoryRecord; created: boolean }> {
-    const { db, codec, clock } = this.#ctx;
-    const row = await db
-      .insertInto('procedural_memories')
-      .values({
-        id: newId(),
-        mind_id: input.mindId,
-        intention_id: input.intentionId ?? null,
-        plan_id: input.planId ?? null,
-        objective: input.objective,
-        strategy: input.strategy,
-        summary: input.summary,
-        steps: codec.json(input.steps),
-        confidence: input.confidence,
-        verified: codec.bool(input.verified),
-        revision: input.revision,
-        created_at: codec.time(clock.now()),
-      })
-      .onConflict((oc) => oc.column('plan_id').doNothing())
-      .returningAll()
-      .executeTakeFirst();
-    if (row) return { memory: this.#decode(row), created: true };
+    const [memory] = await this.recordMany([input]);
+    if (memory) return { memory, created: true };
     const existing = input.planId ? await this.getByPlan(input.planId) : undefined;
     if (!existing) throw new Error('a procedural memory conflicted but none is stored for its plan');
     return { memory: existing, created: false };
+  }
+
+  /**
+   * Stores several memories in one statement, each unless its plan has one already (`ON
+   * CONFLICT DO NOTHING`, as `record`); returns those this call created. How a pass records the
+   * procedures of every plan it completed.
+   */
+  async recordMany(inputs: readonly NewProceduralMemory[]): Promise<ProceduralMemoryRecord[]> {
+    if (inputs.length === 0) return [];
+    const { db, codec, clock } = this.#ctx;
+    const now = codec.time(clock.now());
+    const created: ProceduralMemoryRecord[] = [];
+    for (let i = 0; i < inputs.length; i += MEMORIES_PER_INSERT) {
+      const rows = await db
+        .insertInto('procedural_memories')
+        .values(
+          inputs.slice(i, i + MEMORIES_PER_INSERT).map((input) => ({
+            id: newId(),
+            mind_id: input.mindId,
+            intention_id: input.intentionId ?? null,
+            plan_id: input.planId ?? null,
+            objective: input.objective,
+            strategy: input.strategy,
+            summary: input.summary,
+            steps: codec.json(input.steps),
+            confidence: input.confidence,
+            verified: codec.bool(input.verified),
+            revision: input.revision,
+            created_at: now,
+          })),
+        )
+        .onConflict((oc) => oc.column('plan_id').doNothing())
+        .returningAll()
+        .execute();
+      created.push(...rows.map((row) => this.#decode(row)));
+    }
+    return created;
   }
 
   async get(id: string): Promise<ProceduralMemoryRecord | undefined> {
