@@ -64,7 +64,7 @@ export { decideApproval, denyApproval, nameApprovalAuthor, type ApprovalAnswer }
 export { approvalKeyFrom, type ApprovalKey } from './capabilities/policy/action-digest.ts';
 export { loadApprovalKey, loadDaemonKey, defaultSecretFile, type LoadedKey } from './access/daemon-secret.ts';
 export { decideRequest, requestCapability, revokeGrant, type RequestAnswer } from './capabilities/capability-requests.ts';
-export { execFileRunner, fakeRunner, type CommandRunner, type CommandResult } from './capabilities/host/index.ts';
+export { execFileRunner, fakeRunner, type CommandRunner, type CommandResult } from './capabilities/host/runner.ts';
 export { SimulatedHost, SIMULATED_PROGRAMS, type SimulatedUnit, type SimulatedJournalEntry } from './capabilities/host/simulated/host.ts';
 
 // Minds and intentions.

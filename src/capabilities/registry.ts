@@ -1,15 +1,16 @@
 // The closed capability vocabulary. A registry is built once at start-up from a fixed list of
-// definitions, compiles every parameter schema up front and is then frozen: there is no way
-// to add, replace or unlock a capability while running. It holds definitions only; invoking
-// a capability is the capability service's job.
+// definitions (the catalogue's, catalogue/index.ts), compiles every parameter schema up front
+// and is then frozen: there is no way to add, replace or unlock a capability while running. It
+// holds definitions only; invoking a capability is the capability service's job.
 
 import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { JsonObject, ValidationIssue } from '../core/plan.ts';
-import { BUILTIN_CAPABILITIES } from './builtins/index.ts';
+import { BUILTIN_CAPABILITIES } from './catalogue/index.ts';
 import type { CapabilityDefinition } from './definition.ts';
 import { PARAM_FORMATS } from './formats.ts';
+import type { CapabilityModule } from './module.ts';
 import { checkParamLimits } from './policy/param-limits.ts';
 
 export interface CapabilityRegistry {
@@ -102,8 +103,12 @@ function parameterNames(definition: CapabilityDefinition): string[] {
 
 let builtins: CapabilityRegistry | undefined;
 
-/** The registry of the nine built-in capabilities (built once; it is immutable). */
-export function builtinRegistry(): CapabilityRegistry {
+/**
+ * The registry of the catalogue's capabilities (built once; it is immutable), or of the catalogue
+ * and `extra` modules after it (tests add their own capabilities this way; a new registry each time).
+ */
+export function builtinRegistry(options: { extra?: readonly CapabilityModule[] } = {}): CapabilityRegistry {
+  if (options.extra && options.extra.length > 0) return createRegistry([...BUILTIN_CAPABILITIES, ...options.extra.map((module) => module.definition)]);
   builtins ??= createRegistry(BUILTIN_CAPABILITIES);
   return builtins;
 }

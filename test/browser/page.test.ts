@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { browserImplementations } from '../../src/capabilities/browser/index.ts';
+import { builtinImplementations } from '../../src/capabilities/builtin-implementations.ts';
 import { clip, pageLinks, pageText, pageTitle } from '../../src/capabilities/browser/page.ts';
 import { cutToCharacters } from '../../src/capabilities/browser/read.ts';
 import { LOOPBACK_ONLY, type TestServer, html, never, startServer } from './support.ts';
@@ -125,7 +125,7 @@ describe('no script ever runs', () => {
   after(() => server.close());
 
   it('navigate, read and links parse the page without executing or loading anything from it', async () => {
-    const implementations = browserImplementations({ fetch: { allowAddresses: LOOPBACK_ONLY } });
+    const implementations = builtinImplementations({ fetch: { allowAddresses: LOOPBACK_ONLY } });
     const url = `${server.origin}/page`;
     const navigated = await implementations['browser.navigate']!({ url }, { signal: never });
     const read = await implementations['browser.read']!({ url }, { signal: never });

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { BUILTIN_CAPABILITIES } from '../../src/capabilities/builtins/index.ts';
+import { BUILTIN_CAPABILITIES } from '../../src/capabilities/catalogue/index.ts';
 import type { CapabilityDefinition } from '../../src/capabilities/definition.ts';
 import { builtinRegistry, createRegistry } from '../../src/capabilities/registry.ts';
 import type { JsonObject } from '../../src/core/plan.ts';

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { CapabilityError } from '../../src/capabilities/implementation.ts';
-import { hostImplementations } from '../../src/capabilities/host/index.ts';
+import { builtinImplementations } from '../../src/capabilities/builtin-implementations.ts';
 import { fakeRunner } from '../../src/capabilities/host/runner.ts';
 import type { CommandResult, HostCommand } from '../../src/capabilities/host/runner.ts';
 
@@ -23,7 +23,7 @@ function replay(name: string) {
     assert.deepEqual(command, answer.command, `${name} was captured for another command`);
     return { exitCode: answer.exitCode, stdout: answer.stdout, stderr: answer.stderr, truncated: answer.truncated };
   });
-  return { host: hostImplementations({ runner }), command: answer.command as HostCommand & { unit: string } };
+  return { host: builtinImplementations({ runner }), command: answer.command as HostCommand & { unit: string } };
 }
 
 async function observe(name: string): Promise<Record<string, unknown>> {
@@ -120,7 +120,7 @@ describe('host capabilities on captured systemd 252 output', () => {
     const answer = captured('restart-masked');
     // systemd 252's refusal of a unit with RefuseManualStart=yes, for a unit named like a masked one.
     const refused = 'Failed to restart praxis-masked.service: Operation refused, unit praxis-masked.service may be requested by dependency only (it is configured to refuse manual start/stop).\n';
-    const host = hostImplementations({ runner: fakeRunner(() => ({ exitCode: 1, stdout: '', stderr: refused, truncated: false })) });
+    const host = builtinImplementations({ runner: fakeRunner(() => ({ exitCode: 1, stdout: '', stderr: refused, truncated: false })) });
     await assert.rejects(host['service.restart']!({ unit: answer.command.unit! }, context()), (error: unknown) => {
       assert.ok(error instanceof CapabilityError);
       assert.deepEqual([error.code, error.retrySafe], ['command_failed', false]);

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BUILTIN_CAPABILITIES } from '../../src/capabilities/builtins/index.ts';
+import { BUILTIN_CAPABILITIES } from '../../src/capabilities/catalogue/index.ts';
 import { CapabilityError } from '../../src/capabilities/implementation.ts';
-import { hostImplementations } from '../../src/capabilities/host/index.ts';
+import { builtinImplementations } from '../../src/capabilities/builtin-implementations.ts';
 import { hostDiskUsageImplementation, parseMounts } from '../../src/capabilities/host/host-disk-usage.ts';
 import type { StatfsResult } from '../../src/capabilities/host/host-disk-usage.ts';
 import { memoryStatus, parseMeminfo } from '../../src/capabilities/host/host-memory-status.ts';
@@ -114,7 +114,7 @@ describe('/proc parsing on a fixture tree', () => {
   });
 
   it('host.process.list sorts, limits, counts, and never reads command lines', async () => {
-    const impl = hostImplementations({ runner: noRunner, procRoot: root });
+    const impl = builtinImplementations({ runner: noRunner, procRoot: root });
     const byCpu = await impl['host.process.list']!({ limit: 2 }, context());
     assert.deepEqual(Object.keys(byCpu.observation).sort(), observesOf('host.process.list'));
     assert.equal(byCpu.observation.count, 6);
@@ -131,7 +131,7 @@ describe('/proc parsing on a fixture tree', () => {
   });
 
   it('host.memory.status reads meminfo in bytes', async () => {
-    const impl = hostImplementations({ runner: noRunner, procRoot: root });
+    const impl = builtinImplementations({ runner: noRunner, procRoot: root });
     const { observation } = await impl['host.memory.status']!({}, context());
     assert.deepEqual(observation, {
       total_bytes: 16_000_000 * 1024,
@@ -203,7 +203,7 @@ describe('/proc parsing on a fixture tree', () => {
 });
 
 describe('readings of the real /proc', () => {
-  const impl = hostImplementations({ runner: noRunner });
+  const impl = builtinImplementations({ runner: noRunner });
 
   it('memory figures are sane', async () => {
     const { observation } = await impl['host.memory.status']!({}, context());

@@ -1,10 +1,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { JsonObject } from '../../src/core/plan.ts';
-import { BUILTIN_CAPABILITIES } from '../../src/capabilities/builtins/index.ts';
+import { BUILTIN_CAPABILITIES } from '../../src/capabilities/catalogue/index.ts';
 import { CapabilityError } from '../../src/capabilities/implementation.ts';
 import type { CapabilityImplementation } from '../../src/capabilities/implementation.ts';
-import { hostImplementations } from '../../src/capabilities/host/index.ts';
+import { builtinImplementations } from '../../src/capabilities/builtin-implementations.ts';
 import { journalCommand, toJournalTime } from '../../src/capabilities/host/logs-query.ts';
 import { commandResult, fakeRunner } from '../../src/capabilities/host/runner.ts';
 import { parseSystemdTimestamp } from '../../src/capabilities/host/service-status.ts';
@@ -29,7 +29,7 @@ function code(expected: string, retrySafe?: boolean) {
 describe('service.status (fake runner)', () => {
   it('parses systemctl show output into the observation', async () => {
     const runner = fakeRunner(() => commandResult('MainPID=812\nLoadState=loaded\nActiveState=active\nSubState=running\nStateChangeTimestamp=Wed 2026-12-02 11:00:00 UTC\n'));
-    const { observation, summary } = await hostImplementations({ runner })['service.status']!({ unit: 'nginx.service' }, context());
+    const { observation, summary } = await builtinImplementations({ runner })['service.status']!({ unit: 'nginx.service' }, context());
     assert.deepEqual(observation, {
       unit: 'nginx.service',
       load_state: 'loaded',
@@ -44,19 +44,19 @@ describe('service.status (fake runner)', () => {
 
   it('reports no PID and no time as null', async () => {
     const runner = fakeRunner(() => commandResult('LoadState=loaded\nActiveState=inactive\nSubState=dead\nStateChangeTimestamp=\nMainPID=0\n'));
-    const { observation } = await hostImplementations({ runner })['service.status']!({ unit: 'idle.service' }, context());
+    const { observation } = await builtinImplementations({ runner })['service.status']!({ unit: 'idle.service' }, context());
     assert.equal(observation.since, null);
     assert.equal(observation.main_pid, null);
   });
 
   it('an unknown unit is unit_not_found (retry-safe: a read)', async () => {
     const runner = fakeRunner(() => commandResult('LoadState=not-found\nActiveState=inactive\nSubState=dead\nStateChangeTimestamp=\nMainPID=0\n'));
-    await assert.rejects(hostImplementations({ runner })['service.status']!({ unit: 'nope.service' }, context()), code('unit_not_found', true));
+    await assert.rejects(builtinImplementations({ runner })['service.status']!({ unit: 'nope.service' }, context()), code('unit_not_found', true));
   });
 
   it('a failing systemctl is command_failed with its own words, masked', async () => {
     const runner = fakeRunner(() => commandResult('', 1, 'Failed to connect to bus at 10.0.0.9: Connection refused\n'));
-    await assert.rejects(hostImplementations({ runner })['service.status']!({ unit: 'nginx.service' }, context()), (error: unknown) => {
+    await assert.rejects(builtinImplementations({ runner })['service.status']!({ unit: 'nginx.service' }, context()), (error: unknown) => {
       assert.ok(error instanceof CapabilityError);
       assert.equal(error.code, 'command_failed');
       assert.equal(error.retrySafe, true);
@@ -67,7 +67,7 @@ describe('service.status (fake runner)', () => {
 
   it('checks the unit again, whatever the schema did', async () => {
     const runner = fakeRunner(() => commandResult(''));
-    await assert.rejects(hostImplementations({ runner })['service.status']!({ unit: '--all' }, context()), code('invalid_params', false));
+    await assert.rejects(builtinImplementations({ runner })['service.status']!({ unit: '--all' }, context()), code('invalid_params', false));
     assert.equal(runner.calls.length, 0);
   });
 
@@ -84,7 +84,7 @@ describe('service.status (fake runner)', () => {
 describe('service.restart (fake runner)', () => {
   it('requests a restart and claims nothing about health', async () => {
     const runner = fakeRunner(() => commandResult(''));
-    const { observation, summary, lowTrust } = await hostImplementations({ runner })['service.restart']!({ unit: 'nginx.service' }, context());
+    const { observation, summary, lowTrust } = await builtinImplementations({ runner })['service.restart']!({ unit: 'nginx.service' }, context());
     assert.deepEqual(observation, { unit: 'nginx.service', requested: true, message: 'restart requested (health not yet verified)' });
     assertObservationShape('service.restart', observation);
     assert.match(summary, /restart requested \(health not yet verified\)/);
@@ -98,11 +98,11 @@ describe('service.restart (fake runner)', () => {
 
   it('failures are never retry-safe', async () => {
     const notFound = fakeRunner(() => commandResult('', 5, 'Failed to restart x.service: Unit x.service not found.\n'));
-    await assert.rejects(hostImplementations({ runner: notFound })['service.restart']!({ unit: 'x.service' }, context()), code('unit_not_found', false));
+    await assert.rejects(builtinImplementations({ runner: notFound })['service.restart']!({ unit: 'x.service' }, context()), code('unit_not_found', false));
     const denied = fakeRunner(() => commandResult('', 1, 'Failed to restart x.service: Interactive authentication required.\n'));
-    await assert.rejects(hostImplementations({ runner: denied })['service.restart']!({ unit: 'x.service' }, context()), code('permission_denied', false));
+    await assert.rejects(builtinImplementations({ runner: denied })['service.restart']!({ unit: 'x.service' }, context()), code('permission_denied', false));
     const other = fakeRunner(() => commandResult('', 1, 'Job failed\n'));
-    await assert.rejects(hostImplementations({ runner: other })['service.restart']!({ unit: 'x.service' }, context()), code('command_failed', false));
+    await assert.rejects(builtinImplementations({ runner: other })['service.restart']!({ unit: 'x.service' }, context()), code('command_failed', false));
   });
 });
 
@@ -153,7 +153,7 @@ describe('logs.query (fake runner)', () => {
           '2026-12-02T11:00:00+0000 web app[1]: login alice@example.com from 10.1.2.3\n',
       ),
     );
-    const outcome = await hostImplementations({ runner })['logs.query']!({ unit: 'app.service', lines: 5, grep: 'login|key' }, context());
+    const outcome = await builtinImplementations({ runner })['logs.query']!({ unit: 'app.service', lines: 5, grep: 'login|key' }, context());
     assert.deepEqual(outcome.observation, {
       unit: 'app.service',
       lines: ['2026-12-02T11:00:00+0000 web app[1]: login [email] from [ipv4]', '2026-12-02T11:00:01+0000 web app[1]: key dump [private-key] done'],
@@ -167,7 +167,7 @@ describe('logs.query (fake runner)', () => {
 
   it('drops the line cut by the output cap and says so, oldest kept entry last in the output', async () => {
     const runner = fakeRunner(() => ({ exitCode: null, stdout: 'three\ntwo\non', stderr: '', truncated: true }));
-    const { observation } = await hostImplementations({ runner })['logs.query']!({ unit: 'app.service' }, context());
+    const { observation } = await builtinImplementations({ runner })['logs.query']!({ unit: 'app.service' }, context());
     assert.deepEqual(observation.lines, ['two', 'three']);
     assert.equal(observation.truncated, true);
   });
@@ -175,19 +175,19 @@ describe('logs.query (fake runner)', () => {
   it('a cut inside a continuation line (or right after a line) drops the whole entry it may belong to', async () => {
     for (const stdout of ['c head\nb head\n  b more\n  b mo', 'c head\nb head\n  b more\n']) {
       const runner = fakeRunner(() => ({ exitCode: null, stdout, stderr: '', truncated: true }));
-      const { observation } = await hostImplementations({ runner })['logs.query']!({ unit: 'app.service' }, context());
+      const { observation } = await builtinImplementations({ runner })['logs.query']!({ unit: 'app.service' }, context());
       assert.deepEqual(observation.lines, ['c head'], JSON.stringify(stdout));
     }
   });
 
   it('a grep that matched nothing (journalctl 252 exits 1, silently) is an empty answer', async () => {
     const runner = fakeRunner(() => commandResult('', 1, ''));
-    const { observation } = await hostImplementations({ runner })['logs.query']!({ unit: 'app.service', grep: 'nothing' }, context());
+    const { observation } = await builtinImplementations({ runner })['logs.query']!({ unit: 'app.service', grep: 'nothing' }, context());
     assert.deepEqual(observation.lines, []);
     const silentWithoutGrep = fakeRunner(() => commandResult('', 1, ''));
-    await assert.rejects(hostImplementations({ runner: silentWithoutGrep })['logs.query']!({ unit: 'app.service' }, context()), code('command_failed', true));
+    await assert.rejects(builtinImplementations({ runner: silentWithoutGrep })['logs.query']!({ unit: 'app.service' }, context()), code('command_failed', true));
     const badPattern = fakeRunner(() => commandResult('', 1, 'Bad pattern "(": missing closing parenthesis\n'));
-    await assert.rejects(hostImplementations({ runner: badPattern })['logs.query']!({ unit: 'app.service', grep: '(' }, context()), code('command_failed', true));
+    await assert.rejects(builtinImplementations({ runner: badPattern })['logs.query']!({ unit: 'app.service', grep: '(' }, context()), code('command_failed', true));
   });
 });
 
@@ -214,7 +214,7 @@ describe('service and log capabilities on the simulated host', () => {
       { time: '2026-12-02T10:54:30Z', message: 'db postgres://pay:hunter2@10.0.4.12/pay unreachable', priority: 2 },
       { time: '2026-12-02T10:55:00Z', message: 'exiting', priority: 2 },
     ]);
-    impl = hostImplementations({ runner: host.runner() });
+    impl = builtinImplementations({ runner: host.runner() });
   });
   after(() => host.remove());
 
@@ -299,7 +299,7 @@ describe('the example estate for demonstrations', () => {
     try {
       const now = new Date('2026-12-02T11:00:00Z');
       host.setClock(now).seedExample(now);
-      const impl = hostImplementations({ runner: host.runner() });
+      const impl = builtinImplementations({ runner: host.runner() });
       const failed = await impl['service.status']!({ unit: 'payments-api.service' }, context());
       assert.equal(failed.observation.active_state, 'failed');
       const { observation } = await impl['logs.query']!({ unit: 'payments-api.service' }, context());

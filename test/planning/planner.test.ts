@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createRegistry } from '../../src/capabilities/registry.ts';
-import { BUILTIN_CAPABILITIES } from '../../src/capabilities/builtins/index.ts';
+import { BUILTIN_CAPABILITIES } from '../../src/capabilities/catalogue/index.ts';
 import { policyViewOf } from '../../src/drafting/policy-view.ts';
 import { FAILED_BEFORE, Planner } from '../../src/planning/planner.ts';
 import type { PlannerOutcome } from '../../src/planning/planner-types.ts';

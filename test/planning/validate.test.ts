@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { BUILTIN_CAPABILITIES } from '../../src/capabilities/builtins/index.ts';
+import { BUILTIN_CAPABILITIES } from '../../src/capabilities/catalogue/index.ts';
 import type { CapabilityDefinition } from '../../src/capabilities/definition.ts';
 import { builtinRegistry, createRegistry } from '../../src/capabilities/registry.ts';
 import type { CapabilityRegistry } from '../../src/capabilities/registry.ts';

@@ -1,6 +1,6 @@
 // browser.links: the distinct http(s) links of a page, resolved to absolute URLs.
 
-import { MAX_LINKS } from '../builtins/browser-links.ts';
+import { MAX_LINKS } from '../catalogue/params.ts';
 import type { CapabilityImplementation } from '../implementation.ts';
 import { pageLinks } from './page.ts';
 import type { SafeFetch } from './safe-fetch.ts';

@@ -4,7 +4,7 @@
 // written by whatever runs on the host.
 
 import type { JsonObject } from '../../core/plan.ts';
-import { JOURNAL_PRIORITIES, MAX_GREP_LENGTH, MAX_LOG_LINES } from '../builtins/logs-query.ts';
+import { JOURNAL_PRIORITIES, MAX_GREP_LENGTH, MAX_LOG_LINES } from '../catalogue/params.ts';
 import type { CapabilityImplementation } from '../implementation.ts';
 import type { JournalPriority, JournalReadCommand } from './commands.ts';
 import { checkedUnit, commandFailure, invalidParams } from './failures.ts';

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { CapabilityError } from '../../../src/capabilities/implementation.ts';
 import type { CapabilityImplementation } from '../../../src/capabilities/implementation.ts';
-import { hostImplementations } from '../../../src/capabilities/host/index.ts';
+import { builtinImplementations } from '../../../src/capabilities/builtin-implementations.ts';
 import { execFileRunner } from '../../../src/capabilities/host/runner.ts';
 import type { CommandRunner } from '../../../src/capabilities/host/runner.ts';
 
@@ -38,7 +38,7 @@ assertInsideContainer();
 /** Praxis's real runner, with its defaults: /usr/bin/systemctl and /usr/bin/journalctl, no shims. */
 export const runner: CommandRunner = execFileRunner();
 
-export const host: Record<string, CapabilityImplementation> = hostImplementations({ runner });
+export const host: Record<string, CapabilityImplementation> = builtinImplementations({ runner });
 
 export function capability(name: string): CapabilityImplementation {
   const implementation = host[name];

@@ -1,9 +1,11 @@
 // A simulated host: a state directory plus the fixture `systemctl` and `journalctl` programs
-// beside this file. Tests use it to drive the real runner end to end; `praxis demo` can use it
+// beside this file, and pages served on loopback for the browser capabilities. Tests use it to drive the real runner end to end; `praxis demo` can use it
 // to show restarts and log reads without touching a real unit. It is never the default: a
 // runner talks to it only when given its directory explicitly.
 
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,8 +67,13 @@ function unitFile(name: string): string {
   return name;
 }
 
+/** The only address the simulated host's pages are served on; fetch options must allow it. */
+export const SIMULATED_PAGE_ADDRESS = '127.0.0.1';
+
 export class SimulatedHost {
   readonly dir: string;
+  private readonly pages = new Map<string, string>();
+  private pageServer: Promise<Server> | null = null;
 
   private constructor(dir: string) {
     this.dir = dir;
@@ -176,8 +183,32 @@ export class SimulatedHost {
     return this;
   }
 
-  /** Deletes the state directory. */
+  /**
+   * Serves `html` from a loopback HTTP server of this host's and returns its URL. The browser
+   * capabilities refuse loopback addresses unless their fetch options allow
+   * SIMULATED_PAGE_ADDRESS, which only tests and demonstrations pass.
+   */
+  async servePage(html: string): Promise<string> {
+    const path = `/page-${this.pages.size + 1}`;
+    this.pages.set(path, html);
+    this.pageServer ??= new Promise((resolve, reject) => {
+      const server = createServer((request, response) => {
+        const page = this.pages.get(request.url ?? '');
+        response.writeHead(page === undefined ? 404 : 200, { 'content-type': 'text/html; charset=utf-8' });
+        response.end(page ?? 'not found');
+      });
+      server.once('error', reject);
+      // A test that forgets remove() must still be able to exit.
+      server.unref();
+      server.listen(0, SIMULATED_PAGE_ADDRESS, () => resolve(server));
+    });
+    const { port } = (await this.pageServer).address() as AddressInfo;
+    return `http://${SIMULATED_PAGE_ADDRESS}:${port}${path}`;
+  }
+
+  /** Deletes the state directory and stops serving pages. */
   remove(): void {
+    void this.pageServer?.then((server) => server.close());
     rmSync(this.dir, { recursive: true, force: true });
   }
 }

@@ -1,9 +1,16 @@
 // Schema fragments shared by the built-in capabilities. Every string is bounded in length and
-// form, and every object refuses properties it does not name.
+// form, and every object refuses properties it does not name. The bounds an implementation
+// enforces again are here too, so that its code (loaded only when invoked) can share them
+// without importing the capability's module, which imports it.
 
 import type { JsonObject } from '../../core/plan.ts';
 import { MAX_HOST_PATH_LENGTH, MAX_URL_LENGTH, hostOfUrl } from '../formats.ts';
 import { MAX_UNIT_NAME_LENGTH } from '../unit-name.ts';
+
+export const MAX_LINKS = 500;
+export const JOURNAL_PRIORITIES = ['emerg', 'alert', 'crit', 'err', 'warning', 'notice', 'info', 'debug'] as const;
+export const MAX_LOG_LINES = 1000;
+export const MAX_GREP_LENGTH = 128;
 
 export const unitParam: JsonObject = {
   type: 'string',

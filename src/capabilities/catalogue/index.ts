@@ -1,7 +1,9 @@
-// The closed set of capabilities Praxis ships. Adding one means adding a file here and
-// registering it at start-up; nothing can be added while running.
+// The closed set of capabilities Praxis ships, one module each (definition, implementation
+// factory, simulated-host example). Adding a capability means writing its module beside these
+// and naming it here; the registry and the implementations are both built from this list, so
+// nothing can be added while running and no definition can lack its implementation.
 
-import type { CapabilityDefinition } from '../definition.ts';
+import type { CapabilityModule } from '../module.ts';
 import { browserLinks } from './browser-links.ts';
 import { browserNavigate } from './browser-navigate.ts';
 import { browserRead } from './browser-read.ts';
@@ -12,7 +14,7 @@ import { logsQuery } from './logs-query.ts';
 import { serviceRestart } from './service-restart.ts';
 import { serviceStatus } from './service-status.ts';
 
-export const BUILTIN_CAPABILITIES: readonly CapabilityDefinition[] = Object.freeze([
+export const CATALOGUE: readonly CapabilityModule[] = Object.freeze([
   serviceStatus,
   serviceRestart,
   logsQuery,
@@ -23,3 +25,6 @@ export const BUILTIN_CAPABILITIES: readonly CapabilityDefinition[] = Object.free
   browserRead,
   browserLinks,
 ]);
+
+/** The built-in definitions, in catalogue order. */
+export const BUILTIN_CAPABILITIES = Object.freeze(CATALOGUE.map((module) => module.definition));
