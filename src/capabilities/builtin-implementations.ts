@@ -5,7 +5,7 @@
 // the real systemctl and journalctl; tests and `praxis demo` pass a simulated one instead.
 
 import { CATALOGUE } from './catalogue/index.ts';
-import type { CapabilityImplementation, CapabilityImplementations } from './implementation.ts';
+import { CapabilityError, type CapabilityImplementation, type CapabilityImplementations } from './implementation.ts';
 import type { CapabilityEnvironment, CapabilityEnvironmentOptions, CapabilityModule } from './module.ts';
 
 export interface BuiltinImplementationOptions extends CapabilityEnvironmentOptions {
@@ -23,7 +23,11 @@ export function implementationsOf(modules: readonly CapabilityModule[], environm
   for (const module of modules) {
     const { name } = module.definition;
     if (entries.has(name)) throw new Error(`capability ${name} is listed twice`);
-    const build = once(() => module.implement(environment));
+    const build = once(async () => {
+      const implementation = await module.implement(environment);
+      if (typeof implementation !== 'function') throw new CapabilityError('not_implemented', `the module of ${name} built no implementation`);
+      return implementation;
+    });
     entries.set(name, async (params, context) => (await build())(params, context));
   }
   return Object.freeze(Object.fromEntries(entries));

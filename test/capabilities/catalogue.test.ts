@@ -10,7 +10,7 @@ import { builtinImplementations, capabilityEnvironment } from '../../src/capabil
 import { CATALOGUE } from '../../src/capabilities/catalogue/index.ts';
 import { fakeRunner } from '../../src/capabilities/host/runner.ts';
 import { SIMULATED_PAGE_ADDRESS, SimulatedHost } from '../../src/capabilities/host/simulated/host.ts';
-import type { CapabilityImplementations } from '../../src/capabilities/implementation.ts';
+import { CapabilityError, type CapabilityImplementation, type CapabilityImplementations } from '../../src/capabilities/implementation.ts';
 import type { CapabilityModule } from '../../src/capabilities/module.ts';
 import { type CapabilityRegistry, builtinRegistry } from '../../src/capabilities/registry.ts';
 import { CapabilityService } from '../../src/capabilities/service.ts';
@@ -76,6 +76,15 @@ describe('the capability catalogue', () => {
       unimplemented: ['host.unloadable.status'],
       unregistered: ['host.stray.status', 'host.uptime.status'],
     });
+  });
+
+  it('answers not_implemented for a module that builds no implementation, when it is invoked', async () => {
+    const empty: CapabilityModule = { ...hostUptime, implement: async () => undefined as unknown as CapabilityImplementation };
+    const implementations = builtinImplementations({ extra: [empty], runner: noPrograms });
+    await assert.rejects(
+      implementations['host.uptime.status']!({}, { signal: new AbortController().signal }),
+      (error: unknown) => error instanceof CapabilityError && error.code === 'not_implemented',
+    );
   });
 
   it('runs every capability’s example on a simulated host through the service, observing the fields it declares', async () => {
