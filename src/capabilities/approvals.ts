@@ -12,11 +12,11 @@
 import type { JsonObject, ValidationIssue } from '../core/plan.ts';
 import { fourEyesRefusal, isOperatorName } from '../core/operator.ts';
 import type { EventType } from '../core/vocabulary.ts';
-import type { ApprovalDecision, ApprovalRecord, NewEvent } from '../store/index.ts';
+import type { ApprovalDecision, ApprovalRecord, MindRecord, NewEvent } from '../store/index.ts';
 import { callEvent, noRecords, writeRecords, type CallRecords } from './call-records.ts';
 import type { Denied, Executed, Failed } from './invocation.ts';
 import { act, allow, type Allowed } from './perform.ts';
-import { loadPolicyInputs } from './policy-inputs.ts';
+import { loadPolicyInputs, type PolicyInputs } from './policy-inputs.ts';
 import { approvalDigest, checkApprovalDigest, digestKeyId, type DigestCheck } from './policy/action-digest.ts';
 import { decidePolicy } from './policy/decide.ts';
 import type { ServiceContext } from './service.ts';
@@ -186,12 +186,22 @@ export async function nameApprovalAuthor(ctx: ServiceContext, approvalId: string
 }
 
 /**
+ * What a caller performing an approval has read of its mind already, read together with the
+ * approval's other reads (see Executor.performApproval): authorising then reads nothing again.
+ */
+export interface ReadForApproval {
+  mind?: MindRecord | undefined;
+  /** The mind's policy inputs without grants (an approval does not spend one). */
+  inputs?: PolicyInputs;
+}
+
+/**
  * What an approved request may do now (reads only): act, as exactly the stored action, or be
  * refused, because an approval does not outrank a lock or a deny rule added since the request
  * was raised, nor a mind that has been disabled. The refusal's records are the caller's to
  * write, with the request's move to failed.
  */
-export async function authoriseApproved(ctx: ServiceContext, approval: ApprovalRecord): Promise<Allowed | { status: 'refused'; result: Denied; records: CallRecords }> {
+export async function authoriseApproved(ctx: ServiceContext, approval: ApprovalRecord, read: ReadForApproval = {}): Promise<Allowed | { status: 'refused'; result: Denied; records: CallRecords }> {
   const request = {
     mindId: approval.mindId,
     capability: approval.capability,
@@ -201,7 +211,7 @@ export async function authoriseApproved(ctx: ServiceContext, approval: ApprovalR
     evidence: approval.evidence,
   };
   const definition = ctx.registry.get(approval.capability);
-  const mind = await ctx.store.minds.get(approval.mindId);
+  const mind = 'mind' in read ? read.mind : await ctx.store.minds.get(approval.mindId);
   const now = ctx.clock.now();
   const refuse = (code: string, reason: string) => {
     const records = noRecords();
@@ -216,7 +226,7 @@ export async function authoriseApproved(ctx: ServiceContext, approval: ApprovalR
     refusal.records.events.push(broken.event);
     return refusal;
   }
-  const inputs = await loadPolicyInputs(ctx.store, approval.mindId, now, { grants: false });
+  const inputs = read.inputs ?? (await loadPolicyInputs(ctx.store, approval.mindId, now, { grants: false }));
   const verdict = decidePolicy({ definition, target: approval.target, params: approval.params, ...inputs, requireApproval: false, now });
   if (verdict.decision === 'deny') return refuse(verdict.source === 'locked' ? 'locked' : 'policy_denied', `${verdict.reason} (since the request was raised)`);
   const approvedBy = approval.decisions.filter((d) => d.decision === 'approve').map((d) => d.operator);

@@ -8,6 +8,7 @@ import { hostname } from 'node:os';
 import { WakeBus } from '../bus/wake-bus.ts';
 import type { CapabilityRegistry } from '../capabilities/registry.ts';
 import type { CapabilityService } from '../capabilities/service.ts';
+import { loadPolicyInputs } from '../capabilities/policy-inputs.ts';
 import type { MindRecord, Store } from '../store/index.ts';
 import { Pass } from './pass.ts';
 import { claimantGone } from './claimants.ts';
@@ -84,8 +85,10 @@ export class Executor {
   #housekeptAt = Number.NEGATIVE_INFINITY;
   /** When this executor last swept every plan for settling; null before its first pass. */
   #sweptAt: number | null = null;
-  /** Approved requests this executor was woken for, to perform before its next pass. */
+  /** Approved requests this executor was woken for and has yet to perform (see #performApprovals). */
   readonly #approved = new Set<string>();
+  /** The round of approvals in progress, if any. */
+  #performing: Promise<void> | null = null;
   /** Other executors on this host holding live claims, as the last housekeeping pass found them. */
   #watched: string[] = [];
   #stopListening: (() => void) | null = null;
@@ -171,11 +174,17 @@ export class Executor {
     const { store } = this.#ctx;
     const approval = await store.approvals.get(approvalId);
     if (!approval || approval.status !== 'approved' || approval.executionId) return false;
-    const mind = await store.minds.get(approval.mindId);
-    if (!mind || !serves(this.#ctx.host, mind)) return false;
     const stepId = stepOfOrigin(approval.origin);
-    if (!stepId) return (await this.#ctx.capabilities.performApproved(approvalId)) !== undefined;
-    const step = await store.steps.get(stepId);
+    if (!stepId) {
+      const mind = await store.minds.get(approval.mindId);
+      if (!mind || !serves(this.#ctx.host, mind)) return false;
+      return (await this.#ctx.capabilities.performApproved(approvalId)) !== undefined;
+    }
+    // Everything else depends on the approval alone, so it is read side by side (on PostgreSQL,
+    // on several connections at once): the latency from an approval to its claim is a few
+    // round trips rather than one per read.
+    const [mind, step, inputs] = await Promise.all([store.minds.get(approval.mindId), store.steps.get(stepId), loadPolicyInputs(store, approval.mindId, this.#ctx.clock.now(), { grants: false })]);
+    if (!mind || !serves(this.#ctx.host, mind)) return false;
     if (!step || step.status !== 'awaiting_approval' || step.approvalId !== approval.id) return false;
     const pass = new Pass(this.#observer);
     const scene = await pass.scene(store, step);
@@ -183,23 +192,51 @@ export class Executor {
     // instead), and not while the plan is paused (its step runs once the plan is resumed).
     const plan = scene?.plan;
     if (!scene || !plan || plan.origin === 'dream' || plan.pause || (!isRunning(plan.status) && plan.status !== 'blocked')) return false;
-    // The approval and the scene just read are handed on, not read again.
-    const moved = await performApprovedStep(this.#ctx, pass, scene, approval);
+    // The approval, its mind and policy inputs and the scene just read are handed on, not read again.
+    const moved = await performApprovedStep(this.#ctx, pass, scene, approval, { mind, inputs });
     // The step's plan is settled now (its next steps promoted), as a pass would after its steps.
     const { planIds, known } = pass.takePlansToSettle();
     await settlePlansTogether(this.#ctx, planIds, known);
     return moved;
   }
 
+  /**
+   * Performs the approvals this executor was woken for, at once and beside the loop: an approval
+   * does not wait for a pass in progress to end. Both may reach the same step; its claim is
+   * conditional, so one of them wins and the other moves nothing.
+   */
+  #performApprovals(signal: AbortSignal): void {
+    if (this.#performing || signal.aborted) return;
+    this.#performing = (async () => {
+      while (this.#approved.size > 0 && !signal.aborted) {
+        for (const id of [...this.#approved]) {
+          this.#approved.delete(id);
+          if (signal.aborted) break;
+          try {
+            await this.performApproval(id);
+          } catch (error) {
+            this.#ctx.log.error('performing an approved action failed', { approval: id, error: error instanceof Error ? error.message : String(error), executor: this.#ctx.name });
+          }
+        }
+      }
+    })().finally(() => {
+      this.#performing = null;
+      // One that arrived as the last round ended.
+      if (this.#approved.size > 0) this.#performApprovals(signal);
+    });
+  }
+
   /** Starts the loop; a second call while it runs does nothing. */
   start(): void {
     if (this.#loop) return;
-    this.#stopListening = this.#bus.onWake((reason) => {
-      const approved = APPROVED_WAKE.exec(reason);
-      if (approved) this.#approved.add(approved[1]!);
-    });
     const abort = new AbortController();
     this.#abort = abort;
+    this.#stopListening = this.#bus.onWake((reason) => {
+      const approved = APPROVED_WAKE.exec(reason);
+      if (!approved) return;
+      this.#approved.add(approved[1]!);
+      this.#performApprovals(abort.signal);
+    });
     this.#loop = this.#run(abort.signal);
   }
 
@@ -213,6 +250,7 @@ export class Executor {
     if (!loop) return;
     this.#abort?.abort();
     await loop;
+    await this.#performing;
     this.#stopListening?.();
     this.#stopListening = null;
     this.#loop = null;
@@ -230,16 +268,6 @@ export class Executor {
     let following = false;
     while (!signal.aborted) {
       let busy = false;
-      // An approval names its request: perform it before looking at anything else.
-      for (const id of [...this.#approved]) {
-        this.#approved.delete(id);
-        if (signal.aborted) break;
-        try {
-          await this.performApproval(id);
-        } catch (error) {
-          this.#ctx.log.error('performing an approved action failed', { approval: id, error: error instanceof Error ? error.message : String(error), executor: this.#ctx.name });
-        }
-      }
       try {
         const report = await this.#tick(signal, !following || performance.now() - this.#housekeptAt >= HOUSEKEEPING_MS);
         busy = report.busy;

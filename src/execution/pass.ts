@@ -57,7 +57,7 @@ export class Pass {
   async scene(store: Store, step: StepRecord): Promise<StepScene | undefined> {
     let found = this.#plans.get(step.planId);
     if (!found) {
-      found = loadPlan(store, step.planId).then((loaded) => {
+      found = loadPlan(store, step.planId, step.intentionId).then((loaded) => {
         if (loaded) this.#known.set(step.planId, loaded);
         return loaded;
       });
@@ -149,9 +149,11 @@ export interface StepIO {
   usageCounts(store: Store, plan: PlanWithSteps): Promise<OriginCounts>;
 }
 
-async function loadPlan(store: Store, planId: string): Promise<Loaded | undefined> {
-  const plan = await store.plans.get(planId);
+async function loadPlan(store: Store, planId: string, intentionId: string | null): Promise<Loaded | undefined> {
+  // The step names its intention, so the plan and the intention are read side by side (on
+  // PostgreSQL, on two connections at once) rather than one after the other.
+  const [plan, named] = await Promise.all([store.plans.get(planId), intentionId ? store.intentions.get(intentionId) : undefined]);
   if (!plan) return undefined;
-  const intention = (await store.intentions.get(plan.intentionId)) ?? null;
+  const intention = (named?.id === plan.intentionId ? named : await store.intentions.get(plan.intentionId)) ?? null;
   return { plan, intention };
 }

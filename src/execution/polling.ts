@@ -5,7 +5,7 @@
 // the step together with the action's write-ahead record, acts, and commits the outcome with the
 // step's move.
 
-import { approvalOutcome, authoriseApproved } from '../capabilities/approvals.ts';
+import { approvalOutcome, authoriseApproved, type ReadForApproval } from '../capabilities/approvals.ts';
 import { writeRecords } from '../capabilities/call-records.ts';
 import type { CapabilityDefinition } from '../capabilities/definition.ts';
 import type { Denied, Executed, Failed } from '../capabilities/invocation.ts';
@@ -196,11 +196,11 @@ export function adoptApprovedRun(step: StepRecord, approval: ApprovalRecord, res
  * to executed or failed and the step's decision commit together after the act. True when the
  * step moved.
  */
-export async function performApprovedStep(ctx: ExecutorContext, pass: Pass, scene: StepScene, approval: ApprovalRecord): Promise<boolean> {
+export async function performApprovedStep(ctx: ExecutorContext, pass: Pass, scene: StepScene, approval: ApprovalRecord, read: ReadForApproval = {}): Promise<boolean> {
   const { store } = ctx;
   const { step, plan } = scene;
   const service = ctx.capabilities.context;
-  const authorised = await authoriseApproved(service, approval);
+  const authorised = await authoriseApproved(service, approval, read);
   const settleApproval = (result: Executed | Failed | Denied) => async (scoped: Store) => {
     const outcome = approvalOutcome(result);
     await scoped.approvals.transition(approval.id, 'approved', outcome.to, { executionId: outcome.executionId });

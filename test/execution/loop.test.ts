@@ -5,8 +5,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { CapabilityImplementations } from '../../src/capabilities/implementation.ts';
+import type { JsonObject } from '../../src/core/plan.ts';
 import { quiesceMind } from '../../src/execution/quiesce.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
+import { testImplementations } from '../support/test-capabilities.ts';
 import { draftOf, makeWorld, readStep, step, stepsOf } from './support.ts';
 
 async function until(check: () => Promise<boolean>, what: string): Promise<void> {
@@ -56,6 +59,48 @@ for (const kind of STORE_KINDS) {
         claimed.filter((s) => s.status === 'executing'),
         [],
       );
+      assert.deepEqual(w.errors, []);
+    });
+
+    it('performs an approval at once, while its pass is still busy acting on another step', async () => {
+      let release: () => void = () => {};
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const calls: { capability: string; params: JsonObject }[] = [];
+      const base = testImplementations({ calls });
+      // A read that hangs until the test lets it go: the pass acting on it cannot end before.
+      let slowStarted = false;
+      const implementations: CapabilityImplementations = {
+        ...base,
+        'test.read': async (params, context) => {
+          if (params.name !== 'slow') return base['test.read']!(params, context);
+          slowStarted = true;
+          await held;
+          return base['test.read']!(params, context);
+        },
+      };
+      const w = await makeWorld(current(), { implementations });
+      await w.allow('test.read');
+      const executor = w.executor({ intervalMs: 3_600_000 });
+      executor.start();
+      try {
+        const { plan: write } = await w.plan(draftOf([step('W', { kind: 'capability', capability: 'test.write', params: { name: 'w' } })]));
+        await w.store.events.append({ type: 'plan_validated', mindId: w.mind.id, planId: write.id });
+        await until(async () => (await stepsOf(w.store, write.id)).W === 'awaiting_approval', 'the approval request');
+        const { plan: slow } = await w.plan(draftOf([readStep('S', 'test.read', { name: 'slow' })]));
+        await w.store.events.append({ type: 'plan_validated', mindId: w.mind.id, planId: slow.id });
+        // A read acts before it moves: the step stays ready while the implementation hangs.
+        await until(async () => slowStarted, 'the slow read to start');
+        const approvalId = (await w.store.plans.get(write.id))!.steps[0]!.approvalId!;
+        await w.service.approve(approvalId, 'alice');
+        // The pass is stuck on the slow read; the approved write runs regardless.
+        await until(async () => (await stepsOf(w.store, write.id)).W === 'completed', 'the approved step to complete');
+        assert.equal((await stepsOf(w.store, slow.id)).S, 'ready', 'the slow read is still acting');
+        release();
+        await until(async () => (await stepsOf(w.store, slow.id)).S === 'completed', 'the slow read to complete');
+      } finally {
+        release();
+        await executor.stop();
+      }
       assert.deepEqual(w.errors, []);
     });
 

@@ -175,9 +175,12 @@ export class PlanRepository {
 
   async get(id: string): Promise<PlanWithSteps | undefined> {
     const { db, codec } = this.#ctx;
-    const row = await db.selectFrom('plans').selectAll().where('id', '=', id).executeTakeFirst();
+    // Side by side: on PostgreSQL outside a transaction they run on two connections at once.
+    const [row, stepRows] = await Promise.all([
+      db.selectFrom('plans').selectAll().where('id', '=', id).executeTakeFirst(),
+      db.selectFrom('plan_steps').selectAll().where('plan_id', '=', id).orderBy('position').execute(),
+    ]);
     if (!row) return undefined;
-    const stepRows = await db.selectFrom('plan_steps').selectAll().where('plan_id', '=', id).orderBy('position').execute();
     return { ...this.#decode(row), steps: stepRows.map((step) => decodeStep(step, codec)) };
   }
 
