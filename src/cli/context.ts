@@ -1,15 +1,19 @@
-// What store-backed commands share: the `--db` option, opening and migrating the store,
-// finding a mind by name or id, and printing typed problems the same way everywhere.
-// The store and the capability implementations are imported when a command first needs them,
-// not when the command line is parsed: `praxis --help` and `praxis validate` never load them.
+// What store-backed commands share: the `--db` option, opening the services the operations run
+// on (composed by src/daemon/local.ts), the caller a command speaks for, and printing typed
+// problems the same way everywhere. The store and the capability implementations are imported
+// when a command first needs them, not when the command line is parsed: `praxis --help` and
+// `praxis validate` never load them.
 
 import { Command } from 'commander';
+import type { Principal } from '../access/permissions.ts';
 import { InputError, type Problem } from '../core/errors.ts';
-import { isId } from '../core/ids.ts';
 import { INPUT_LIMITS, inputProblems, textProblem } from '../core/input-limits.ts';
-import type { CapabilityService } from '../capabilities/service.ts';
-import type { MindRecord, Store, StoreConfig } from '../store/index.ts';
+import type { MindRecord } from '../operations/records.ts';
+import type { Services } from '../operations/services.ts';
 import { EXIT } from './exit-codes.ts';
+
+type Store = Services['store'];
+type CapabilityService = Services['capabilities'];
 
 export interface StoreOptions {
   db?: string;
@@ -24,48 +28,56 @@ export function withJsonOption(command: Command): Command {
   return command.option('--json', 'print machine-readable JSON');
 }
 
-/** Where each open store came from, so its capability service reads the secret that belongs to it. */
-const storeConfigs = new WeakMap<Store, StoreConfig>();
+/** The services each open store was opened with, so a command holding the store finds them. */
+const servicesOf = new WeakMap<Store, Services>();
 
 /**
- * Opens the configured store (migrated to the latest schema), runs `work`, always closes it. A
- * store that did not exist yet is created, and the command says so on stderr, naming it.
+ * Opens the configured store (migrated to the latest schema) with the services the operations
+ * run on, runs `work`, always closes it. A store that did not exist yet is created, and the
+ * command says so on stderr, naming it.
  */
-export async function useStore<T>(options: StoreOptions, work: (store: Store) => Promise<T>): Promise<T> {
-  const [{ resolveStoreConfig }, { describeStore, openAndMigrate }] = await Promise.all([import('../store/index.ts'), import('../daemon/store-notice.ts')]);
-  const config = resolveStoreConfig({ db: options.db });
-  const { store, created } = await openAndMigrate(config);
-  storeConfigs.set(store, config);
-  if (created) process.stderr.write(`praxis: created a new store: ${describeStore(config)}\n`);
+export async function useServices<T>(options: StoreOptions, work: (services: Services) => Promise<T>): Promise<T> {
+  const { openLocalServices } = await import('../daemon/local.ts');
+  const local = await openLocalServices(options.db);
+  servicesOf.set(local.services.store, local.services);
+  if (local.created) process.stderr.write(`praxis: created a new store: ${local.created}\n`);
   try {
-    return await work(store);
+    return await work(local.services);
   } finally {
-    await store.close();
+    await local.close();
   }
 }
 
-/**
- * The capability service over the built-ins on this host, as every acting command uses it, keyed
- * with the daemon secret of this database (PRAXIS_SECRET_FILE, else the one beside the SQLite
- * file or in ./.praxis/ for PostgreSQL): what the CLI raises, the daemon can verify, and back.
- */
-export async function capabilityService(store: Store): Promise<CapabilityService> {
-  const [{ CapabilityService }, { builtinRegistry }, { builtinImplementations }, { loadDaemonKey }] = await Promise.all([
-    import('../capabilities/service.ts'),
-    import('../capabilities/registry.ts'),
-    import('../capabilities/builtin-implementations.ts'),
-    import('../access/daemon-secret.ts'),
-  ]);
-  const config = storeConfigs.get(store);
-  if (!config) throw new Error('capabilityService needs a store opened by useStore');
-  const { key } = loadDaemonKey(config, process.env.PRAXIS_SECRET_FILE);
-  return new CapabilityService(store, builtinRegistry(), builtinImplementations(), { approvalKey: key });
+/** useServices for a command that needs only the store to hand to operations. */
+export function useStore<T>(options: StoreOptions, work: (store: Store) => Promise<T>): Promise<T> {
+  return useServices(options, (services) => work(services.store));
 }
 
-export async function findMind(store: Store, nameOrId: string): Promise<MindRecord> {
-  const mind = isId(nameOrId) ? await store.minds.get(nameOrId) : await store.minds.getByName(nameOrId);
-  if (!mind) throw new InputError([{ code: 'unknown_mind', path: '--mind', message: `no mind named "${nameOrId}" (create it with: praxis mind create ${nameOrId})` }]);
-  return mind;
+/** The capability service over the built-ins on this host, for a store opened by useStore. */
+export async function capabilityService(store: Store): Promise<CapabilityService> {
+  const services = servicesOf.get(store);
+  if (!services) throw new Error('capabilityService needs a store opened by useStore');
+  return services.capabilities;
+}
+
+/**
+ * Whoever runs the CLI against the store is trusted, as an operator: the caller identity the
+ * operations check, naming the operator (`--as`, else the OS user) on what they record.
+ */
+export function localPrincipal(operator: string): Principal {
+  return { tokenId: null, operator, role: 'operator', mindId: null };
+}
+
+/** The mind a `--mind` option names, as the operations find it (the same refusal the API gives). */
+export async function findMind(store: Store, nameOrId: string, operator = 'cli'): Promise<MindRecord> {
+  const { resolveMind } = await import('../operations/minds.ts');
+  return resolveMind(store, localPrincipal(operator), nameOrId, '--mind');
+}
+
+/** Rethrows an operation's refusal with its `mind` input named as the `--mind` option that carried it. */
+export function onMindOption(error: unknown): never {
+  if (error instanceof InputError) throw new InputError(error.problems.map((p) => (p.path === 'mind' ? { ...p, path: '--mind' } : p)));
+  throw error;
 }
 
 /** Parses a `--params` JSON object, naming the option when it is not one or breaks the input rule (src/core/input-limits.ts). */

@@ -35,7 +35,11 @@ export class Forbidden extends InputError {
 
 /** A plan submission that was not a plan at all: nothing was stored. */
 export class NotStored extends InputError {
-  constructor(problems: Problem[]) {
+  constructor(
+    problems: Problem[],
+    /** Why, in words: the input is not a plan, or what it names does not exist. */
+    readonly reason = 'the plan was not stored',
+  ) {
     super(problems);
     this.name = 'NotStored';
   }

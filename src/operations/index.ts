@@ -16,6 +16,7 @@ export * from './intentions.ts';
 export * from './decisions.ts';
 export * from './amendments.ts';
 export * from './catalogue.ts';
+export * from './one-off-calls.ts';
 export * from './timeline.ts';
 export * from './event-feed.ts';
 export * from './withdrawals.ts';

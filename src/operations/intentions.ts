@@ -8,7 +8,7 @@ import type { CapabilityService } from '../capabilities/service.ts';
 import { InputError, type Problem } from '../core/errors.ts';
 import type { JsonObject } from '../core/plan.ts';
 import type { IntentionStatus } from '../core/vocabulary.ts';
-import { planIntention, type PlanningServices } from '../drafting/plan-intention.ts';
+import { planIntention, type PlanIntentionResult, type PlanningServices } from '../drafting/plan-intention.ts';
 import { didYouMean } from '../planning/did-you-mean.ts';
 import { abandonIntention, formIntention } from '../mind/intentions.ts';
 import type { IntentionMeans, IntentionRecord, Store } from '../store/index.ts';
@@ -99,27 +99,40 @@ export async function formProposedIntention(
   return formed.intention;
 }
 
-/** Asks the planner for a formed intention straight away; the intention is read again, as planning may close it. */
-export async function planFormedIntention(store: Store, planning: PlanningServices, intention: IntentionRecord): Promise<Proposed> {
-  const result = await planIntention(store, planning, intention.id);
-  const planned = (await store.intentions.get(intention.id)) ?? intention;
+/** What planning answered, in the words every surface reports it with. */
+function planningSummary(result: PlanIntentionResult): Proposed['planning'] {
   switch (result.status) {
     case 'planned':
-      return { intention: planned, planning: { status: 'planned', plan_id: result.plan.id, reason: `planned with ${result.strategy}` } };
+      return { status: 'planned', plan_id: result.plan.id, reason: `planned with ${result.strategy}` };
     case 'draft':
-      return {
-        intention: planned,
-        planning: { status: 'draft', plan_id: result.plan.id, reason: `the proposal failed validation (${result.errors.length} error(s)) and is kept as a draft` },
-      };
+      return { status: 'draft', plan_id: result.plan.id, reason: `the proposal failed validation (${result.errors.length} error(s)) and is kept as a draft` };
     case 'no_possible_plan':
-      return { intention: planned, planning: { status: 'no_possible_plan', plan_id: null, reason: 'no strategy applies: the intention was abandoned' } };
+      return { status: 'no_possible_plan', plan_id: null, reason: 'no strategy applies: the intention was abandoned' };
     case 'model_failed':
       // The model server's own words may echo what was sent to it (the API key, a password in a
       // prompt): masked before any caller, agent or operator, reads them.
-      return { intention: planned, planning: { status: 'model_failed', plan_id: null, reason: mask(`${result.outcome}: ${result.message}`) } };
+      return { status: 'model_failed', plan_id: null, reason: mask(`${result.outcome}: ${result.message}`) };
     case 'refused':
-      return { intention: planned, planning: { status: 'refused', plan_id: null, reason: `${result.code}: ${result.message}` } };
+      return { status: 'refused', plan_id: null, reason: `${result.code}: ${result.message}` };
   }
+}
+
+/** Proposed, with the planner's whole answer (alternatives scored, a draft's errors) for a surface that shows it. */
+export interface ProposedInDetail extends Proposed {
+  result: PlanIntentionResult;
+}
+
+/** Asks the planner for a formed intention straight away; the intention is read again, as planning may close it. */
+export async function planFormedIntentionInDetail(store: Store, planning: PlanningServices, intention: IntentionRecord): Promise<ProposedInDetail> {
+  const result = await planIntention(store, planning, intention.id);
+  const planned = (await store.intentions.get(intention.id)) ?? intention;
+  return { intention: planned, planning: planningSummary(result), result };
+}
+
+/** planFormedIntentionInDetail, answering what the API and MCP return. */
+export async function planFormedIntention(store: Store, planning: PlanningServices, intention: IntentionRecord): Promise<Proposed> {
+  const { intention: planned, planning: summary } = await planFormedIntentionInDetail(store, planning, intention);
+  return { intention: planned, planning: summary };
 }
 
 /** Forms the intention, then asks the planner for it straight away. */

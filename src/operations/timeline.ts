@@ -4,7 +4,7 @@
 import type { Principal } from '../access/permissions.ts';
 import { AUDIT_EVENT_TYPES } from '../core/vocabulary.ts';
 import { calibrationOf, type Calibration } from '../mind/calibration.ts';
-import type { EventRecord, ProceduralMemoryRecord, Store } from '../store/index.ts';
+import type { EventQuery, EventRecord, ProceduralMemoryRecord, Store } from '../store/index.ts';
 import { findIntention } from './minds.ts';
 import { resolveMind } from './minds.ts';
 import { decodeCursor, pageOf, pageSize, type Page, type PageRequest } from './pages.ts';
@@ -53,6 +53,30 @@ export async function auditTrail(store: Store, principal: Principal, request: Pa
     limit: limit + 1,
   });
   return pageOf(rows, limit, (e) => String(e.seq), 'seq');
+}
+
+/** Events read per query while walking to the newest. */
+const TAIL_PAGE = 500;
+
+/**
+ * The newest `limit` events of a mind, an intention or a plan (its own events only), or of the
+ * audit trail, oldest of them first: the tail a terminal shows, where the API pages from the start.
+ */
+export async function latestEvents(store: Store, principal: Principal, subject: TimelineSubject | { audit: true }, limit: number): Promise<EventRecord[]> {
+  let query: EventQuery;
+  if ('audit' in subject) query = { types: AUDIT_EVENT_TYPES, ...(principal.mindId !== null ? { mindId: principal.mindId } : {}) };
+  else if ('mind' in subject) query = { mindId: (await resolveMind(store, principal, subject.mind)).id };
+  else if ('intention' in subject) query = { intentionId: (await findIntention(store, principal, subject.intention, 'intention')).id };
+  else query = { planId: (await findPlan(store, principal, subject.plan, 'plan')).id };
+  const kept: EventRecord[] = [];
+  let afterSeq: number | undefined;
+  for (;;) {
+    const page = await store.events.list({ ...query, ...(afterSeq !== undefined ? { afterSeq } : {}), limit: TAIL_PAGE });
+    kept.push(...page);
+    if (kept.length > limit) kept.splice(0, kept.length - limit);
+    if (page.length < TAIL_PAGE) return kept;
+    afterSeq = page[page.length - 1]!.seq;
+  }
 }
 
 /** Events read per query while picking a plan's events out of its intention's. */

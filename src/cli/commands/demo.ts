@@ -76,14 +76,12 @@ export function demoCommand(program: Command): void {
       action(async (options: DemoOptions) => {
         const timeout = options.timeout === undefined ? 110 : /^\d{1,5}$/.test(options.timeout) ? Number(options.timeout) : NaN;
         if (!(timeout > 0)) throw new InputError([{ code: 'invalid_timeout', path: '--timeout', message: `"${options.timeout}" is not a number of seconds` }]);
-        const [{ issueToken }, { SimulatedHost }, { builtinImplementations }, { loadDaemonConfig }, { claimDemoDatabase, describeProgress, removeDemoDatabase, seedHost, seedStory, watchStory }] =
-          await Promise.all([
-            import('../../access/tokens.ts'),
-            import('../../capabilities/host/simulated/host.ts'),
-            import('../../capabilities/builtin-implementations.ts'),
-            import('../../daemon/config.ts'),
-            import('../../daemon/demo.ts'),
-          ]);
+        const [{ issueToken }, { createDemoHost }, { loadDaemonConfig }, { claimDemoDatabase, describeProgress, removeDemoDatabase, seedHost, seedStory, watchStory }] = await Promise.all([
+          import('../../access/tokens.ts'),
+          import('../../daemon/demo-host.ts'),
+          import('../../daemon/config.ts'),
+          import('../../daemon/demo.ts'),
+        ]);
         const flags: DaemonFlags = { host: options.host, port: options.port, db: DEMO_DB_PATH, logLevel: options.logLevel ?? 'warn', tickMs: '1000' };
         // The demo ignores PRAXIS_* store and role settings: it always runs on its own database, with
         // tokens. It does reach people as the daemon would (webhooks) and says where it is seen.
@@ -99,13 +97,13 @@ export function demoCommand(program: Command): void {
         }
         removeDemoDatabase(DEMO_DB_PATH);
 
-        const host = SimulatedHost.create();
+        const demoHost = createDemoHost();
         try {
-          seedHost(host, new Date());
+          seedHost(demoHost.host, new Date());
           let story: DemoStory | null = null;
           const daemon = await (await loadDaemon()).startDaemon({
             config,
-            implementations: builtinImplementations({ runner: host.runner() }),
+            implementations: demoHost.implementations,
             prepare: async (store) => {
               story = await seedStory(store);
             },
@@ -150,7 +148,7 @@ export function demoCommand(program: Command): void {
           await daemon.stop(outcome === 'done' ? 'demo finished' : 'demo gave up');
           return exit;
         } finally {
-          host.remove();
+          demoHost.remove();
           claim.release();
         }
       }),

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { InputError } from '../../core/errors.ts';
+import type { JsonObject } from '../../core/plan.ts';
 import { EXIT } from '../exit-codes.ts';
 import { cliOperator } from '../operator.ts';
-import { action, findMind, parseJsonOption, printJson, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
+import { action, localPrincipal, parseJsonOption, printJson, useServices, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
 import { describeIssue } from '../report.ts';
 
 interface IntendOptions extends StoreOptions {
@@ -11,6 +12,14 @@ interface IntendOptions extends StoreOptions {
   params?: string;
   requireApproval?: boolean;
   as?: string;
+}
+
+/** The option that carried what the operation calls `mind` or `means.…`. */
+function optionPath(path: string): string {
+  if (path === 'mind') return '--mind';
+  if (path === 'means.capability') return '--capability';
+  if (path.startsWith('means.params')) return `--params${path.slice('means.params'.length)}`;
+  return path;
 }
 
 export function intendCommand(program: Command): void {
@@ -24,36 +33,27 @@ export function intendCommand(program: Command): void {
     .option('--as <operator>', "the intention's author, who cannot approve its actions (default: the OS user name)")
     .action(
       action(async (objective: string | undefined, options: IntendOptions) => {
-        const [{ builtinRegistry }, { planIntention, planningFromEnv }, { formIntention }] = await Promise.all([
-          import('../../capabilities/registry.ts'),
-          import('../../drafting/plan-intention.ts'),
-          import('../../mind/intentions.ts'),
-        ]);
-        const registry = builtinRegistry();
         let means = null;
         if (options.capability) {
           const params = parseJsonOption(options.params ?? '{}', '--params');
-          const problems = registry.checkParams(options.capability, params).map((p) => ({ ...p, path: p.path === 'capability' ? '--capability' : `--params${p.path.slice('params'.length)}` }));
-          if (problems.length > 0) throw new InputError(problems);
-          means = { capability: options.capability, params: params as never, target: registry.targetOf(options.capability, params) };
+          means = { capability: options.capability, params: params as JsonObject };
         }
         if (!objective && !means) throw new InputError([{ code: 'missing_objective', path: 'objective', message: 'give an objective, or a means with --capability' }]);
-        return useStore(options, async (store) => {
-          const mind = await findMind(store, options.mind);
-          const formed = await formIntention(store, {
-            mindId: mind.id,
+        const author = cliOperator(options.as);
+        const { formProposedIntention, planFormedIntentionInDetail } = await import('../../operations/intentions.ts');
+        return useServices(options, async ({ store, registry, planning }) => {
+          const formed = await formProposedIntention(store, registry, localPrincipal(author), options.mind, {
             ...(objective ? { objective } : {}),
-            means,
-            origin: 'operator',
-            requireApproval: options.requireApproval ?? false,
-            authoredBy: cliOperator(options.as),
+            ...(means ? { means } : {}),
+            require_approval: options.requireApproval ?? false,
+          }).catch((error: unknown) => {
+            throw error instanceof InputError ? new InputError(error.problems.map((p) => ({ ...p, path: optionPath(p.path) }))) : error;
           });
-          if (!formed.ok) throw new InputError(formed.problems);
-          const result = await planIntention(store, planningFromEnv(registry), formed.intention.id);
+          const { intention, result } = await planFormedIntentionInDetail(store, planning, formed);
           if (options.json) {
-            printJson({ intention: formed.intention, planning: result });
+            printJson({ intention, planning: result });
           } else {
-            process.stdout.write(`intention ${formed.intention.id}: ${formed.intention.objective}\n`);
+            process.stdout.write(`intention ${intention.id}: ${intention.objective}\n`);
             if (result.status === 'planned') {
               process.stdout.write(`planned with ${result.strategy}: plan ${result.plan.id} (${result.plan.steps.map((s) => s.key).join(', ')})\n`);
               for (const a of result.alternatives) process.stdout.write(`  ${a.selected ? '*' : ' '} ${a.strategy.padEnd(24)} score ${a.score.toFixed(3)}  ${a.why}\n`);

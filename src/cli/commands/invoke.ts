@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
-import type { InvokeRequest, InvokeResult } from '../../capabilities/invocation.ts';
+import type { OneOffCall } from '../../operations/one-off-calls.ts';
+import type { InvokeResult } from '../../operations/records.ts';
 import { EXIT } from '../exit-codes.ts';
 import { cliOperator } from '../operator.ts';
-import { action, capabilityService, findMind, parseJsonOption, printJson, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
+import { action, localPrincipal, onMindOption, parseJsonOption, printJson, useServices, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
 import { describeIssue } from '../report.ts';
 
 interface CallOptions extends StoreOptions {
@@ -23,23 +24,13 @@ function oneOffCall(command: Command): Command {
     .option('--why <text>', 'the reason, shown to an approver');
 }
 
-function request(mindId: string, capability: string, options: CallOptions, params: unknown): InvokeRequest {
-  // Always an author: an action nobody authored could not be approved under four eyes.
-  const operator = cliOperator(options.as);
+/** The call as the operations take it, from the command line. */
+function callOf(capability: string, options: CallOptions): OneOffCall {
   return {
-    mindId,
     capability,
-    params,
-    origin: `operator:${operator}`,
-    authoredBy: operator,
-    requireApproval: options.requireApproval ?? false,
-    explanation: {
-      what: `${capability} with ${JSON.stringify(params)}`,
-      why: options.why ?? `one-off call by ${operator} from the command line`,
-      expected_outcome: '',
-      side_effects: '',
-      alternatives: [],
-    },
+    params: parseJsonOption(options.params, '--params'),
+    require_approval: options.requireApproval ?? false,
+    why: options.why ?? `one-off call by ${cliOperator(options.as)} from the command line`,
   };
 }
 
@@ -48,11 +39,12 @@ export function invokeCommands(program: Command): void {
     .description('show the decision a call would meet and what it would need; records nothing')
     .action(
       action(async (capability: string, options: CallOptions) => {
-        const params = parseJsonOption(options.params, '--params');
-        return useStore(options, async (store) => {
-          const mind = await findMind(store, options.mind);
-          const service = await capabilityService(store);
-          const preview = await service.preview(request(mind.id, capability, options, params));
+        const call = callOf(capability, options);
+        // Always an author: an action nobody authored could not be approved under four eyes.
+        const principal = localPrincipal(cliOperator(options.as));
+        const { previewOneOffCall } = await import('../../operations/one-off-calls.ts');
+        return useServices(options, async ({ store, capabilities }) => {
+          const preview = await previewOneOffCall(store, capabilities, principal, options.mind, call).catch(onMindOption);
           if (options.json) printJson(preview);
           else {
             process.stdout.write(`${capability} on ${preview.target || '?'}: ${preview.decision}; needs ${preview.needs}\n`);
@@ -68,11 +60,11 @@ export function invokeCommands(program: Command): void {
     .description('call a capability once through policy: runs, waits for approval, or is refused')
     .action(
       action(async (capability: string, options: CallOptions) => {
-        const params = parseJsonOption(options.params, '--params');
-        return useStore(options, async (store) => {
-          const mind = await findMind(store, options.mind);
-          const service = await capabilityService(store);
-          const result = await service.invoke(request(mind.id, capability, options, params));
+        const call = callOf(capability, options);
+        const principal = localPrincipal(cliOperator(options.as));
+        const { invokeOnce } = await import('../../operations/one-off-calls.ts');
+        return useServices(options, async ({ store, capabilities }) => {
+          const result = await invokeOnce(store, capabilities, principal, options.mind, call).catch(onMindOption);
           if (options.json) printJson(result);
           else process.stdout.write(describeResult(result));
           return exitFor(result);

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Readable, Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import { LineMasker } from '../../capabilities/host/masking.ts';
+import { textMasker } from '../../operations/masking.ts';
 
 function write(output: Writable, text: string): Promise<void> | undefined {
   if (text === '' || output.write(text)) return undefined;
@@ -24,7 +24,7 @@ function write(output: Writable, text: string): Promise<void> | undefined {
  * same rules as logs.query. Private-key blocks spanning lines are masked whole.
  */
 export async function runMask(input: Readable, output: Writable): Promise<void> {
-  const masker = new LineMasker();
+  const masker = textMasker();
   const decoder = new StringDecoder('utf8');
   let partial = '';
   const emitLines = async (text: string) => {

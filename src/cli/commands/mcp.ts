@@ -3,7 +3,7 @@
 // always speaks for someone, and never with more than that token's role allows.
 
 import type { Command } from 'commander';
-import { action, capabilityService, useStore, withDbOption, type StoreOptions } from '../context.ts';
+import { action, useServices, withDbOption, type StoreOptions } from '../context.ts';
 import { EXIT } from '../exit-codes.ts';
 
 interface McpOptions extends StoreOptions {
@@ -21,25 +21,19 @@ export function mcpCommand(program: Command): void {
           process.stderr.write('praxis mcp: no token: pass --token <token> or set PRAXIS_TOKEN (create one with: praxis token create)\n');
           return EXIT.usage;
         }
-        const [{ authenticate }, { builtinRegistry }, { planningFromEnv }] = await Promise.all([
-          import('../../access/tokens.ts'),
-          import('../../capabilities/registry.ts'),
-          import('../../drafting/plan-intention.ts'),
-        ]);
-        return useStore(options, async (store) => {
+        const [{ authenticate }, { serveMcpOnStdio }] = await Promise.all([import('../../access/tokens.ts'), import('../../daemon/local.ts')]);
+        return useServices(options, async (services) => {
+          const { store } = services;
           const principal = await authenticate(store, token.trim());
           if (!principal) {
             process.stderr.write('praxis mcp: the token is unknown, revoked or expired\n');
             return EXIT.usage;
           }
-          const registry = builtinRegistry();
           const stop = new AbortController();
           const onSignal = () => stop.abort();
           process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
           try {
-            // Loaded only here, so the MCP SDK never slows the start of other commands.
-            const { serveMcpOverStdio } = await import('../../mcp/stdio.ts');
-            await serveMcpOverStdio({ store, registry, capabilities: await capabilityService(store), planning: planningFromEnv(registry), principal }, undefined, stop.signal);
+            await serveMcpOnStdio(services, principal, stop.signal);
           } finally {
             process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
           }

@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import type { Principal } from '../../access/permissions.ts';
 import { InputError } from '../../core/errors.ts';
 import { isId } from '../../core/ids.ts';
-import type { PlanRecord } from '../../store/index.ts';
+import type { PlanRecord } from '../../operations/records.ts';
 import { EXIT } from '../exit-codes.ts';
 import { cliOperator } from '../operator.ts';
 import { action, printJson, printProblems, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';

@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { InputError } from '../../core/errors.ts';
 import { EXIT } from '../exit-codes.ts';
-import { action, printJson, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
+import { action, printJson, useServices, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
 import { describeEstimate, describeIssue, formatTable } from '../report.ts';
 
 export function planPreviewCommand(plan: Command): void {
@@ -14,16 +14,12 @@ export function planPreviewCommand(plan: Command): void {
     .requiredOption('--mind <name>', 'the mind the plan would belong to')
     .action(
       action(async (file: string, options: StoreOptions & { mind: string }) => {
-        const [{ builtinRegistry }, { previewPlanDraft }, { readPlanFile }] = await Promise.all([
-          import('../../capabilities/registry.ts'),
-          import('../../operations/plan-preview.ts'),
-          import('../plan-file.ts'),
-        ]);
+        const [{ previewPlanDraft }, { readPlanFile }] = await Promise.all([import('../../operations/plan-preview.ts'), import('../plan-file.ts')]);
         const read = await readPlanFile(file);
         if (!read.ok) throw new InputError(read.errors.map((e) => ({ ...e, path: e.path || 'file' })));
-        return useStore(options, async (store) => {
+        return useServices(options, async ({ store, registry }) => {
           const principal = { tokenId: null, operator: 'cli', role: 'viewer' as const, mindId: null };
-          const preview = await previewPlanDraft(store, builtinRegistry(), principal, options.mind, read.value);
+          const preview = await previewPlanDraft(store, registry, principal, options.mind, read.value);
           if (options.json) printJson(preview);
           else {
             const a = preview.attention;

@@ -3,10 +3,9 @@ import { abortConditionText } from '../../core/abort-conditions.ts';
 import { InputError } from '../../core/errors.ts';
 import type { ValidationIssue } from '../../core/plan.ts';
 import { isId } from '../../core/ids.ts';
-import { budgetLimits } from '../../operations/plan-budget.ts';
 import { EXIT } from '../exit-codes.ts';
 import { cliOperator } from '../operator.ts';
-import { action, findMind, printJson, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
+import { action, findMind, localPrincipal, printJson, useServices, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
 import { describeIssue } from '../report.ts';
 import { planPauseCommands } from './plan-pauses.ts';
 import { planPreviewCommand } from './plan-preview.ts';
@@ -40,15 +39,10 @@ export function planCommand(program: Command): void {
     .option('--as <operator>', "the plans' author, who cannot approve their actions (default: the OS user name)")
     .action(
       action(async (files: string[], options: StoreOptions & { mind: string; as?: string }) => {
-        const author = cliOperator(options.as);
-        const [{ builtinRegistry }, { submitPlan }, { readPlanFile }] = await Promise.all([
-          import('../../capabilities/registry.ts'),
-          import('../../drafting/submit-plan.ts'),
-          import('../plan-file.ts'),
-        ]);
-        const registry = builtinRegistry();
-        return useStore(options, async (store) => {
-          const mind = await findMind(store, options.mind);
+        const principal = localPrincipal(cliOperator(options.as));
+        const [{ submitPlanDraft, NotStored }, { readPlanFile }] = await Promise.all([import('../../operations/index.ts'), import('../plan-file.ts')]);
+        return useServices(options, async ({ store, registry }) => {
+          const mind = await findMind(store, options.mind, principal.operator);
           const results: SubmitLine[] = [];
           let exit: number = EXIT.ok;
           for (const file of files) {
@@ -58,18 +52,15 @@ export function planCommand(program: Command): void {
               results.push({ file, stored: false, plan_id: null, intention_id: null, status: null, reason: 'unreadable or malformed', errors: read.errors, warnings: [] });
               continue;
             }
-            const result = await submitPlan(store, registry, { mindId: mind.id, input: read.value, origin: 'operator', authoredBy: author });
-            if (!result.stored || result.plan.status !== 'validated') exit = Math.max(exit, EXIT.refused);
-            results.push({
-              file,
-              stored: result.stored,
-              plan_id: result.stored ? result.plan.id : null,
-              intention_id: result.stored ? result.intention.id : null,
-              status: result.stored ? result.plan.status : null,
-              reason: result.stored ? '' : result.reason,
-              errors: result.assessment.errors,
-              warnings: result.assessment.warnings,
-            });
+            try {
+              const submitted = await submitPlanDraft(store, registry, principal, mind.id, read.value);
+              if (submitted.status !== 'validated') exit = Math.max(exit, EXIT.refused);
+              results.push({ file, reason: '', ...submitted });
+            } catch (error) {
+              if (!(error instanceof NotStored)) throw error;
+              exit = Math.max(exit, EXIT.refused);
+              results.push({ file, stored: false, plan_id: null, intention_id: null, status: null, reason: error.reason, errors: error.problems, warnings: [] });
+            }
           }
           if (options.json) printJson(results.length === 1 ? results[0] : results);
           else {
@@ -90,13 +81,12 @@ export function planCommand(program: Command): void {
     .action(
       action(async (planId: string, options: StoreOptions) => {
         if (!isId(planId)) throw new InputError([{ code: 'invalid_id', path: 'plan-id', message: `"${planId}" is not a plan id` }]);
-        return useStore(options, async (store) => {
-          const found = await store.plans.get(planId);
-          if (!found) throw new InputError([{ code: 'not_found', path: 'plan-id', message: `no plan ${planId}` }]);
-          // The caps the executor enforces, defaults included, as the API's plan detail shows them:
-          // a plan that stated no budget is held to 20 invocations and says so, not `{}`.
-          const budget = budgetLimits(found.budget);
-          if (options.json) return printJson({ ...found, budget });
+        const { planDetail } = await import('../../operations/plans.ts');
+        return useServices(options, async ({ store, registry }) => {
+          const detail = await planDetail(store, registry, localPrincipal('cli'), planId);
+          const found = { ...detail.plan, steps: detail.steps };
+          const budget = detail.usage.budget;
+          if (options.json) return printJson({ ...found, usage: detail.usage, revisions: detail.revisions });
           process.stdout.write(`plan ${found.id}  revision ${found.revision}  ${found.status}${found.pause ? ' (paused)' : ''}  origin ${found.origin}\n`);
           process.stdout.write(`objective: ${found.objective}\n`);
           process.stdout.write(

@@ -6,9 +6,8 @@
 import type { Command } from 'commander';
 import { InputError } from '../../core/errors.ts';
 import { isId } from '../../core/ids.ts';
-import type { Principal } from '../../access/permissions.ts';
 import { EXIT } from '../exit-codes.ts';
-import { action, printJson, printProblems, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
+import { action, localPrincipal, printJson, printProblems, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
 
 interface ReleaseOptions extends StoreOptions {
   as: string;
@@ -27,10 +26,8 @@ export function releaseCommand(program: Command): void {
         if (!isId(planId)) throw new InputError([{ code: 'invalid_id', path: 'plan-id', message: `"${planId}" is not a plan id` }]);
         const [{ Conflict }, { releasePlanStep }] = await Promise.all([import('../../operations/errors.ts'), import('../../operations/decisions.ts')]);
         return useStore(options, async (store) => {
-          // Whoever runs the CLI against the store is trusted; --as names them on the record.
-          const operator: Principal = { tokenId: null, operator: options.as, role: 'operator', mindId: null };
           try {
-            const { step } = await releasePlanStep(store, operator, planId, stepRef, options.note);
+            const { step } = await releasePlanStep(store, localPrincipal(options.as), planId, stepRef, options.note);
             if (options.json) printJson({ released: true, step });
             else process.stdout.write(`released ${step.key} of plan ${planId}: it is ready to run again\n`);
             return EXIT.ok;

@@ -5,9 +5,8 @@
 import type { Command } from 'commander';
 import { InputError, type Problem } from '../../core/errors.ts';
 import { isId } from '../../core/ids.ts';
-import { AUDIT_EVENT_TYPES } from '../../core/vocabulary.ts';
-import type { EventQuery, EventRecord } from '../../store/index.ts';
-import { action, findMind, printJson, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
+import type { EventRecord } from '../../operations/records.ts';
+import { action, localPrincipal, printJson, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
 import { clip, formatTable } from '../report.ts';
 import { parseLimit } from './plans.ts';
 
@@ -18,8 +17,6 @@ interface TimelineOptions extends StoreOptions {
   plan?: string;
   limit?: string;
 }
-
-const PAGE = 500;
 
 /** The most telling words of an event's data, for one table cell (pure). */
 export function describeEvent(event: EventRecord): string {
@@ -35,19 +32,6 @@ export function describeEvent(event: EventRecord): string {
   const why = text('reason') ?? text('note') ?? text('message') ?? text('statement') ?? text('summary') ?? text('error');
   if (why) parts.push(why);
   return parts.join('; ');
-}
-
-/** The newest `limit` events matching the query, oldest of them first. */
-async function lastEvents(list: (query: EventQuery) => Promise<EventRecord[]>, query: EventQuery, limit: number): Promise<EventRecord[]> {
-  const kept: EventRecord[] = [];
-  let afterSeq: number | undefined;
-  for (;;) {
-    const page = await list({ ...query, ...(afterSeq !== undefined ? { afterSeq } : {}), limit: PAGE });
-    kept.push(...page);
-    if (kept.length > limit) kept.splice(0, kept.length - limit);
-    if (page.length < PAGE) return kept;
-    afterSeq = page[page.length - 1]!.seq;
-  }
 }
 
 export function timelineCommand(program: Command): void {
@@ -68,18 +52,20 @@ export function timelineCommand(program: Command): void {
         const limit = parseLimit(options.limit, 50);
         if (typeof limit !== 'number') problems.push(limit);
         if (problems.length > 0) throw new InputError(problems);
+        const { latestEvents } = await import('../../operations/timeline.ts');
         await useStore(options, async (store) => {
-          let query: EventQuery;
-          if (options.audit) query = { types: AUDIT_EVENT_TYPES };
-          else if (options.mind !== undefined) query = { mindId: (await findMind(store, options.mind)).id };
-          else if (options.intention !== undefined) {
-            if (!(await store.intentions.get(options.intention))) throw new InputError([{ code: 'not_found', path: '--intention', message: `no intention ${options.intention}` }]);
-            query = { intentionId: options.intention };
-          } else {
-            if (!(await store.plans.get(options.plan!))) throw new InputError([{ code: 'not_found', path: '--plan', message: `no plan ${options.plan}` }]);
-            query = { planId: options.plan! };
-          }
-          const events = await lastEvents((q) => store.events.list(q), query, limit as number);
+          const subject = options.audit
+            ? { audit: true as const }
+            : options.mind !== undefined
+              ? { mind: options.mind }
+              : options.intention !== undefined
+                ? { intention: options.intention }
+                : { plan: options.plan! };
+          const events = await latestEvents(store, localPrincipal('cli'), subject, limit as number).catch((error: unknown) => {
+            // Each subject was given as the option of its name.
+            if (error instanceof InputError) throw new InputError(error.problems.map((p) => ({ ...p, path: `--${p.path}` })));
+            throw error;
+          });
           if (options.json) return printJson(events);
           if (events.length === 0) return void process.stdout.write('no events\n');
           const rows = events.map((e) => [String(e.seq), e.createdAt.toISOString(), e.type, typeof e.data.key === 'string' ? e.data.key : '', clip(describeEvent(e), 100)]);

@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { issueToken, revokeToken } from '../../access/tokens.ts';
 import { InputError } from '../../core/errors.ts';
 import { isId } from '../../core/ids.ts';
-import type { AccessTokenRecord } from '../../store/index.ts';
+import type { AccessTokenRecord } from '../../operations/records.ts';
 import { EXIT } from '../exit-codes.ts';
 import { cliOperator } from '../operator.ts';
 import { action, findMind, printJson, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';

@@ -9,13 +9,13 @@ export function validateCommand(program: Command): void {
     .argument('<files...>', 'plan files')
     .option('--json', 'print {"valid", "errors", "warnings"} per file as JSON')
     .action(async (files: string[], options: { json?: boolean }) => {
-      const [{ builtinRegistry }, { assessProposal }, { readPlanFile }] = await Promise.all([import('../../capabilities/registry.ts'), import('../../planning/assess.ts'), import('../plan-file.ts')]);
-      const registry = builtinRegistry();
+      const [{ localRegistry }, { checkPlanDraft }, { readPlanFile }] = await Promise.all([import('../../daemon/registry.ts'), import('../../operations/plan-checks.ts'), import('../plan-file.ts')]);
+      const registry = localRegistry();
       const results = [];
       let exit: number = EXIT.ok;
       for (const file of files) {
         const read = await readPlanFile(file);
-        const assessment = read.ok ? assessProposal(read.value, registry) : { valid: false, errors: read.errors, warnings: [], estimate: null };
+        const assessment = read.ok ? checkPlanDraft(registry, read.value) : { valid: false, errors: read.errors, warnings: [], estimate: null };
         if (!read.ok && read.unreadable) exit = EXIT.usage;
         else if (!assessment.valid && exit === EXIT.ok) exit = EXIT.refused;
         results.push({ file, valid: assessment.valid, errors: assessment.errors, warnings: assessment.warnings, estimate: assessment.estimate });

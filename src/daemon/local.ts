@@ -1,0 +1,62 @@
+// What a CLI command runs the operations on when it works against the store itself rather than
+// through a running daemon: the same services the daemon composes (src/daemon/serve.ts), built
+// here so the CLI, a surface, never reaches below src/operations. The capability service and the
+// planning services are made on first use: a command that only reads never loads the daemon
+// secret (which creating would write to disk) nor configures a model client.
+
+import { loadDaemonKey } from '../access/daemon-secret.ts';
+import type { Principal } from '../access/permissions.ts';
+import { CapabilityService } from '../capabilities/service.ts';
+import { planningFromEnv, type PlanningServices } from '../drafting/plan-intention.ts';
+import type { Services } from '../operations/services.ts';
+import { resolveStoreConfig } from '../store/index.ts';
+import { deferredBuiltins } from './implementations.ts';
+import { localRegistry } from './registry.ts';
+import { describeStore, openAndMigrate } from './store-notice.ts';
+
+export interface LocalServices {
+  services: Services;
+  /** The store was not there before this command opened it (a new SQLite file, an unmigrated database). */
+  created: string | null;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the configured store (migrated to the latest schema) and the services over it. The
+ * capability service is keyed with the daemon secret of this database (PRAXIS_SECRET_FILE, else
+ * the one beside the SQLite file or in ./.praxis/ for PostgreSQL): what the CLI raises, the daemon
+ * can verify, and back.
+ */
+export async function openLocalServices(db: string | undefined): Promise<LocalServices> {
+  const config = resolveStoreConfig({ db });
+  const { store, created } = await openAndMigrate(config);
+  const registry = localRegistry();
+  let capabilities: CapabilityService | undefined;
+  let planning: PlanningServices | undefined;
+  const services: Services = {
+    store,
+    registry,
+    get capabilities() {
+      if (!capabilities) {
+        const { key } = loadDaemonKey(config, process.env.PRAXIS_SECRET_FILE);
+        capabilities = new CapabilityService(store, registry, deferredBuiltins(registry), { approvalKey: key });
+      }
+      return capabilities;
+    },
+    get planning() {
+      planning ??= planningFromEnv(registry);
+      return planning;
+    },
+  };
+  return { services, created: created ? describeStore(config) : null, close: () => store.close() };
+}
+
+/**
+ * Serves MCP on stdin/stdout for `principal` over these services until `stop` fires or the
+ * client hangs up. Composition, not a surface of its own: the MCP server is the surface, and the
+ * CLI reaches it only through here. Its SDK is loaded here, so other commands never pay for it.
+ */
+export async function serveMcpOnStdio(services: Services, principal: Principal, stop: AbortSignal): Promise<void> {
+  const { serveMcpOverStdio } = await import('../mcp/stdio.ts');
+  await serveMcpOverStdio({ store: services.store, registry: services.registry, capabilities: services.capabilities, planning: services.planning, principal }, undefined, stop);
+}
