@@ -57,6 +57,7 @@ export {
   type InvocationContext,
 } from './capabilities/implementation.ts';
 export { builtinImplementations, type BuiltinImplementationOptions } from './capabilities/builtin-implementations.ts';
+export type { CapabilityModule, CapabilityEnvironment, CapabilityEnvironmentOptions, CapabilityExample } from './capabilities/module.ts';
 export { CapabilityService, type CapabilityServiceOptions } from './capabilities/service.ts';
 export { DEFAULT_RULES } from './capabilities/policy/decide.ts';
 export type { InvokeRequest, InvokeResult, Preview } from './capabilities/invocation.ts';
