@@ -1,32 +1,21 @@
-// The built-in capability implementations as the daemon holds them: one entry per registered
-// capability, whose first call loads the implementations (the host programs' runner, and the
-// browser capabilities' HTTP client and HTML parser). A daemon waiting for work never loads
-// them, which keeps its start-up time and idle memory down; the first action pays once.
+// The built-in capability implementations as the daemon holds them. Each entry loads its
+// capability's code at its first call (builtinImplementations builds them from the catalogue),
+// so a daemon waiting for work loads no host or browser code; the first action pays once. What
+// is checked here, at start-up, is that every capability the daemon's registry names has an
+// implementation: a definition without one stops the daemon instead of surfacing as
+// not_implemented at its first use.
 
-import type { BuiltinImplementationOptions } from '../capabilities/builtin-implementations.ts';
-import { CapabilityError, type CapabilityImplementation, type CapabilityImplementations } from '../capabilities/implementation.ts';
+import { type BuiltinImplementationOptions, builtinImplementations } from '../capabilities/builtin-implementations.ts';
+import type { CapabilityImplementations } from '../capabilities/implementation.ts';
 import type { CapabilityRegistry } from '../capabilities/registry.ts';
 
-/** Implementations of every capability in `registry` that call into what `load` resolves to. */
-export function deferredImplementations(registry: CapabilityRegistry, load: () => Promise<CapabilityImplementations>): CapabilityImplementations {
-  let loaded: Promise<CapabilityImplementations> | null = null;
-  const loadOnce = () =>
-    (loaded ??= load().catch((error: unknown) => {
-      loaded = null; // a failed load is tried again by the next call
-      throw error;
-    }));
-  const entries = registry.list().map(({ name }): [string, CapabilityImplementation] => [
-    name,
-    async (params, context) => {
-      const implementation = (await loadOnce())[name];
-      if (!implementation) throw new CapabilityError('not_implemented', `${name} has no implementation in this daemon`);
-      return implementation(params, context);
-    },
-  ]);
-  return Object.freeze(Object.fromEntries(entries));
-}
-
-/** The built-in implementations (builtinImplementations with these options), loaded at the first call. */
+/** The built-in implementations (builtinImplementations with these options) of every capability in `registry`. */
 export function deferredBuiltins(registry: CapabilityRegistry, options: BuiltinImplementationOptions = {}): CapabilityImplementations {
-  return deferredImplementations(registry, async () => (await import('../capabilities/builtin-implementations.ts')).builtinImplementations(options));
+  const implementations = builtinImplementations(options);
+  const missing = registry
+    .list()
+    .map(({ name }) => name)
+    .filter((name) => !Object.hasOwn(implementations, name));
+  if (missing.length > 0) throw new Error(`no implementation for the registered capabilities ${missing.join(', ')}`);
+  return implementations;
 }
