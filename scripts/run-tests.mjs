@@ -12,7 +12,9 @@
 // only the order depends on (a file it does not name runs first).
 //
 // The run's PostgreSQL databases are copies of one migrated template, and the runner drops each
-// file's databases once the file has ended (scripts/test-postgres.mjs).
+// file's databases once the file has ended (scripts/test-postgres.mjs). Its SQLite stores are
+// copies of one migrated file (PRAXIS_TEST_SQLITE_TEMPLATE): migrating a SQLite store costs
+// some 80 ms of CPU and a few dozen synchronous commits, and the suites open hundreds of them.
 //
 // Before the tests, the run makes sure they have a PostgreSQL (scripts/test-postgres.mjs): the
 // one at PRAXIS_TEST_PG_URL when it answers, otherwise a private server of its own, started for
@@ -21,8 +23,14 @@
 // The tests run with a temporary directory of their own (TMPDIR), which must be empty when they
 // end: a test that leaves a file or folder behind fails the run, and the leftovers are named.
 // (It also keeps the tests apart from other runs on the same machine.)
+//
+// Each file's CPU seconds (its process's and those of the processes it started: the built CLI, a
+// browser) are measured (scripts/test-cpu.mjs) and printed beside its time, and the totals line
+// gives the run's CPU: on a shared machine wall times vary with the load, CPU seconds do not.
+// `--cpu` also prints the CPU per folder of test/ and the costliest files, and every run keeps
+// the figures per file in .cache/test-cpu.json.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -31,7 +39,9 @@ import { providePostgres, runDatabases } from './test-postgres.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const REPORTER = fileURLToPath(new URL('test-reporter.mjs', import.meta.url));
+const CPU = fileURLToPath(new URL('test-cpu.mjs', import.meta.url));
 const TIMES = join(root, '.cache', 'test-times.json');
+const CPU_TIMES = join(root, '.cache', 'test-cpu.json');
 const SEED = join(root, 'scripts', 'test-times-seed.json');
 /** A file still running after this long is stopped and counted as failed. */
 const FILE_TIMEOUT_MS = 10 * 60_000;
@@ -51,7 +61,9 @@ function readTimes() {
 
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
-const filters = process.argv.slice(2);
+const args = process.argv.slice(2);
+const cpuReport = args.includes('--cpu');
+const filters = args.filter((a) => a !== '--cpu');
 const files = allFiles(join(root, 'test'))
   .filter((f) => f.endsWith('.test.ts'))
   .map((f) => relative(root, f))
@@ -62,10 +74,14 @@ if (files.length === 0) {
   process.exit(1);
 }
 
+/** More node options for the test files' processes (PRAXIS_TEST_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to see where a file spends its CPU). */
+const NODE_ARGS = (process.env.PRAXIS_TEST_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const concurrency = Number(process.env.PRAXIS_TEST_CONCURRENCY) || availableParallelism() + 1;
 const work = mkdtempSync(join(tmpdir(), 'praxis-test-run-'));
 const scratch = join(work, 'tmp');
 mkdirSync(scratch);
+const cpuFigures = join(work, 'cpu');
+mkdirSync(cpuFigures);
 
 // Interrupted (Ctrl-C): the test processes and the private PostgreSQL get the signal too;
 // remove what the run made (a test build cut short is removed by the next run, and so are the
@@ -92,6 +108,7 @@ compiled = await buildTests(root);
 const { openStore } = await import(pathToFileURL(compiled.testFile('src/store/store.ts')).href);
 databases = await runDatabases(postgres.url, openStore);
 if (databases.reason) console.log(`no migrated template database (${databases.reason}): each PostgreSQL test store migrates its own`);
+const sqliteTemplate = await migratedSqliteFile(join(work, 'sqlite-template', 'praxis.db'), openStore);
 
 const previous = readTimes();
 // Unknown files first (they may be slow), then the slowest known ones.
@@ -101,6 +118,7 @@ const env = {
   TMPDIR: scratch,
   PRAXIS_TEST_PG_URL: postgres.url,
   ...(databases.template ? { PRAXIS_TEST_PG_TEMPLATE: databases.template } : {}),
+  PRAXIS_TEST_SQLITE_TEMPLATE: sqliteTemplate,
 };
 const results = [];
 // Each file's PostgreSQL databases are dropped once it has ended, one file's at a time, while
@@ -112,10 +130,11 @@ let fileCount = 0;
 function runFile(file) {
   return new Promise((resolve) => {
     const begun = Date.now();
-    const prefix = databases.filePrefix(fileCount++);
-    const child = spawn(process.execPath, ['--enable-source-maps', `--test-reporter=${REPORTER}`, '--test-reporter-destination=stdout', compiled.testFile(file)], {
+    const prefix = databases.filePrefix(fileCount);
+    const cpuOut = join(cpuFigures, `${fileCount++}.json`);
+    const child = spawn(process.execPath, [...NODE_ARGS, '--enable-source-maps', `--import=${CPU}`, `--test-reporter=${REPORTER}`, '--test-reporter-destination=stdout', compiled.testFile(file)], {
       cwd: root,
-      env: { ...env, PRAXIS_TEST_PG_PREFIX: prefix },
+      env: { ...env, PRAXIS_TEST_PG_PREFIX: prefix, PRAXIS_TEST_CPU_OUT: cpuOut },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -126,7 +145,7 @@ function runFile(file) {
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       drops = drops.then(() => databases.drop(prefix)).catch((error) => (dropFailure ??= error));
-      const result = { file, ms: Date.now() - begun, code, signal, counts: undefined, failures: [], output: '' };
+      const result = { file, ms: Date.now() - begun, cpu: readCpu(cpuOut), code, signal, counts: undefined, failures: [], output: '' };
       const other = [];
       for (const line of stdout.split('\n')) {
         let parsed;
@@ -145,6 +164,40 @@ function runFile(file) {
   });
 }
 
+/**
+ * A SQLite store with every migration applied, closed, for the tests to copy. Closing the last
+ * connection checkpoints the write-ahead log into the file and removes it, so the one file is
+ * the whole database.
+ */
+async function migratedSqliteFile(path, openStore) {
+  const store = await openStore({ kind: 'sqlite', path });
+  try {
+    await store.migrate();
+  } finally {
+    await store.close();
+  }
+  if (existsSync(`${path}-wal`)) throw new Error(`the migrated SQLite template ${path} kept its write-ahead log after closing`);
+  return path;
+}
+
+/** The CPU seconds a file's process wrote as it exited (scripts/test-cpu.mjs), or undefined when it could not. */
+function readCpu(path) {
+  try {
+    const { self, children } = JSON.parse(readFileSync(path, 'utf8'));
+    return self + children;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The runner's CPU seconds so far: its own, and its ended children's (the test files'). */
+function runCpu() {
+  const own = process.resourceUsage();
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (own.userCPUTime + own.systemCPUTime) / 1e6 + (Number(fields[13]) + Number(fields[14])) / 100;
+}
+
 /** A file failed if a test failed, or if the process did not end well (a crash, a timeout, an error outside any test). */
 const failed = (r) => r.failures.length > 0 || r.code !== 0 || !r.counts;
 
@@ -155,7 +208,7 @@ function fileLine(r) {
     : c.failed > 0
       ? `${c.failed} of ${c.tests} failed`
       : `${c.tests} tests${c.skipped ? `, ${c.skipped} skipped` : ''}${r.code !== 0 ? `, exit ${r.code}` : ''}`;
-  return `${failed(r) ? '✖' : '✔'} ${r.file}  ${what}  ${seconds(r.ms)}`;
+  return `${failed(r) ? '✖' : '✔'} ${r.file}  ${what}  ${seconds(r.ms)}${r.cpu === undefined ? '' : ` (cpu ${r.cpu.toFixed(1)} s)`}`;
 }
 
 async function worker() {
@@ -182,6 +235,9 @@ const elapsed = Date.now() - started;
 // Slowest-first order for the next run: this run's times over the last known ones.
 mkdirSync(join(root, '.cache'), { recursive: true });
 writeFileSync(TIMES, `${JSON.stringify({ ...previous, ...Object.fromEntries(results.map((r) => [r.file, r.ms])) }, null, 1)}\n`);
+const measured = results.filter((r) => r.cpu !== undefined);
+writeFileSync(CPU_TIMES, `${JSON.stringify(Object.fromEntries(measured.map((r) => [r.file, Number(r.cpu.toFixed(2))])), null, 1)}\n`);
+const runnerCpu = runCpu();
 
 const broken = results.filter(failed).sort((a, b) => a.file.localeCompare(b.file));
 if (broken.length > 0) {
@@ -215,7 +271,23 @@ const total = results.reduce(
 // A file that failed outside any test still fails the run, and counts as one failure.
 const unreported = broken.filter((r) => r.failures.length === 0).length;
 const slowest = [...results].sort((a, b) => b.ms - a.ms).slice(0, 5);
+if (cpuReport) {
+  const areas = new Map();
+  for (const r of measured) {
+    const area = r.file.split('/').slice(0, 2).join('/');
+    const a = areas.get(area) ?? { files: 0, cpu: 0 };
+    areas.set(area, { files: a.files + 1, cpu: a.cpu + r.cpu });
+  }
+  console.log('\ncpu by folder:');
+  for (const [area, a] of [...areas].sort((x, y) => y[1].cpu - x[1].cpu)) console.log(`  ${area.padEnd(22)} ${a.cpu.toFixed(1).padStart(6)} s  ${a.files} files`);
+  console.log('costliest files:');
+  for (const r of [...measured].sort((a, b) => b.cpu - a.cpu).slice(0, 15)) console.log(`  ${r.file.padEnd(44)} ${r.cpu.toFixed(1).padStart(6)} s`);
+}
+const fileCpu = measured.reduce((sum, r) => sum + r.cpu, 0);
 console.log(`\nslowest: ${slowest.map((r) => `${r.file} ${seconds(r.ms)}`).join(', ')}`);
 console.log(`${results.length} files, ${total.tests} tests in ${seconds(elapsed)} (${Math.min(concurrency, files.length)} at a time; ${seconds(dropped)} of it dropping databases at the end)`);
+console.log(
+  `cpu: ${seconds(runnerCpu * 1000)} in all (${seconds(fileCpu * 1000)} in the test files' processes, the rest the runner's own), ${seconds((runnerCpu * 1000) / availableParallelism())} per core on ${availableParallelism()}`,
+);
 console.log(`tests: ${total.passed} passed, ${total.failed + unreported} failed, ${total.skipped} skipped`);
 process.exit(broken.length > 0 || leftovers.length > 0 ? 1 : (process.exitCode ?? 0));

@@ -2,9 +2,10 @@
 // PostgreSQL database created for the suite and dropped after it. The test runner
 // (scripts/run-tests.mjs) makes sure a PostgreSQL answers at PRAXIS_TEST_PG_URL, starting a
 // private one when none does; a file run without it against no server fails with a message
-// saying so. Under the runner, a migrated store's database is a copy of the run's migrated
-// template (PRAXIS_TEST_PG_TEMPLATE), which costs less than running the migrations again (the
-// store still checks them), and it is named with the run's prefix (PRAXIS_TEST_PG_PREFIX) and
+// saying so. Under the runner, a migrated store is a copy of the run's migrated template
+// (PRAXIS_TEST_PG_TEMPLATE, PRAXIS_TEST_SQLITE_TEMPLATE: a database, a file), which costs less
+// than running the migrations again (the store still checks them); a PostgreSQL one is named
+// with the run's prefix (PRAXIS_TEST_PG_PREFIX) and
 // left to the runner, which drops all of them together when the run ends: each DROP DATABASE
 // waits for a checkpoint of the whole server (scripts/test-postgres.mjs). Without the runner,
 // each store migrates its own database and drops it after its suite. It is never
@@ -12,9 +13,9 @@
 // stores, one behaviour").
 
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before } from 'node:test';
 import pg from 'pg';
 import { ManualClock } from '../../src/core/clock.ts';
@@ -47,7 +48,7 @@ export interface TestStoreOptions {
 export async function openTestStore(kind: StoreKind, options: TestStoreOptions = {}): Promise<TestStore> {
   const clock = options.clock ?? new ManualClock();
   const migrate = options.migrate ?? true;
-  const place = kind === 'sqlite' ? temporarySqliteFile() : await throwawayPostgresDatabase(migrate ? migratedTemplate() : undefined);
+  const place = kind === 'sqlite' ? temporarySqliteFile(migrate ? migratedSqliteFile() : undefined) : await throwawayPostgresDatabase(migrate ? migratedTemplate() : undefined);
   let store: Store;
   try {
     store = await openStore(place.config, { clock });
@@ -98,15 +99,26 @@ interface Place {
   remove(): Promise<void>;
 }
 
-function temporarySqliteFile(): Place {
+/** `template`: a migrated store's file to start from (a copy of it), rather than an empty store. */
+function temporarySqliteFile(template: string | undefined): Place {
   const dir = mkdtempSync(join(tmpdir(), 'praxis-store-'));
+  const path = join(dir, 'data', 'praxis.db');
+  // Without a template, a subdirectory that does not exist yet, which the store creates.
+  if (template) {
+    mkdirSync(dirname(path));
+    copyFileSync(template, path);
+  }
   return {
-    // A subdirectory that does not exist yet, so every suite also exercises directory creation.
-    config: { kind: 'sqlite', path: join(dir, 'data', 'praxis.db') },
+    config: { kind: 'sqlite', path },
     async remove() {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The run's migrated SQLite file to copy (scripts/run-tests.mjs), when the runner made one. */
+function migratedSqliteFile(): string | undefined {
+  return process.env.PRAXIS_TEST_SQLITE_TEMPLATE || undefined;
 }
 
 /** The run's migrated database to copy (scripts/test-postgres.mjs), when the runner made one. */
