@@ -56,6 +56,14 @@ module.exports = {
       to: { path: '^src/daemon/' },
     },
     {
+      name: 'catalogue-loads-code-lazily',
+      comment:
+        'The registry and the capability catalogue are loaded by `praxis validate` and every daemon at start-up; a capability reaches its implementation code (host/, browser/) only behind import(), at its first invocation.',
+      severity: 'error',
+      from: { path: '^src/capabilities/(catalogue/|registry\\.ts$|module\\.ts$|builtin-implementations\\.ts$)' },
+      to: { path: '^src/capabilities/(host|browser)/', dependencyTypesNot: ['dynamic-import', 'type-only'] },
+    },
+    {
       name: 'no-cycles',
       comment: 'A cycle of runtime imports makes load order matter; type-only imports do not count.',
       severity: 'error',
