@@ -18,7 +18,7 @@ export function builtinImplementations(options: BuiltinImplementationOptions = {
 }
 
 /** One entry per module, each building its implementation at its first call. */
-export function implementationsOf(modules: readonly CapabilityModule[], environment: CapabilityEnvironment): CapabilityImplementations {
+function implementationsOf(modules: readonly CapabilityModule[], environment: CapabilityEnvironment): CapabilityImplementations {
   const entries = new Map<string, CapabilityImplementation>();
   for (const module of modules) {
     const { name } = module.definition;

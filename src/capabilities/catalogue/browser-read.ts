@@ -1,7 +1,7 @@
 import type { CapabilityModule } from '../module.ts';
 import { objectSchema, urlParam, urlTarget } from './params.ts';
 
-export const MAX_READ_CHARS = 100_000;
+const MAX_READ_CHARS = 100_000;
 
 /** The page's text is a low-trust observation: it informs, it never instructs. */
 export const browserRead: CapabilityModule = {

@@ -1,7 +1,5 @@
 import type { CapabilityModule } from '../module.ts';
-import { objectSchema } from './params.ts';
-
-export const MAX_PROCESS_LIMIT = 100;
+import { MAX_PROCESS_LIMIT, objectSchema } from './params.ts';
 
 /** Lists the busiest processes by name and resource use; command lines are never read. */
 export const hostProcessList: CapabilityModule = {

@@ -8,6 +8,7 @@ import { MAX_HOST_PATH_LENGTH, MAX_URL_LENGTH, hostOfUrl } from '../formats.ts';
 import { MAX_UNIT_NAME_LENGTH } from '../unit-name.ts';
 
 export const MAX_LINKS = 500;
+export const MAX_PROCESS_LIMIT = 100;
 export const JOURNAL_PRIORITIES = ['emerg', 'alert', 'crit', 'err', 'warning', 'notice', 'info', 'debug'] as const;
 export const MAX_LOG_LINES = 1000;
 export const MAX_GREP_LENGTH = 128;

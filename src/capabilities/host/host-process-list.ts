@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import type { JsonObject } from '../../core/plan.ts';
 import { CapabilityError } from '../implementation.ts';
 import type { CapabilityImplementation } from '../implementation.ts';
+import { MAX_PROCESS_LIMIT } from '../catalogue/params.ts';
 import { DEFAULT_PROC_ROOT, isGone, throwIfAborted } from './proc-files.ts';
 
 export const DEFAULT_PROCESS_LIMIT = 20;
-export const MAX_PROCESS_LIMIT = 100;
 /**
  * Clock ticks per second of the utime/stime fields (USER_HZ). Node cannot ask sysconf, and
  * Linux reports 100 on every architecture it runs user space on.
