@@ -11,8 +11,11 @@ import type { StepStatus } from './vocabulary.ts';
 /** Who makes a move: the executor's passes, an operator's lever, or replanning and quiescing. */
 export type StepMover = 'executor' | 'operator' | 'replan';
 
+/** The verbs of the step machine: the steps repository's `move` takes one, never a bare status. */
+export type StepVerb = 'promote' | 'claim' | 'take_over' | 'complete' | 'fail' | 'skip' | 'retry' | 'wait' | 'await_approval' | 'await_grant' | 'block' | 'release' | 'cancel';
+
 export interface StepMoveRule {
-  verb: string;
+  verb: StepVerb;
   from: readonly StepStatus[];
   to: StepStatus;
   by: readonly StepMover[];
@@ -25,6 +28,13 @@ const WORKING: readonly StepStatus[] = ['ready', 'waiting', 'executing', 'awaiti
 export const STEP_MOVES: readonly StepMoveRule[] = [
   { verb: 'promote', from: ['pending'], to: 'ready', by: ['executor'], why: 'its dependencies are done' },
   { verb: 'claim', from: ['ready', 'waiting', 'awaiting_approval'], to: 'executing', by: ['executor'], why: 'an executor takes it, with a lease, before a write or a check that runs long' },
+  {
+    verb: 'take_over',
+    from: ['executing'],
+    to: 'executing',
+    by: ['executor'],
+    why: 'its claimant is gone or its lease ran out: another executor takes the claim under a new lease (one taker wins)',
+  },
   { verb: 'complete', from: WORKING, to: 'completed', by: ['executor'], why: 'its action or check succeeded (a read completes without a claim)' },
   { verb: 'fail', from: WORKING, to: 'failed', by: ['executor'], why: 'its action failed, was denied, or its check refuted the expectation' },
   { verb: 'skip', from: WORKING, to: 'skipped', by: ['executor'], why: 'its precondition says the action is not needed' },
@@ -55,15 +65,24 @@ export class IllegalStepMove extends Error {
   constructor(
     readonly from: StepStatus,
     readonly to: StepStatus,
+    readonly verb?: StepVerb,
   ) {
-    super(`a step may not move from ${from} to ${to} (src/core/step-moves.ts)`);
+    super(verb ? `a step may not ${verb.replaceAll('_', ' ')} from ${from} (to ${to}; src/core/step-moves.ts)` : `a step may not move from ${from} to ${to} (src/core/step-moves.ts)`);
     this.name = 'IllegalStepMove';
   }
 }
 
-/** Throws IllegalStepMove unless every status in `from` may move to `to`. */
-export function assertStepMoves(from: StepStatus | readonly StepStatus[], to: StepStatus): void {
+const RULES = new Map(STEP_MOVES.map((rule) => [rule.verb, rule]));
+
+/**
+ * Where `verb` takes a step from each of `from` (pure). Throws IllegalStepMove when the table
+ * does not let the verb move a step from one of them: a bug in the caller, never a lost race.
+ */
+export function targetOf(verb: StepVerb, from: StepStatus | readonly StepStatus[]): StepStatus {
+  const rule = RULES.get(verb);
+  if (!rule) throw new TypeError(`no step verb "${String(verb)}" (src/core/step-moves.ts)`);
   for (const status of typeof from === 'string' ? [from] : from) {
-    if (!isLegalStepMove(status, to)) throw new IllegalStepMove(status, to);
+    if (!rule.from.includes(status)) throw new IllegalStepMove(status, rule.to, verb);
   }
+  return rule.to;
 }

@@ -7,6 +7,7 @@
 
 import { isEmpty, mergeRecords, writeCallRows, type CallRecords } from '../capabilities/call-records.ts';
 import type { JsonValue } from '../core/plan.ts';
+import type { StepVerb } from '../core/step-moves.ts';
 import { RUNNING_PLAN_STATUSES, type EventType, type StepStatus } from '../core/vocabulary.ts';
 import { abandonIntention, blockIntention, formSubordinate, fulfilIntention, resumeParent, suspendIntention } from '../mind/intentions.ts';
 import { recordFindings } from '../mind/findings.ts';
@@ -54,6 +55,8 @@ export interface ApplyOptions {
 
 /** The status change a decision makes, with the columns and the event that go with it. */
 interface Transition {
+  /** The verb of the step machine (src/core/step-moves.ts): the decision's own kind. */
+  verb: StepVerb;
   to: StepStatus;
   patch: StepPatch;
   event: EventType | null;
@@ -66,32 +69,40 @@ export function moveOf(decision: Exclude<StepDecision, { kind: 'keep' }>): Trans
   switch (decision.kind) {
     case 'complete':
       return {
+        verb: 'complete',
         to: 'completed',
         patch: { ...done, error: '', ...withExecution(decision.executionId), ...json('result', decision.result), ...json('observation', decision.observation) },
         event: 'plan_step_completed',
       };
     case 'skip':
-      return { to: 'skipped', patch: { ...done, ...withExecution(decision.executionId), ...json('observation', decision.observation) }, event: 'plan_step_skipped' };
+      return { verb: 'skip', to: 'skipped', patch: { ...done, ...withExecution(decision.executionId), ...json('observation', decision.observation) }, event: 'plan_step_skipped' };
     case 'fail':
       return {
+        verb: 'fail',
         to: 'failed',
         patch: { ...done, error: decision.error, ...withExecution(decision.executionId), ...json('result', decision.result), ...json('observation', decision.observation) },
         event: 'plan_step_failed',
       };
     case 'retry':
-      return { to: 'ready', patch: { leaseUntil: null, nextRunAt: decision.at, statusReason: decision.reason, error: decision.error, ...withExecution(decision.executionId) }, event: null };
+      return {
+        verb: 'retry',
+        to: 'ready',
+        patch: { leaseUntil: null, nextRunAt: decision.at, statusReason: decision.reason, error: decision.error, ...withExecution(decision.executionId) },
+        event: null,
+      };
     case 'await_approval':
-      return { to: 'awaiting_approval', patch: { ...done, approvalId: decision.approvalId }, event: null };
+      return { verb: 'await_approval', to: 'awaiting_approval', patch: { ...done, approvalId: decision.approvalId }, event: null };
     case 'await_grant':
-      return { to: 'awaiting_grant', patch: { ...done, requestId: decision.requestId }, event: null };
+      return { verb: 'await_grant', to: 'awaiting_grant', patch: { ...done, requestId: decision.requestId }, event: null };
     case 'wait':
       return {
+        verb: 'wait',
         to: 'waiting',
         patch: { leaseUntil: null, nextRunAt: decision.until, statusReason: decision.reason, ...json('result', decision.state), ...json('observation', decision.observation) },
         event: null,
       };
     case 'block':
-      return { to: 'blocked', patch: { ...done, error: decision.error, ...withExecution(decision.executionId) }, event: 'plan_step_blocked' };
+      return { verb: 'block', to: 'blocked', patch: { ...done, error: decision.error, ...withExecution(decision.executionId) }, event: 'plan_step_blocked' };
   }
 }
 
@@ -182,11 +193,11 @@ async function moveSteps(scoped: Store, moves: readonly Move[]): Promise<(StepRe
     const { step } = scene;
     const guard = options.guard ?? {};
     if (decision.kind === 'keep') {
-      if (decision.at) asked.push({ index, move: { id: step.id, from: options.from, to: step.status, patch: { nextRunAt: decision.at }, guard } });
+      if (decision.at) asked.push({ index, move: { id: step.id, verb: 'link', from: step.status, patch: { nextRunAt: decision.at }, guard } });
       continue;
     }
     const transition = moveOf(decision);
-    asked.push({ index, move: { id: step.id, from: options.from, to: transition.to, patch: { ...transition.patch, ...(options.countAttempt ? { countAttempt: true } : {}) }, guard } });
+    asked.push({ index, move: { id: step.id, verb: transition.verb, from: options.from, patch: { ...transition.patch, ...(options.countAttempt ? { countAttempt: true } : {}) }, guard } });
   }
   const moved = await scoped.steps.moveMany(asked.map((a) => a.move));
   asked.forEach(({ index }, i) => (answers[index] = moved[i]));
@@ -224,8 +235,7 @@ async function consequences(scoped: Store, move: Move, moved: StepRecord, after:
       if (current.intentionId) break;
       const reason = decision.kind === 'await_approval' ? 'awaiting_approval' : 'awaiting_grant';
       const formed = await formSubordinate(scoped, plan.intentionId, { objective: decision.objective, reason, origin: `plan_step:${step.id}` });
-      const to = moveOf(decision).to;
-      if (formed) current = (await scoped.steps.transition(step.id, to, to, { intentionId: formed.subordinate.id })) ?? current;
+      if (formed) current = (await scoped.steps.link(step.id, moveOf(decision).to, { intentionId: formed.subordinate.id })) ?? current;
       break;
     }
     case 'block':
@@ -316,7 +326,7 @@ async function stuckStep(ctx: ExecutorContext, { scene, options }: Move, error: 
   const reason = `its move could not be recorded ${failures} times in a row: ${errorText(error)}`;
   try {
     const blocked = await ctx.store.transaction(async (tx) => {
-      const moved = await tx.steps.transition(step.id, options.from, 'blocked', { leaseUntil: null, nextRunAt: null, statusReason: reason, error: reason });
+      const moved = await tx.steps.move('block', step.id, options.from, { leaseUntil: null, nextRunAt: null, statusReason: reason, error: reason });
       if (moved)
         await tx.events.append({
           type: 'plan_step_blocked',
@@ -354,7 +364,7 @@ async function applyEffect(scoped: Store, scene: StepScene, current: StepRecord,
         },
         effect.expectation,
       );
-      return (await scoped.steps.transition(current.id, current.status, current.status, { predictionId: prediction.id })) ?? current;
+      return (await scoped.steps.link(current.id, current.status, { predictionId: prediction.id })) ?? current;
     }
     case 'resolve_prediction':
       await resolvePrediction(scoped, effect.predictionId, {

@@ -214,7 +214,7 @@ export async function performApprovedStep(ctx: ExecutorContext, pass: Pass, scen
   const lease = addSeconds(ctx.clock.now(), leaseSecondsFor(step, plan.steps, ctx.registry));
   const claimed = await inUnitOfWork(store, async (scoped) => {
     if (!(await scoped.approvals.claimForExecution(approval.id, authorised.executionId))) return undefined;
-    const moved = await scoped.steps.transition(step.id, 'awaiting_approval', 'executing', { leaseUntil: lease, nextRunAt: lease, claimedBy: ctx.name });
+    const moved = await scoped.steps.move('claim', step.id, 'awaiting_approval', { leaseUntil: lease, nextRunAt: lease, claimedBy: ctx.name });
     // The request was ours but the step moved on (a replan cancelled it): take nothing, act on nothing.
     if (!moved) throw new LostStep();
     await writeRecords(scoped, authorised.records, [

@@ -31,7 +31,7 @@ export async function quiesceMind(store: Store, mindId: string): Promise<Quiesce
         await scoped.events.append({ type: 'plan_blocked', mindId, intentionId: plan.intentionId, planId: plan.id, data: { reason: 'quiesced' } });
         for (const step of await scoped.steps.listByPlan(plan.id)) {
           if (!OPEN_STEPS.includes(step.status)) continue;
-          const moved = await scoped.steps.transition(step.id, OPEN_STEPS, 'blocked', {
+          const moved = await scoped.steps.move('block', step.id, OPEN_STEPS, {
             statusReason: reason,
             approvalId: null,
             requestId: null,

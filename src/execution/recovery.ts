@@ -160,9 +160,9 @@ export async function recoverStep(ctx: ExecutorContext, pass: Pass, due: StepRec
 async function takeOverAndRun(ctx: ExecutorContext, pass: Pass, scene: StepScene, now: Date, gone: boolean): Promise<boolean> {
   const { step } = scene;
   const lease = addSeconds(now, leaseSecondsFor(step, scene.plan.steps, ctx.registry));
-  const taken = await ctx.store.steps.transition(
+  const taken = await ctx.store.steps.move(
+    'take_over',
     step.id,
-    'executing',
     'executing',
     { leaseUntil: lease, nextRunAt: lease, claimedBy: ctx.name, statusReason: `taken over by ${ctx.name}: the previous claim ${gone ? `was held by ${step.claimedBy}, which is gone` : 'expired'}` },
     gone ? { claimedBy: step.claimedBy, leaseUntil: step.leaseUntil } : { leaseExpiredBy: now },
@@ -192,7 +192,7 @@ export async function releaseStep(store: Store, stepId: string, operator: string
   const plan = await store.plans.get(step.planId);
   if (!plan) return { released: false, code: 'not_found', message: `no plan ${step.planId}` };
   const released = await inUnitOfWork(store, async (scoped) => {
-    const moved = await scoped.steps.transition(step.id, 'blocked', 'ready', {
+    const moved = await scoped.steps.move('release', step.id, 'blocked', {
       statusReason: `released by ${operator}`,
       error: '',
       leaseUntil: null,

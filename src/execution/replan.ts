@@ -176,7 +176,7 @@ export async function cancelOpenSteps(ctx: ExecutorContext, plan: PlanWithSteps,
   for (const step of plan.steps) {
     const status = step.status;
     if (!(CANCELLABLE as readonly string[]).includes(status)) continue;
-    const moved = await store.steps.transition(step.id, CANCELLABLE, 'cancelled', { statusReason: why, leaseUntil: null, nextRunAt: null });
+    const moved = await store.steps.move('cancel', step.id, CANCELLABLE, { statusReason: why, leaseUntil: null, nextRunAt: null });
     if (!moved) continue;
     cancelled += 1;
     if (moved.approvalId) {

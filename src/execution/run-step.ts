@@ -80,7 +80,7 @@ async function claimForWrite(ctx: ExecutorContext, scene: StepScene, found: Appl
   const { plan, step } = scene;
   return inUnitOfWork(ctx.store, async (scoped) => {
     const lease = addSeconds(ctx.clock.now(), leaseSeconds);
-    const claimed = await scoped.steps.transition(step.id, found.from, 'executing', { leaseUntil: lease, nextRunAt: lease, countAttempt: true, claimedBy: ctx.name }, found.guard ?? {});
+    const claimed = await scoped.steps.move('claim', step.id, found.from, { leaseUntil: lease, nextRunAt: lease, countAttempt: true, claimedBy: ctx.name }, found.guard ?? {});
     if (!claimed) {
       await writeRecords(scoped, { ...records, executions: records.executions.filter((e) => e.status !== 'started') });
       return undefined;
@@ -116,7 +116,7 @@ async function claimAndRun(ctx: ExecutorContext, pass: Pass, due: StepRecord): P
     } else {
       const now = ctx.clock.now();
       const lease = addSeconds(now, leaseSeconds);
-      won = await tx.steps.transition(due.id, 'waiting', 'executing', { leaseUntil: lease, nextRunAt: lease, claimedBy: ctx.name }, { dueBy: now });
+      won = await tx.steps.move('claim', due.id, 'waiting', { leaseUntil: lease, nextRunAt: lease, claimedBy: ctx.name }, { dueBy: now });
     }
     if (won && due.status === 'ready') {
       await tx.events.append({

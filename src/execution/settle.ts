@@ -290,7 +290,7 @@ async function settleIn(ctx: ExecutorContext, scoped: Store, plans: readonly ToS
   for (const [i, { plan, decided }] of plans.entries()) {
     moved[i]! += decided.promote.filter((s) => promoted.has(s.id)).length;
     for (const { step, reason } of decided.cancel) {
-      if (await scoped.steps.transition(step.id, 'pending', 'cancelled', { statusReason: reason })) moved[i]! += 1;
+      if (await scoped.steps.move('cancel', step.id, 'pending', { statusReason: reason })) moved[i]! += 1;
     }
     if (!decided.outcome && decided.status !== plan.status) {
       // Only from the status it was read in: a plan that moved meanwhile is settled again later.

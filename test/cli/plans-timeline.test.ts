@@ -58,7 +58,7 @@ for (const kind of STORE_KINDS) {
       const p1 = plan.steps.find((s) => s.key === 'P1')!;
       // As recovery leaves a non-idempotent write whose outcome is unknown.
       await store.plans.transition(plan.id, 'validated', 'executing');
-      assert.ok(await store.steps.transition(p1.id, 'pending', 'blocked', { error: 'outcome unknown' }));
+      assert.ok(await store.steps.move('block', p1.id, 'pending', { error: 'outcome unknown' }));
 
       const notBlocked = await praxis(['release', plan.id, 'V1', '--as', 'alice'], env);
       assert.equal(notBlocked.code, 1);

@@ -15,7 +15,7 @@ import { draftOf, eventTypes, makeWorld, readStep, step, type World } from './su
 async function abandonedClaim(w: World, only: StepDraft) {
   const { plan, intention } = await w.plan(draftOf([only]));
   await w.store.plans.transition(plan.id, 'validated', 'executing');
-  await w.store.steps.transition(plan.steps[0]!.id, 'pending', 'ready');
+  await w.store.steps.move('promote', plan.steps[0]!.id, 'pending');
   const claimed = await w.store.steps.claim(plan.steps[0]!.id, { leaseSeconds: 32 });
   assert.ok(claimed);
   return { plan, intention, stepId: claimed.id, origin: `plan_step:${claimed.id}` };
@@ -160,7 +160,7 @@ for (const kind of STORE_KINDS) {
       // Run W only: start the plan and handle its first due step.
       await executor.tick();
       const v = plan.steps[1]!;
-      await w.store.steps.transition(v.id, 'pending', 'ready');
+      await w.store.steps.move('promote', v.id, 'pending');
       assert.ok(await w.store.steps.claim(v.id, { leaseSeconds: 32 }));
       w.advance(33);
       await executor.drain();

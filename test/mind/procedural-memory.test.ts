@@ -29,8 +29,8 @@ async function completedPlan(store: Store, draft: PlanDraft, revision: number, s
     status: 'validated',
   });
   for (const step of plan.steps) {
-    await store.steps.transition(step.id, 'pending', 'ready');
-    await store.steps.transition(step.id, 'ready', skip.includes(step.key) ? 'skipped' : 'completed');
+    await store.steps.move('promote', step.id, 'pending');
+    await store.steps.move(skip.includes(step.key) ? 'skip' : 'complete', step.id, 'ready');
   }
   await store.plans.transition(plan.id, 'validated', 'completed');
   return { mind, intention, plan };
@@ -103,8 +103,8 @@ for (const kind of STORE_KINDS) {
         status: 'validated',
       });
       const refuted = first.steps.find((s) => s.key === 'V1')!.id;
-      await store.steps.transition(refuted, 'pending', 'ready');
-      await store.steps.transition(refuted, 'ready', 'failed');
+      await store.steps.move('promote', refuted, 'pending');
+      await store.steps.move('fail', refuted, 'ready');
       await store.plans.transition(first.id, 'validated', 'superseded', { supersededBy: plan.id });
       const result = await recordProcedure(store, plan.id);
       assert.equal(result.recorded, true);

@@ -120,9 +120,9 @@ for (const kind of STORE_KINDS) {
 
       // The executor's part, by hand: the restart ran, the verification failed, the rule said replan.
       const [p1, v1] = one.steps;
-      for (const step of [p1!, v1!]) await store.steps.transition(step.id, 'pending', 'ready');
-      await store.steps.transition(p1!.id, 'ready', 'completed', { statusReason: 'restart requested (health not yet verified)' });
-      await store.steps.transition(v1!.id, 'ready', 'failed', { error: 'expectation failed: atlas-worker.service was not active within 60 s', observation: { active_state: 'failed' } });
+      for (const step of [p1!, v1!]) await store.steps.move('promote', step.id, 'pending');
+      await store.steps.move('complete', p1!.id, 'ready', { statusReason: 'restart requested (health not yet verified)' });
+      await store.steps.move('fail', v1!.id, 'ready', { error: 'expectation failed: atlas-worker.service was not active within 60 s', observation: { active_state: 'failed' } });
       await store.plans.transition(one.id, 'validated', 'replanning', { statusReason: 'expectation failed' });
       const planner = new Planner(registry);
       const left = (failed: readonly string[]) =>

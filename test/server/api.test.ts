@@ -397,7 +397,7 @@ for (const kind of STORE_KINDS) {
       await withApi(store(), async ({ call, world }) => {
         const { plan } = await world.plan(draftOf([readStep('a')]));
         const a = plan.steps[0]!;
-        await world.store.steps.transition(a.id, 'pending', 'blocked', { error: 'outcome unknown' });
+        await world.store.steps.move('block', a.id, 'pending', { error: 'outcome unknown' });
         const released = await call('operator', 'POST', `/api/v1/plans/${plan.id}/steps/a/retry`, { note: 'checked by hand' });
         assert.equal(released.status, 200, JSON.stringify(released.body));
         assert.equal(released.body.step.status, 'ready');

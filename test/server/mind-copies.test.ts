@@ -77,7 +77,7 @@ for (const kind of STORE_KINDS) {
     it('releases a blocked step through its mind, and answers 404 for a plan of another mind', async () => {
       await withApi(store(), async ({ call, world, other }) => {
         const { plan } = await world.plan(draftOf([readStep('a')]));
-        await world.store.steps.transition(plan.steps[0]!.id, 'pending', 'blocked', { error: 'outcome unknown' });
+        await world.store.steps.move('block', plan.steps[0]!.id, 'pending', { error: 'outcome unknown' });
         const elsewhere = await call('operator', 'POST', `/api/v1/minds/${other.name}/plans/${plan.id}/steps/a/retry`, {});
         assert.equal(elsewhere.status, 404);
         assert.equal((await world.store.steps.get(plan.steps[0]!.id))?.status, 'blocked');

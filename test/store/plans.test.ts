@@ -245,10 +245,10 @@ describe('plans read back identically from both stores', () => {
       for (const { store, clock } of opened) {
         const { plan } = await seedPlan(store);
         const step = plan.steps[1]!;
-        await store.steps.transition(step.id, 'pending', 'ready', { nextRunAt: clock.now() });
+        await store.steps.move('promote', step.id, 'pending', { nextRunAt: clock.now() });
         clock.advance(1);
         await store.steps.claim(step.id, { leaseSeconds: 30 });
-        await store.steps.transition(step.id, 'executing', 'completed', {
+        await store.steps.move('complete', step.id, 'executing', {
           result: { ok: true, lines: ['a', 'b'], n: 1.5, nothing: null },
           observation: 'active',
         });

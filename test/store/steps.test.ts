@@ -16,8 +16,8 @@ for (const kind of STORE_KINDS) {
       const step = plan.steps[0]!;
       clock.advance(3);
       const later = addSeconds(clock.now(), 60);
-      await store.steps.transition(step.id, 'pending', 'ready');
-      const waiting = await store.steps.transition(step.id, ['ready', 'waiting'], 'waiting', {
+      await store.steps.move('promote', step.id, 'pending');
+      const waiting = await store.steps.move('wait', step.id, ['ready', 'waiting'], {
         nextRunAt: later,
         statusReason: 'waiting for the window',
       });
@@ -27,7 +27,7 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(waiting?.updatedAt, clock.now());
       assert.equal(waiting?.finishedAt, null);
 
-      const done = await store.steps.transition(step.id, 'waiting', 'completed', {
+      const done = await store.steps.move('complete', step.id, 'waiting', {
         result: { observed: ['x', 1, true, null] },
         observation: { active_state: 'active' },
       });
@@ -42,10 +42,10 @@ for (const kind of STORE_KINDS) {
       const { plan } = await seedPlan(store);
       const step = plan.steps[0]!;
       clock.advance(10);
-      assert.equal(await store.steps.transition(step.id, 'ready', 'executing', { error: 'x' }), undefined);
-      assert.equal(await store.steps.transition(step.id, ['executing', 'waiting'], 'failed', { error: 'x' }), undefined);
+      assert.equal(await store.steps.move('claim', step.id, 'ready', { error: 'x' }), undefined);
+      assert.equal(await store.steps.move('fail', step.id, ['executing', 'waiting'], { error: 'x' }), undefined);
       assert.deepEqual(await store.steps.get(step.id), step, 'not even updated_at moved');
-      assert.equal(await store.steps.transition('00000000-0000-7000-8000-000000000000', 'pending', 'ready'), undefined);
+      assert.equal(await store.steps.move('promote', '00000000-0000-7000-8000-000000000000', 'pending'), undefined);
     });
 
     it('lets a claim win exactly once and counts the attempt in SQL', async () => {
@@ -64,7 +64,7 @@ for (const kind of STORE_KINDS) {
       assert.equal((await store.steps.get(stepId))?.attempts, 1);
 
       // A retry goes back to ready and is claimed again: the counter keeps counting.
-      await store.steps.transition(stepId, 'executing', 'ready', { leaseUntil: null, nextRunAt: null });
+      await store.steps.move('retry', stepId, 'executing', { leaseUntil: null, nextRunAt: null });
       assert.equal((await store.steps.claim(stepId, { leaseSeconds: 90 }))?.attempts, 2);
       await assert.rejects(store.steps.claim(stepId, { leaseSeconds: 0 }), /leaseSeconds/);
     });
@@ -74,7 +74,7 @@ for (const kind of STORE_KINDS) {
       const { plan } = await seedPlan(store);
       const step = plan.steps[0]!;
       assert.equal(await store.steps.claim(step.id, { leaseSeconds: 30 }), undefined);
-      await store.steps.transition(step.id, 'pending', 'ready', { nextRunAt: addSeconds(clock.now(), 30) });
+      await store.steps.move('promote', step.id, 'pending', { nextRunAt: addSeconds(clock.now(), 30) });
       assert.equal(await store.steps.claim(step.id, { leaseSeconds: 30 }), undefined);
       clock.advance(30);
       assert.equal((await store.steps.claim(step.id, { leaseSeconds: 30 }))?.status, 'executing');
@@ -87,18 +87,18 @@ for (const kind of STORE_KINDS) {
       assert.ok(claim?.leaseUntil);
 
       const stale = addSeconds(claim.leaseUntil, -1);
-      assert.equal(await store.steps.transition(stepId, 'executing', 'completed', {}, { leaseUntil: stale }), undefined);
-      assert.equal(await store.steps.transition(stepId, 'executing', 'completed', {}, { leaseUntil: null }), undefined);
-      assert.equal(await store.steps.transition(stepId, 'executing', 'completed', {}, { attempts: 2 }), undefined);
+      assert.equal(await store.steps.move('complete', stepId, 'executing', {}, { leaseUntil: stale }), undefined);
+      assert.equal(await store.steps.move('complete', stepId, 'executing', {}, { leaseUntil: null }), undefined);
+      assert.equal(await store.steps.move('complete', stepId, 'executing', {}, { attempts: 2 }), undefined);
 
       clock.advance(30);
       const takeOver = { leaseExpiredBy: clock.now() };
-      assert.equal(await store.steps.transition(stepId, 'executing', 'blocked', {}, takeOver), undefined, 'lease still held');
+      assert.equal(await store.steps.move('block', stepId, 'executing', {}, takeOver), undefined, 'lease still held');
       clock.advance(30);
-      const blocked = await store.steps.transition(stepId, 'executing', 'blocked', { statusReason: 'outcome_unverified', leaseUntil: null }, { leaseExpiredBy: clock.now(), attempts: 1 });
+      const blocked = await store.steps.move('block', stepId, 'executing', { statusReason: 'outcome_unverified', leaseUntil: null }, { leaseExpiredBy: clock.now(), attempts: 1 });
       assert.equal(blocked?.status, 'blocked');
       assert.equal(blocked?.leaseUntil, null);
-      assert.equal(await store.steps.transition(stepId, 'executing', 'completed', {}, { leaseUntil: claim.leaseUntil }), undefined, 'the old holder lost the step');
+      assert.equal(await store.steps.move('complete', stepId, 'executing', {}, { leaseUntil: claim.leaseUntil }), undefined, 'the old holder lost the step');
     });
 
     it("lists a plan's steps in position order", async () => {
@@ -115,7 +115,7 @@ for (const kind of STORE_KINDS) {
       // Two identical plans: one moved step by step, the other with moveMany; the results must match.
       const twoReady = async () => {
         const { plan } = await seedPlan(store);
-        for (const s of plan.steps) await store.steps.transition(s.id, 'pending', 'ready');
+        for (const s of plan.steps) await store.steps.move('promote', s.id, 'pending');
         return plan.steps.map((s) => s.id);
       };
       const alone = await twoReady();
@@ -125,8 +125,8 @@ for (const kind of STORE_KINDS) {
       const movesOf = (ids: string[]) => [
         {
           id: ids[0]!,
+          verb: 'complete' as const,
           from: 'ready' as const,
-          to: 'completed' as const,
           patch: {
             countAttempt: true,
             leaseUntil: null,
@@ -140,18 +140,18 @@ for (const kind of STORE_KINDS) {
         },
         {
           id: ids[1]!,
+          verb: 'complete' as const,
           from: 'ready' as const,
-          to: 'completed' as const,
           patch: { countAttempt: true, leaseUntil: null, nextRunAt: null, result: { ok: [2] }, observation: null, executionId: '00000000-0000-7000-8000-0000000000e2', statusReason: 'read again' },
           guard: { dueBy: due },
         },
       ];
       const extra = (ids: string[]) => [
         // Another shape in the same call: a write that keeps the status, guarded on an unset lease.
-        { id: ids[0]!, from: ['completed'] as const, to: 'completed' as const, patch: { claimedBy: 'x' }, guard: { leaseUntil: null } },
+        { id: ids[0]!, verb: 'link' as const, from: 'completed' as const, patch: { claimedBy: 'x' }, guard: { leaseUntil: null } },
       ];
       const expected = [];
-      for (const m of movesOf(alone)) expected.push(await store.steps.transition(m.id, m.from, m.to, m.patch, m.guard));
+      for (const m of movesOf(alone)) expected.push(await store.steps.move(m.verb, m.id, m.from, m.patch, m.guard));
       const statements: string[] = [];
       const observed = await openStore(config, { clock, observeQuery: (text) => statements.push(text) });
       try {

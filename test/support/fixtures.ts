@@ -138,7 +138,7 @@ export async function seedReadyStep(store: Store): Promise<{ stepId: string; pla
   const { plan } = await seedPlan(store, draft);
   const step = plan.steps[0];
   if (!step) throw new Error('seeded plan has no step');
-  const ready = await store.steps.transition(step.id, 'pending', 'ready');
+  const ready = await store.steps.move('promote', step.id, 'pending');
   if (!ready) throw new Error('could not make the seeded step ready');
   return { stepId: step.id, planId: plan.id };
 }

@@ -2,7 +2,7 @@
 // it, most of them the same way (ready → completed, guarded by the due time they were found at,
 // counting the attempt). Moves of one shape (target status, `from` statuses, the columns they
 // set and the guards they carry) become one conditional UPDATE joined to a table of per-step
-// values, so every row keeps exactly the condition its own `transition` would have: the database
+// values, so every row keeps exactly the condition its own `move` would have: the database
 // still decides each step's winner, and a step that lost is simply absent from RETURNING.
 //
 //   WITH v(id, <columns>, <guard values>) AS (VALUES (...), (...))

@@ -1,11 +1,12 @@
-// Plan steps and the transition primitive the executor is built on. A step only ever moves by
-// one conditional UPDATE ... WHERE status IN (:from) ... RETURNING: the database decides who
-// wins, so no executor keeps step state in memory and none can act on a step it lost.
+// Plan steps and the step machine's verbs the executor is built on. A step only ever moves by a
+// named verb of the table in src/core/step-moves.ts (move, moveMany, promote, claim), each one
+// conditional UPDATE ... WHERE status IN (:from) ... RETURNING: the database decides who wins,
+// so no executor keeps step state in memory and none can act on a step it lost.
 
 import type { Selectable, Updateable } from 'kysely';
 import { addSeconds } from '../../core/clock.ts';
 import type { Expectation, JsonObject, JsonValue, Precondition, StepSpec } from '../../core/plan.ts';
-import { assertStepMoves } from '../../core/step-moves.ts';
+import { targetOf, type StepVerb } from '../../core/step-moves.ts';
 import { RUNNING_PLAN_STATUSES, type StepKind, type StepStatus } from '../../core/vocabulary.ts';
 import type { Codec } from '../codec.ts';
 import type { PlanStepsTable } from '../schema.ts';
@@ -51,7 +52,7 @@ export interface StepRecord {
   updatedAt: Date;
 }
 
-/** Columns a transition may set alongside the status; `undefined` leaves a column as it is. */
+/** Columns a move may set alongside the status; `undefined` leaves a column as it is. */
 export interface StepPatch {
   leaseUntil?: Date | null;
   nextRunAt?: Date | null;
@@ -77,7 +78,7 @@ export interface StepPatch {
   countAttempt?: boolean;
 }
 
-/** Extra conditions a transition must meet besides the `from` status; all given ones must hold. */
+/** Extra conditions a move must meet besides the `from` status; all given ones must hold. */
 export interface StepGuard {
   /** The lease the caller got from its claim: only the current lease holder may move the step. */
   leaseUntil?: Date | null;
@@ -91,23 +92,34 @@ export interface StepGuard {
   claimedBy?: string;
 }
 
-/** One move for `moveMany`: what `transition` takes. */
+/**
+ * One step's move for `moveMany`: a verb of the step machine (src/core/step-moves.ts), or `link`
+ * for a write that leaves the status as it is (from must then name the one status it is in).
+ */
 export interface StepMove {
   id: string;
+  verb: StepVerb | 'link';
   from: StepStatus | readonly StepStatus[];
-  to: StepStatus;
   patch?: StepPatch;
   guard?: StepGuard;
+}
+
+/** The status a move leaves its step in; throws IllegalStepMove for a move the table lacks. */
+function destinationOf(verb: StepVerb | 'link', from: StepStatus | readonly StepStatus[]): StepStatus {
+  if (verb !== 'link') return targetOf(verb, from);
+  if (typeof from !== 'string') throw new TypeError('a link leaves the status as it is, so it names the one status the step is in');
+  return from;
 }
 
 /** Rows per set-based move statement: far below either store's limit on bound parameters. */
 const MOVES_PER_STATEMENT = 200;
 
-/** A move with its columns encoded as `transition` would set them. */
-function encodeMove({ id, from, to, patch = {}, guard = {} }: StepMove, codec: Codec, now: Date): EncodedMove {
+/** A move with its columns encoded as `move` would set them. */
+function encodeMove({ id, verb, from, patch = {}, guard = {} }: StepMove, codec: Codec, now: Date): EncodedMove {
+  const to = destinationOf(verb, from);
   const set = encodePatch(patch, codec);
   if (FINAL_STEP_STATUSES.includes(to) && patch.finishedAt === undefined) set.finished_at = codec.time(now);
-  // Counting the attempt stamps started_at itself (movesStatement), as transition does.
+  // Counting the attempt stamps started_at itself (movesStatement), as a single move does.
   if (patch.countAttempt) delete set.started_at;
   const encodedGuard: EncodedMove['guard'] = {};
   if (guard.leaseUntil !== undefined) encodedGuard.lease_until = codec.timeOrNull(guard.leaseUntil);
@@ -196,11 +208,6 @@ export class StepRepository {
   }
 
   /**
-   * Moves a step from one of `from` to `to` in a single conditional UPDATE, setting the patch and
-   * updated_at with it. Returns the row as updated, or undefined when the step was not in a `from`
-   * status or a guard failed: another executor won or the world moved on, and nothing changed.
-   */
-  /**
    * Rewrites the action of a step waiting for approval `approvalId` to the operator's amendment
    * of it, so what runs once approved is the step's own action. Only while the step still waits
    * for that request: undefined when it moved on, and nothing changed.
@@ -218,8 +225,28 @@ export class StepRepository {
     return row && decodeStep(row, codec);
   }
 
-  async transition(stepId: string, from: StepStatus | readonly StepStatus[], to: StepStatus, patch: StepPatch = {}, guard: StepGuard = {}): Promise<StepRecord | undefined> {
-    assertStepMoves(from, to);
+  /**
+   * Moves a step by a verb of the step machine (src/core/step-moves.ts), from one of `from` to
+   * where the verb leads, in a single conditional UPDATE that sets the patch and updated_at with
+   * it. Returns the row as updated, or undefined when the step was not in a `from` status or a
+   * guard failed: another executor won or the world moved on, and nothing changed. A verb the
+   * table does not allow from one of `from` throws IllegalStepMove before anything is written.
+   * This, `moveMany`, `promote` and `claim` are the only writers of a step's status.
+   */
+  async move(verb: StepVerb, stepId: string, from: StepStatus | readonly StepStatus[], patch: StepPatch = {}, guard: StepGuard = {}): Promise<StepRecord | undefined> {
+    return this.#write(stepId, from, targetOf(verb, from), patch, guard);
+  }
+
+  /**
+   * Writes links or a new due time on a step that stays in `status` (a prediction, a subordinate
+   * intention, the next look of a waiting step), under the same guards as a move. Not a move:
+   * the status is left as it is.
+   */
+  async link(stepId: string, status: StepStatus, patch: Pick<StepPatch, 'predictionId' | 'intentionId' | 'nextRunAt' | 'statusReason'>, guard: StepGuard = {}): Promise<StepRecord | undefined> {
+    return this.#write(stepId, status, status, patch, guard);
+  }
+
+  async #write(stepId: string, from: StepStatus | readonly StepStatus[], to: StepStatus, patch: StepPatch, guard: StepGuard): Promise<StepRecord | undefined> {
     const { db, codec, clock } = this.#ctx;
     const now = clock.now();
     const set = encodePatch(patch, codec);
@@ -246,13 +273,12 @@ export class StepRepository {
   }
 
   /**
-   * Several moves at once, each exactly as `transition` would make it (its own `from`, patch and
+   * Several moves at once, each exactly as `move` (or `link`) would make it (its own verb, `from`, patch and
    * guards), in one conditional statement per shape of move (step-moves.ts): a pass's batch of
    * steps, most of which move alike, costs a statement or two instead of one per step. Answers
    * in the order asked, undefined for a move that lost.
    */
   async moveMany(moves: readonly StepMove[]): Promise<(StepRecord | undefined)[]> {
-    for (const move of moves) assertStepMoves(move.from, move.to);
     const { codec, clock } = this.#ctx;
     const now = clock.now();
     const at = codec.time(now);
@@ -267,8 +293,8 @@ export class StepRepository {
       // A step asked twice would make the join ambiguous; a lone move needs no join.
       if (indexes.length === 1 || new Set(indexes.map((i) => moves[i]!.id)).size < indexes.length) {
         for (const i of indexes) {
-          const { id, from, to, patch, guard } = moves[i]!;
-          answers[i] = await this.transition(id, from, to, patch, guard);
+          const { id, from, patch = {}, guard = {} } = moves[i]!;
+          answers[i] = await this.#write(id, from, encoded[i]!.to, patch, guard);
         }
         continue;
       }
