@@ -268,7 +268,7 @@ export class Executor {
     let following = false;
     while (!signal.aborted) {
       let busy = false;
-      // Approvals being performed go first: the pass they woken would only compete with them.
+      // Approvals being performed go first: the pass their wake-up started would only compete with them.
       if (this.#performing) await this.#performing;
       try {
         const report = await this.#tick(signal, !following || performance.now() - this.#housekeptAt >= HOUSEKEEPING_MS);

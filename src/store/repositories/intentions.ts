@@ -87,6 +87,20 @@ export class IntentionRepository {
     return row && this.#decode(row);
   }
 
+  /**
+   * The intention a plan serves, found through the plan in one statement: it can be read side by
+   * side with the plan itself instead of after it.
+   */
+  async getOfPlan(planId: string): Promise<IntentionRecord | undefined> {
+    const { db } = this.#ctx;
+    const row = await db
+      .selectFrom('intentions')
+      .selectAll()
+      .where('id', '=', (eb) => eb.selectFrom('plans').select('plans.intention_id').where('plans.id', '=', planId))
+      .executeTakeFirst();
+    return row && this.#decode(row);
+  }
+
   /** Several intentions keyed by id, in one statement per chunk of ids; ids not found are absent. */
   async getMany(ids: readonly string[]): Promise<Map<string, IntentionRecord>> {
     const found = new Map<string, IntentionRecord>();
