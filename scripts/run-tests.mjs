@@ -137,7 +137,7 @@ function runFile(file) {
     const begun = Date.now();
     const prefix = databases.filePrefix(fileCount);
     const cpuOut = join(cpuFigures, `${fileCount++}.json`);
-    const child = spawn(process.execPath, [...NODE_ARGS, '--enable-source-maps', `--import=${CPU}`, `--test-reporter=${REPORTER}`, '--test-reporter-destination=stdout', compiled.testFile(file)], {
+    const child = spawn(process.execPath, [...NODE_ARGS, `--import=${CPU}`, `--test-reporter=${REPORTER}`, '--test-reporter-destination=stdout', compiled.testFile(file)], {
       cwd: root,
       env: { ...env, PRAXIS_TEST_PG_PREFIX: prefix, PRAXIS_TEST_CPU_OUT: cpuOut },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -160,10 +160,10 @@ function runFile(file) {
           parsed = undefined;
         }
         if (parsed?.counts) result.counts = parsed.counts;
-        else if (parsed?.failure) result.failures.push(parsed.failure);
+        else if (parsed?.failure) result.failures.push({ ...parsed.failure, error: compiled.sourceMapped(parsed.failure.error) });
         else if (line.trim()) other.push(line);
       }
-      result.output = [...other, stderr.trimEnd()].filter(Boolean).join('\n');
+      result.output = compiled.sourceMapped([...other, stderr.trimEnd()].filter(Boolean).join('\n'));
       resolve(result);
     });
   });
