@@ -11,9 +11,10 @@
 // its evidence trail follow the one rule of beliefs.ts. A unit seen in a state weakens the
 // mind's beliefs that it was in another (evidence against). See docs/mind.md, "Findings".
 
-import type { JsonObject, JsonValue } from '../core/plan.ts';
+import type { JsonObject } from '../core/plan.ts';
 import type { BeliefRecord, Repositories } from '../store/index.ts';
 import { addEvidence } from './beliefs.ts';
+import type { StepDigest } from '../core/step-digest.ts';
 
 /** A used share at or above this is a problem. */
 export const DISK_FULL_PERCENT = 90;
@@ -46,17 +47,8 @@ export interface Finding {
 }
 
 /** A dependency of the summary as findings need it. */
-export interface ObservedStep {
-  key: string;
-  title: string;
-  kind: string;
-  capability: string;
-  target: string;
-  status: string;
-  error: string;
-  statusReason: string;
-  observation: JsonValue | null;
-}
+/** A step as findings read it: the shared digest (src/core/step-digest.ts). */
+export type ObservedStep = StepDigest;
 
 function clip(text: string, max = MAX_FINDING_TEXT): string {
   const flat = text.replace(/\s+/g, ' ').trim();

@@ -2,8 +2,9 @@
 // view of policy as it stands, the strategies that already failed, earlier revisions), so the
 // planner is a pure function: the same request always gives the same plan.
 
-import type { Alternative, Budget, JsonObject, JsonValue, PlanDraft, ValidationIssue, ValidationResult } from '../core/plan.ts';
+import type { Alternative, Budget, JsonObject, PlanDraft, ValidationIssue, ValidationResult } from '../core/plan.ts';
 import type { PolicyDecision } from '../core/vocabulary.ts';
+import type { StepDigest } from '../core/step-digest.ts';
 
 /** Strategies in preference order: deterministic ones first, the model last. */
 export const STRATEGY_ORDER = ['direct', 'diagnose', 'diagnose_then_escalate', 'model'] as const;
@@ -37,18 +38,8 @@ export interface PolicyView {
   decide(capability: string, target: string, params: JsonObject): PolicyAnswer;
 }
 
-/** One step of an earlier revision, as far as planning cares. */
-export interface PriorStep {
-  key: string;
-  title: string;
-  kind: string;
-  capability: string;
-  target: string;
-  status: string;
-  error: string;
-  statusReason: string;
-  observation?: JsonValue | null;
-}
+/** A step of an earlier revision, as the planner reads it: the shared digest (src/core/step-digest.ts). */
+export type PriorStep = StepDigest;
 
 /** An earlier revision of the same intention. */
 export interface PriorRevision {
