@@ -12,6 +12,7 @@ import { dirname, resolve } from 'node:path';
 import { InputError } from '../core/errors.ts';
 import { approvalKeyFrom, MIN_SECRET_BYTES, type ApprovalKey } from '../capabilities/policy/action-digest.ts';
 import type { StoreConfig } from '../store/index.ts';
+import type { ErrorCode } from '../core/error-codes.ts';
 
 /** Where a PostgreSQL daemon keeps its secret when none is configured: the default state directory. */
 export const DEFAULT_SECRET_FILE = './.praxis/daemon.secret';
@@ -92,6 +93,6 @@ function createSecretFile(file: string): boolean {
   }
 }
 
-function secretProblem(code: string, file: string, message: string): InputError {
+function secretProblem(code: ErrorCode, file: string, message: string): InputError {
   return new InputError([{ code, path: 'secretFile', message: `the daemon secret file ${file} ${message}` }]);
 }

@@ -4,7 +4,7 @@
 
 import { createHash, randomBytes } from 'node:crypto';
 import type { Clock } from '../core/clock.ts';
-import { InputError } from '../core/errors.ts';
+import { InputError, type Problem } from '../core/errors.ts';
 import { isOperatorName } from '../core/operator.ts';
 import { AccessRoles, type AccessRole } from '../core/vocabulary.ts';
 import type { AccessTokenRecord, NewEvent, Store } from '../store/index.ts';
@@ -34,7 +34,7 @@ export interface IssuedToken {
 }
 
 export async function issueToken(store: Store, request: TokenRequest): Promise<IssuedToken> {
-  const problems = [];
+  const problems: Problem[] = [];
   if (!isOperatorName(request.operator)) problems.push({ code: 'invalid_operator', path: 'operator', message: 'a token needs the name of the operator it speaks for' });
   if (!AccessRoles.has(request.role)) {
     problems.push({ code: 'invalid_role', path: 'role', message: `role must be one of ${AccessRoles.values.join(', ')}, not "${String(request.role)}"` });

@@ -54,7 +54,7 @@ export async function amendApproval(ctx: ServiceContext, approvalId: string, inp
   if (bad) return bad;
   if (!isJsonObject(input.params)) return refused('invalid_params', 'the amended parameters must be a JSON object', [{ code: 'invalid_params', path: 'params', message: 'must be a JSON object' }]);
   const reason = input.reason ?? '';
-  const reasonProblem = typeof reason === 'string' ? textProblem(reason, MAX_AMENDMENT_REASON) : { code: 'invalid_reason', message: 'must be text' };
+  const reasonProblem = typeof reason === 'string' ? textProblem(reason, MAX_AMENDMENT_REASON) : { code: 'invalid_reason' as const, message: 'must be text' };
   if (reasonProblem) return refused('invalid_reason', `the reason ${reasonProblem.message}`, [{ code: reasonProblem.code, path: 'reason', message: reasonProblem.message }]);
 
   const found = await pendingApproval(ctx, approvalId);

@@ -20,6 +20,7 @@ import { loadPolicyInputs, type PolicyInputs } from './policy-inputs.ts';
 import { approvalDigest, checkApprovalDigest, digestKeyId, type DigestCheck } from './policy/action-digest.ts';
 import { decidePolicy } from './policy/decide.ts';
 import type { ServiceContext } from './service.ts';
+import type { ErrorCode } from '../core/error-codes.ts';
 
 export type ApprovalAnswer =
   | { status: 'awaiting_second_approver'; approvalId: string; approvals: number; required: number }
@@ -35,13 +36,13 @@ export type ApprovalAnswer =
        * not_found, not_pending, expired, tampered, digest_key_mismatch, unkeyed_digest, no_approval_key, no_author, self_approval, already_decided, not_owner, conflict, invalid_operator;
        * amending: invalid_params, invalid_reason, target_mismatch, unchanged, unknown_capability, mind_disabled, policy_denied, locked, step_moved, check_on_old_target
        */
-      code: string;
+      code: ErrorCode;
       message: string;
       /** Where the input was wrong (amended parameters that fail the capability's schema). */
       issues?: ValidationIssue[];
     };
 
-export function refused(code: string, message: string, issues?: ValidationIssue[]): ApprovalAnswer {
+export function refused(code: ErrorCode, message: string, issues?: ValidationIssue[]): ApprovalAnswer {
   return { status: 'refused', code, message, ...(issues ? { issues } : {}) };
 }
 

@@ -11,6 +11,7 @@ import type { CapabilityRegistry } from './registry.ts';
 import { checkTargetPattern, patternWithin } from './policy/target-pattern.ts';
 import type { CapabilityRequestRecord } from '../store/index.ts';
 import type { ServiceContext } from './service.ts';
+import type { ErrorCode } from '../core/error-codes.ts';
 
 export const MAX_GRANT_SECONDS = 7 * 24 * 3600;
 export const MAX_GRANT_OPERATIONS = 1000;
@@ -48,9 +49,9 @@ export type RequestAnswer =
   | { status: 'granted'; requestId: string; grantId: string; expiresAt: Date; operations: number }
   | { status: 'denied' | 'withdrawn'; requestId: string }
   | { status: 'revoked'; grantId: string }
-  | { status: 'refused'; code: string; message: string };
+  | { status: 'refused'; code: ErrorCode; message: string };
 
-function issue(path: string, message: string, code = 'invalid_request'): ValidationIssue {
+function issue(path: string, message: string, code: ErrorCode = 'invalid_request'): ValidationIssue {
   return { code, path, message };
 }
 

@@ -6,6 +6,7 @@
 
 import { Command } from 'commander';
 import type { Principal } from '../access/permissions.ts';
+import { ERROR_CODES } from '../core/error-codes.ts';
 import { InputError, type Problem } from '../core/errors.ts';
 import { INPUT_LIMITS, inputProblems, textProblem } from '../core/input-limits.ts';
 import type { MindRecord } from '../operations/records.ts';
@@ -145,7 +146,17 @@ export function commandLineProblems(command: Command, positional: readonly unkno
   return problems;
 }
 
-/** Runs a command action, turning refused input into a typed message and a usage exit code. */
+/**
+ * The exit code a refusal ends a command with: its first problem's in the catalogue
+ * (src/core/error-codes.ts), so a code ends every command the same way (a mistake in the command
+ * line 2, a refusal of what it asked 1).
+ */
+export function exitOf(problems: readonly Problem[]): number {
+  const first = problems[0];
+  return first ? EXIT[ERROR_CODES[first.code].exit] : EXIT.usage;
+}
+
+/** Runs a command action, turning a refusal into a typed message and the exit code its code has in the catalogue. */
 export function action<A extends unknown[]>(run: (...args: A) => Promise<number | void>) {
   return async (...args: A): Promise<void> => {
     // Commander passes the positional arguments, then the options, then the command.
@@ -160,7 +171,7 @@ export function action<A extends unknown[]>(run: (...args: A) => Promise<number 
     } catch (error) {
       if (!(error instanceof InputError)) throw error;
       printProblems(error.problems, options?.json);
-      process.exitCode = EXIT.usage;
+      process.exitCode = exitOf(error.problems);
     }
   };
 }

@@ -1,4 +1,4 @@
-// Exit codes, documented in docs/cli.md, so scripts can tell refusal from breakage.
+// Exit codes, documented in README.md and docs/error-codes.md (which lists each code's), so scripts can tell refusal from breakage.
 export const EXIT = {
   ok: 0,
   /** The input was read but refused: an invalid plan, a denial, a failed action. */

@@ -1,17 +1,20 @@
-// Errors at boundaries are values with a stable code, a message and the offending path.
+// Errors at boundaries are values with a stable code, a message and the offending path. A code
+// is one of the catalogue's (src/core/error-codes.ts), which says its HTTP status and exit code.
+
+import type { ErrorCode } from './error-codes.ts';
 
 export interface Problem {
-  code: string;
+  code: ErrorCode;
   message: string;
   path: string;
 }
 
 /** The one shape of a refusal on the wire, whichever surface answers (HTTP API, MCP over HTTP). */
 export interface ErrorBody {
-  error: { code: string; message: string; problems: Problem[] };
+  error: { code: ErrorCode; message: string; problems: Problem[] };
 }
 
-export function errorBody(code: string, message: string, problems: Problem[] = []): ErrorBody {
+export function errorBody(code: ErrorCode, message: string, problems: Problem[] = []): ErrorBody {
   return { error: { code, message, problems } };
 }
 

@@ -12,6 +12,7 @@
 // Field-specific limits (an objective's length, a step count) are the schemas' and validation's.
 
 import type { Problem } from './errors.ts';
+import type { ErrorCode } from './error-codes.ts';
 
 export const INPUT_LIMITS = Object.freeze({
   /** Characters in any one string. The largest legitimate ones are plan notes and explanations. */
@@ -35,7 +36,7 @@ const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Why a string may not enter, or null when it may. */
-export function textProblem(text: string, maxLength: number = INPUT_LIMITS.maxStringLength): { code: string; message: string } | null {
+export function textProblem(text: string, maxLength: number = INPUT_LIMITS.maxStringLength): { code: ErrorCode; message: string } | null {
   if (text.length > maxLength) return { code: 'too_long', message: `is ${text.length} characters long; at most ${maxLength} are accepted` };
   const control = CONTROL.exec(text);
   if (control) {
@@ -61,7 +62,7 @@ function childPath(path: string, key: string | number): string {
 export function inputProblems(value: unknown, root = '', limits: InputLimits = INPUT_LIMITS): Problem[] {
   const problems: Problem[] = [];
   let more = 0;
-  const report = (code: string, path: string, message: string) => {
+  const report = (code: ErrorCode, path: string, message: string) => {
     if (problems.length < limits.maxProblems) problems.push({ code, path, message });
     else more += 1;
   };

@@ -47,7 +47,7 @@ export interface FourEyesSubject {
  * `decideApproval` of src/operations/decisions.ts, the CLI's `approve`). Null when the operator
  * may approve; a request that is no longer pending is left to the service to refuse.
  */
-export function fourEyesRefusal(approval: FourEyesSubject, operator: string): { code: string; message: string } | null {
+export function fourEyesRefusal(approval: FourEyesSubject, operator: string): { code: 'already_decided' | 'no_author' | 'self_approval'; message: string } | null {
   if (approval.status !== 'pending') return null;
   if (normaliseOperator(approval.authoredBy ?? '') === '') {
     return {

@@ -3,6 +3,7 @@
 // stored row read the same way. See docs/plan-format.md.
 
 import type { AbortConditionDraft } from './abort-conditions.ts';
+import type { ErrorCode } from './error-codes.ts';
 import type { Comparison, InternalAction, StepKind } from './vocabulary.ts';
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -156,8 +157,8 @@ export interface PlanDraft {
 }
 
 export interface ValidationIssue {
-  /** Stable, documented code (see docs/validation.md). */
-  code: string;
+  /** Stable, documented code (see docs/validation.md and docs/error-codes.md). */
+  code: ErrorCode;
   message: string;
   /** JSON path of the offending field, e.g. `steps[2].depends_on[0]`. */
   path: string;

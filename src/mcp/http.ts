@@ -9,6 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate, bearerToken } from '../access/tokens.ts';
 import type { Principal } from '../access/permissions.ts';
 import type { Services } from '../operations/services.ts';
+import { ERROR_CODES } from '../core/error-codes.ts';
 import { errorBody } from '../core/errors.ts';
 
 export const MCP_PATH = '/mcp';
@@ -57,5 +58,5 @@ async function callerOf(deps: Services, request: FastifyRequest): Promise<Princi
 }
 
 function unauthorised(reply: FastifyReply) {
-  return reply.code(401).header('www-authenticate', 'Bearer').send(errorBody('unauthenticated', 'a valid bearer token is required: Authorization: Bearer <token>'));
+  return reply.code(ERROR_CODES.unauthenticated.status).header('www-authenticate', 'Bearer').send(errorBody('unauthenticated', 'a valid bearer token is required: Authorization: Bearer <token>'));
 }

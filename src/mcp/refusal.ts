@@ -7,9 +7,10 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { InputError, joinPath, type Problem } from '../core/errors.ts';
 import { inputProblems } from '../core/input-limits.ts';
 import { NotFound, NotStored } from '../operations/errors.ts';
+import type { ErrorCode } from '../core/error-codes.ts';
 
 /** A refusal of the MCP server's own (the caller's role or mind); operations throw their own. */
-export function refusal(code: string, path: string, message: string): InputError {
+export function refusal(code: ErrorCode, path: string, message: string): InputError {
   return new InputError([{ code, path, message }]);
 }
 
@@ -26,7 +27,7 @@ const OPERATION_FIELDS: FieldNames = { mindId: 'mind' };
  * already answer a record of a mind the caller may not see as one that does not exist (a
  * NotFound); here either is told in the MCP's own words, the same for both.
  */
-const HIDDEN: Readonly<Record<string, string>> = { plan_id: 'plan', intention_id: 'intention' };
+const HIDDEN: Readonly<Record<string, { noun: string; code: ErrorCode }>> = { plan_id: { noun: 'plan', code: 'unknown_plan' }, intention_id: { noun: 'intention', code: 'unknown_intention' } };
 
 function renamed(path: string, fields: FieldNames): string {
   return path.replace(/^[^.[]+/, (head) => fields[head] ?? OPERATION_FIELDS[head] ?? head);
@@ -41,7 +42,7 @@ export function problemsOf(error: unknown, fields: FieldNames = {}): Problem[] |
   return error.problems.map((p) => {
     const path = renamed(p.path, fields);
     const hidden = missing ? HIDDEN[path] : undefined;
-    if (hidden) return { code: `unknown_${hidden}`, path, message: `no ${hidden} with this id is visible to this token` };
+    if (hidden) return { code: hidden.code, path, message: `no ${hidden.noun} with this id is visible to this token` };
     return { ...p, path };
   });
 }

@@ -16,6 +16,7 @@ import { isId } from '../core/ids.ts';
 import { INPUT_LIMITS, inputProblems, type InputLimits } from '../core/input-limits.ts';
 import type { PlanStatus, StepStatus } from '../core/vocabulary.ts';
 import { CARRIED_COLUMNS, CARRIED_TABLES, MIND_COLUMNS, type CarriedTable, type ColumnSpec, type MindRows, type PortableRow, type PortableValue } from '../store/index.ts';
+import type { ErrorCode } from '../core/error-codes.ts';
 
 export const BUNDLE_FORMAT = 'praxis.mind';
 export const BUNDLE_VERSION = 1;
@@ -104,7 +105,7 @@ function valueProblem(spec: ColumnSpec, value: unknown): string | null {
   return null;
 }
 
-function rowProblems(columns: Record<string, ColumnSpec>, row: unknown, path: string, report: (code: string, path: string, message: string) => void): void {
+function rowProblems(columns: Record<string, ColumnSpec>, row: unknown, path: string, report: (code: ErrorCode, path: string, message: string) => void): void {
   if (!isObject(row)) {
     report('invalid_row', path, 'a row must be an object of columns');
     return;
@@ -126,7 +127,7 @@ export type CheckedBundle = { ok: true; bundle: MindBundle } | { ok: false; prob
 export function checkBundle(input: unknown): CheckedBundle {
   const problems: Problem[] = [];
   let more = 0;
-  const report = (code: string, path: string, message: string) => {
+  const report = (code: ErrorCode, path: string, message: string) => {
     if (problems.length < MAX_PROBLEMS) problems.push({ code, path, message });
     else more += 1;
   };

@@ -11,6 +11,7 @@ import type { JsonObject } from '../core/plan.ts';
 import type { EventType, IntentionReason, IntentionStatus } from '../core/vocabulary.ts';
 import type { IntentionMeans, IntentionRecord, Repositories, Store } from '../store/index.ts';
 import { suppressWantOf } from './wants.ts';
+import type { ErrorCode } from '../core/error-codes.ts';
 
 export const MAX_OBJECTIVE_LENGTH = 2_000;
 const CAPABILITY_NAME = /^[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)+$/;
@@ -36,7 +37,7 @@ export type Formed = { ok: true; intention: IntentionRecord } | { ok: false; pro
 /** Why the intention input is unusable; empty when it is fine. Checks shape only, not the registry. */
 export function checkIntentionInput(input: IntentionInput): Problem[] {
   const problems: Problem[] = [];
-  const problem = (code: string, path: string, message: string) => problems.push({ code, path, message });
+  const problem = (code: ErrorCode, path: string, message: string) => problems.push({ code, path, message });
   const objective = input.objective?.trim() ?? '';
   if (objective.length > MAX_OBJECTIVE_LENGTH) {
     problem('invalid_objective', 'objective', `the objective is longer than ${MAX_OBJECTIVE_LENGTH} characters`);

@@ -9,7 +9,7 @@ import type { AmendmentInput } from '../capabilities/amendments.ts';
 import type { CapabilityService } from '../capabilities/service.ts';
 import { InputError } from '../core/errors.ts';
 import type { ApprovalRecord, Store } from '../store/index.ts';
-import { Conflict, NotFound, invalid } from './errors.ts';
+import { NotFound, invalid, refusalOf } from './errors.ts';
 import { resolveMind } from './minds.ts';
 
 /** Refusals about what the operator typed (answered 400); the rest are about the request as it stands. */
@@ -31,7 +31,7 @@ export async function amendMindApproval(store: Store, capabilities: CapabilitySe
       if (answer.issues && answer.issues.length > 0) throw new InputError(answer.issues.map((i) => ({ code: i.code, path: i.path, message: i.message })));
       throw invalid(answer.code, answer.code === 'invalid_operator' ? 'operator' : 'params', answer.message);
     }
-    throw new Conflict('id', answer.message, answer.code);
+    throw refusalOf(answer.code, 'id', answer.message);
   }
   if (answer.status !== 'amended') throw new Error(`amending answered ${answer.status}`);
   return { approval: (await store.approvals.get(id))!, outcome: answer };

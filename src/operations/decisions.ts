@@ -13,10 +13,11 @@ import { fourEyesRefusal } from '../core/operator.ts';
 import type { ApprovalStatus, CapabilityRequestStatus, GrantStatus } from '../core/vocabulary.ts';
 import { releaseStep } from '../execution/recovery.ts';
 import type { ApprovalRecord, CapabilityRequestRecord, GrantRecord, StepRecord, Store } from '../store/index.ts';
-import { Conflict, Forbidden, NotFound, invalid } from './errors.ts';
+import { Conflict, NotFound, invalid, refusalOf } from './errors.ts';
 import { inReach, mindFilter } from './minds.ts';
 import { decodeCursor, pageOf, pageSize, type Page, type PageRequest } from './pages.ts';
 import { findPlan } from './plans.ts';
+import type { ErrorCode } from '../core/error-codes.ts';
 
 /** How many decided items the approval and request centres show beside the open ones. */
 export const HISTORY_SIZE = 20;
@@ -71,17 +72,8 @@ export async function requestCentre(store: Store, principal: Principal, input: {
 }
 
 /** Turns a service refusal about the thing at `path` into the error a surface reports. */
-function refusal(answer: { code: string; message: string }, path = 'id'): InputError {
-  switch (answer.code) {
-    case 'not_found':
-      return new NotFound(path, answer.message);
-    case 'invalid_operator':
-      return invalid(answer.code, 'operator', answer.message);
-    case 'not_owner':
-      return new Forbidden(path, answer.message, answer.code);
-    default:
-      return new Conflict(path, answer.message, answer.code);
-  }
+function refusal(answer: { code: ErrorCode; message: string }, path = 'id'): InputError {
+  return refusalOf(answer.code, answer.code === 'invalid_operator' ? 'operator' : path, answer.message);
 }
 
 async function findApproval(store: Store, principal: Principal, id: string): Promise<ApprovalRecord> {

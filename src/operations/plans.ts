@@ -173,7 +173,7 @@ export async function submitPlanDraft(store: Store, registry: CapabilityRegistry
   if (!result.stored) {
     const problems = result.assessment.errors.length
       ? result.assessment.errors.map((e) => ({ code: e.code, message: e.message, path: e.path }))
-      : [{ code: 'not_a_plan', message: result.reason, path: '' }];
+      : [{ code: 'not_a_plan' as const, message: result.reason, path: '' }];
     throw new NotStored(problems, result.reason);
   }
   return {

@@ -2,6 +2,7 @@
 // it cannot trust to have the declared types.
 
 import type { ValidationIssue } from '../core/plan.ts';
+import type { ErrorCode } from '../core/error-codes.ts';
 
 export type Obj = { [key: string]: unknown };
 
@@ -36,11 +37,11 @@ export class Findings {
   readonly errors: ValidationIssue[] = [];
   readonly warnings: ValidationIssue[] = [];
 
-  error(code: string, path: string, message: string): void {
+  error(code: ErrorCode, path: string, message: string): void {
     this.errors.push({ code, path, message });
   }
 
-  warn(code: string, path: string, message: string): void {
+  warn(code: ErrorCode, path: string, message: string): void {
     this.warnings.push({ code, path, message });
   }
 }

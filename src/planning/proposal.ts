@@ -7,6 +7,7 @@ import type { Alternative, Assumption, Budget, JsonObject, PlanDraft, Resources,
 import type { AbortConditionDraft } from '../core/abort-conditions.ts';
 import { RESOURCE_KEYS } from '../core/plan.ts';
 import type { StepKind } from '../core/vocabulary.ts';
+import type { ErrorCode } from '../core/error-codes.ts';
 
 export interface ParsedProposal {
   ok: true;
@@ -121,7 +122,7 @@ class Reader {
   readonly errors: ValidationIssue[] = [];
   readonly warnings: ValidationIssue[] = [];
 
-  error(code: string, path: string, message: string): void {
+  error(code: ErrorCode, path: string, message: string): void {
     this.errors.push({ code, message, path });
   }
 

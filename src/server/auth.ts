@@ -26,11 +26,11 @@ export async function principalOf(store: Services['store'], anonymousRole: Acces
   const bearer = bearerToken(request.headers.authorization);
   if (bearer === undefined) {
     if (anonymousRole) return { tokenId: null, operator: ANONYMOUS_OPERATOR, role: anonymousRole, mindId: null };
-    throw new HttpRefusal(401, 'unauthenticated', 'send Authorization: Bearer <token>');
+    throw new HttpRefusal('unauthenticated', 'send Authorization: Bearer <token>');
   }
   // A token that is presented is checked even in anonymous mode: a bad one is a mistake to report.
   const principal = bearer ? await authenticate(store, bearer) : null;
-  if (!principal) throw new HttpRefusal(401, 'unauthenticated', 'the token is unknown, revoked or expired');
+  if (!principal) throw new HttpRefusal('unauthenticated', 'the token is unknown, revoked or expired');
   return principal;
 }
 
@@ -42,7 +42,7 @@ export function registerAuth(app: FastifyInstance, store: Services['store'], ano
     if (!permission && !isApi) return;
     request.principal = await principalOf(store, anonymousRole, request);
     if (permission && !may(request.principal.role, permission)) {
-      throw new HttpRefusal(403, 'forbidden', `a ${request.principal.role} token may not ${permission}`);
+      throw new HttpRefusal('forbidden', `a ${request.principal.role} token may not ${permission}`);
     }
   });
 }

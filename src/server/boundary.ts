@@ -78,7 +78,7 @@ function queryNumberProblems(request: FastifyRequest): Problem[] {
 export async function checkRequestInput(request: FastifyRequest): Promise<void> {
   const problems = [...requestInputProblems(request), ...queryNumberProblems(request)];
   if (problems.length === 0) return;
-  throw new HttpRefusal(400, 'invalid_input', problems.map((p) => `${p.path}: ${p.message}`).join('; '), problems);
+  throw new HttpRefusal('invalid_input', problems.map((p) => `${p.path}: ${p.message}`).join('; '), problems);
 }
 
 /** Call on the /api/v1 scope before its routes are declared. */
@@ -95,7 +95,7 @@ export function guardApiBoundary(scope: FastifyInstance): void {
     if (!CHANGES_STATE.has(request.method) || isAccepted(request)) return;
     const yaml = request.routeOptions.config.acceptsYaml === true ? ' or application/yaml' : '';
     const message = `a request that changes anything must be sent with Content-Type: application/json${yaml} (send {} when there are no fields)`;
-    throw new HttpRefusal(415, 'unsupported_media_type', message, [{ code: 'unsupported_media_type', path: 'headers.content-type', message }]);
+    throw new HttpRefusal('unsupported_media_type', message, [{ code: 'unsupported_media_type', path: 'headers.content-type', message }]);
   });
 
   // With the content type required, a POST whose fields are all optional may still come without
@@ -114,7 +114,6 @@ export function guardApiBoundary(scope: FastifyInstance): void {
     else
       done(
         new HttpRefusal(
-          400,
           'malformed_input',
           parsed.errors[0]!.message,
           parsed.errors.map((e) => ({ ...e, path: 'body' })),

@@ -4,20 +4,22 @@
 // always reads `params.id`, `query.limit` or `body.uses`.
 
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { ERROR_CODES, type ErrorCode } from '../core/error-codes.ts';
 import { errorBody, InputError, joinPath, type Problem } from '../core/errors.ts';
-import { Conflict, Forbidden, NotFound, NotStored } from '../operations/errors.ts';
+import { NotStored } from '../operations/errors.ts';
 import { problemsOf } from './validation.ts';
 
-/** Thrown by hooks and handlers for a refusal of the request as a whole (401, 403, 415). */
+/** Thrown by hooks and handlers for a refusal of the request as a whole (401, 403, 415): its status is its code's in the catalogue. */
 export class HttpRefusal extends Error {
+  readonly statusCode: number;
   constructor(
-    readonly statusCode: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     readonly problems: Problem[] = [],
   ) {
     super(message);
     this.name = 'HttpRefusal';
+    this.statusCode = ERROR_CODES[code].status ?? 500;
   }
 }
 
@@ -41,12 +43,20 @@ function placeProblems(request: FastifyRequest, problems: readonly Problem[]): P
   });
 }
 
-function statusOf(error: InputError): [number, string] {
-  if (error instanceof NotFound) return [404, 'not_found'];
-  if (error instanceof Forbidden) return [403, 'forbidden'];
-  if (error instanceof Conflict) return [409, 'conflict'];
+/** The code the whole answer carries for each status a refusal of the input can have. */
+const ENVELOPES: Readonly<Record<number, ErrorCode>> = { 400: 'invalid_input', 403: 'forbidden', 404: 'not_found', 409: 'conflict', 422: 'not_stored' };
+
+/**
+ * The status and envelope code of a refused input: a plan that was not stored is 422; any other
+ * takes its first problem's status from the catalogue (src/core/error-codes.ts), so a code means
+ * the same status whichever operation refused with it.
+ */
+function statusOf(error: InputError): [number, ErrorCode] {
   if (error instanceof NotStored) return [422, 'not_stored'];
-  return [400, 'invalid_input'];
+  const first = error.problems[0];
+  const status = first ? ERROR_CODES[first.code].status : null;
+  const envelope = status === null ? undefined : ENVELOPES[status];
+  return status !== null && envelope ? [status, envelope] : [400, 'invalid_input'];
 }
 
 export function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): void {
@@ -70,7 +80,7 @@ export function handleError(error: FastifyError | Error, request: FastifyRequest
   const status = fastifyError.statusCode;
   if (status !== undefined && status >= 400 && status < 500) {
     // Fastify's own refusals: malformed JSON, unsupported media type, body too large.
-    const code = fastifyError.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? 'unsupported_media_type' : status === 413 ? 'too_large' : 'malformed_request';
+    const code: ErrorCode = fastifyError.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? 'unsupported_media_type' : status === 413 ? 'too_large' : 'malformed_request';
     void reply.code(status).send(errorBody(code, error.message, [{ code, message: error.message, path: 'body' }]));
     return;
   }

@@ -108,8 +108,8 @@ export function guardHosts(app: FastifyInstance, policy: HostPolicy = {}): void 
   );
   app.addHook('onRequest', async (request) => {
     const host = hostRefusal(request, configured);
-    if (host) throw new HttpRefusal(403, 'host_not_allowed', host, [{ code: 'host_not_allowed', path: 'headers.host', message: host }]);
+    if (host) throw new HttpRefusal('host_not_allowed', host, [{ code: 'host_not_allowed', path: 'headers.host', message: host }]);
     const origin = originRefusal(request);
-    if (origin) throw new HttpRefusal(403, 'origin_not_allowed', origin, [{ code: 'origin_not_allowed', path: 'headers.origin', message: origin }]);
+    if (origin) throw new HttpRefusal('origin_not_allowed', origin, [{ code: 'origin_not_allowed', path: 'headers.origin', message: origin }]);
   });
 }

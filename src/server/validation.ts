@@ -7,6 +7,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { joinPath, type Problem } from '../core/errors.ts';
+import type { ErrorCode } from '../core/error-codes.ts';
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object.
 const addFormats = (addFormatsModule as unknown as { default: typeof addFormatsModule.default }).default;
@@ -52,6 +53,25 @@ function pointerToPath(pointer: string): string {
     .reduce((path, segment) => (/^\d+$/.test(segment) ? `${path}[${segment}]` : path ? `${path}.${segment}` : segment), '');
 }
 
+/** The code of each other schema keyword a value can fail (`minLength` is `invalid_min_length`). */
+const KEYWORD_CODES: Readonly<Record<string, ErrorCode>> = {
+  minimum: 'invalid_minimum',
+  maximum: 'invalid_maximum',
+  exclusiveMinimum: 'invalid_exclusive_minimum',
+  exclusiveMaximum: 'invalid_exclusive_maximum',
+  minLength: 'invalid_min_length',
+  maxLength: 'invalid_max_length',
+  minItems: 'invalid_min_items',
+  maxItems: 'invalid_max_items',
+  minProperties: 'invalid_min_properties',
+  maxProperties: 'invalid_max_properties',
+  const: 'invalid_const',
+  uniqueItems: 'invalid_unique_items',
+  multipleOf: 'invalid_multiple_of',
+  anyOf: 'invalid_any_of',
+  oneOf: 'invalid_one_of',
+};
+
 /** Ajv's errors as typed problems whose paths name the field, e.g. `body.decision`. */
 export function problemsOf(errors: readonly ErrorObject[], context: string): Problem[] {
   const part = PART_NAMES[context] ?? context;
@@ -85,7 +105,7 @@ export function problemsOf(errors: readonly ErrorObject[], context: string): Pro
         });
         break;
       default:
-        problems.push({ code: `invalid_${error.keyword}`.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), path: joinPath(part, at), message: error.message ?? 'is not acceptable' });
+        problems.push({ code: KEYWORD_CODES[error.keyword] ?? 'invalid_value', path: joinPath(part, at), message: error.message ?? 'is not acceptable' });
     }
   }
   // anyOf/oneOf repeat what their branches already said; keep each field's first word.

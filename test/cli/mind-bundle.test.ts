@@ -21,7 +21,7 @@ for (const kind of STORE_KINDS) {
     const source = useStore(kind);
     const target = useStore(kind);
 
-    it('forks in place, exports to a file and imports it elsewhere; refusals exit 2 and write nothing', async () => {
+    it('forks in place, exports to a file and imports it elsewhere; refusals exit as their codes say (a taken name 1, bad input 2) and write nothing', async () => {
       const { store, config } = source();
       const env = storeEnv(config);
       const mind = await store.minds.create({ name: `atlas-${kind}` });
@@ -40,7 +40,8 @@ for (const kind of STORE_KINDS) {
       assert.equal((await store.plans.get(submitted.plan.id))?.status, 'validated', 'the source plan is untouched');
 
       const taken = await praxis(['mind', 'fork', mind.name, 'atlas-try', '--operator', 'adam'], env);
-      assert.equal(taken.code, 2);
+      // A taken name is a refusal of what was asked (409 on the API), not a mistake in the command line.
+      assert.equal(taken.code, 1);
       assert.match(taken.stderr, /error name_taken at name: a mind named "atlas-try" already exists/);
 
       const file = join(dir, `atlas-${kind}.json`);
@@ -72,7 +73,7 @@ for (const kind of STORE_KINDS) {
       assert.equal(broken.code, 2);
       assert.match(broken.stderr, /error malformed_input at file/);
       const again = await praxis(['mind', 'import', file, '--as', 'atlas-moved', '--operator', 'adam', '--json'], elsewhere);
-      assert.equal(again.code, 2);
+      assert.equal(again.code, 1);
       assert.equal(JSON.parse(again.stdout).errors[0].code, 'name_taken');
       assert.equal((await target().store.minds.list()).length, minds);
     });

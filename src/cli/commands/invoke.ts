@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { ERROR_CODES, isErrorCode } from '../../core/error-codes.ts';
 import type { OneOffCall } from '../../operations/one-off-calls.ts';
 import type { InvokeResult } from '../../operations/records.ts';
 import { EXIT } from '../exit-codes.ts';
@@ -88,6 +89,7 @@ export function describeResult(result: InvokeResult): string {
 
 export function exitFor(result: InvokeResult): number {
   if (result.status === 'executed' || result.status === 'pending') return EXIT.ok;
-  if (result.status === 'failed' && (result.code === 'invalid_params' || result.code === 'unknown_capability')) return EXIT.usage;
+  // A failed call ends as its code does everywhere (bad parameters are the command line's mistake).
+  if (result.status === 'failed' && isErrorCode(result.code)) return EXIT[ERROR_CODES[result.code].exit];
   return EXIT.refused;
 }

@@ -24,6 +24,7 @@ import { errorBody, type ErrorBody } from '../../core/errors.ts';
 import { IntentionStatusParam, MindParams, PageQuery, PlanStatusParam, PolicyDecisionParam, strictObject } from '../schemas.ts';
 import type { Services } from '../../operations/services.ts';
 import type { Api } from './context.ts';
+import { ERROR_CODES } from '../../core/error-codes.ts';
 
 const CapabilityName = Type.String({ minLength: 1, maxLength: 200 });
 const Params = Type.Record(Type.String(), Type.Unknown(), { description: "the capability's parameters" });
@@ -124,7 +125,7 @@ export function mindRoutes(api: Api, ctx: Services): void {
     },
     async (request, reply) => {
       const submitted = await submitPlanDraft(store, registry, principal(request), request.params.mind, request.body);
-      return submitted.status === 'draft' ? reply.code(422).send(invalidPlanAnswer(submitted)) : reply.code(201).send(submitted);
+      return submitted.status === 'draft' ? reply.code(ERROR_CODES.invalid_plan.status).send(invalidPlanAnswer(submitted)) : reply.code(201).send(submitted);
     },
   );
 
