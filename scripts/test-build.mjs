@@ -32,8 +32,13 @@ import { pathToFileURL } from 'node:url';
 
 const PREFIX = '.praxis-test-';
 
-/** Packages left outside the bundles: native addons, and packages that read their own files at run time. */
+/**
+ * Packages (and scopes) left outside the bundles: native addons, packages that read their own
+ * files at run time, and OpenTelemetry's, which test/telemetry/off.test.ts finds in node's module
+ * cache when a daemon loaded them.
+ */
 const EXTERNAL = [
+  '@opentelemetry',
   'better-sqlite3',
   'pg-native',
   '@fastify/swagger',
