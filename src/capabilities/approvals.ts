@@ -214,7 +214,7 @@ export async function authoriseApproved(ctx: ServiceContext, approval: ApprovalR
   const definition = ctx.registry.get(approval.capability);
   const mind = 'mind' in read ? read.mind : await ctx.store.minds.get(approval.mindId);
   const now = ctx.clock.now();
-  const refuse = (code: string, reason: string) => {
+  const refuse = (code: ErrorCode, reason: string) => {
     const records = noRecords();
     records.events.push(callEvent('tool_failed', request, { capability: approval.capability, target: approval.target, code, error: reason, approval_id: approval.id }));
     return { status: 'refused' as const, result: { status: 'denied' as const, code, reason }, records };

@@ -3,6 +3,7 @@
 // policy, so an implementation receives parameters that are known to be schema-valid.
 
 import type { JsonObject } from '../core/plan.ts';
+import type { ErrorCode } from '../core/error-codes.ts';
 
 export interface InvocationContext {
   /** Aborted when the capability's timeout elapses or the daemon shuts down. */
@@ -23,10 +24,10 @@ export interface CapabilityOutcome {
 
 /** A refusal or failure an implementation can name. Anything else thrown is treated as a bug. */
 export class CapabilityError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   /** True when trying again later could succeed without any risk of repeating a side effect. */
   readonly retrySafe: boolean;
-  constructor(code: string, message: string, retrySafe = false) {
+  constructor(code: ErrorCode, message: string, retrySafe = false) {
     super(message);
     this.name = 'CapabilityError';
     this.code = code;

@@ -3,6 +3,7 @@
 import type { JsonObject, ValidationIssue } from '../core/plan.ts';
 import type { PolicyDecision } from '../core/vocabulary.ts';
 import type { PolicyVerdict } from './policy/decide.ts';
+import type { ErrorCode } from '../core/error-codes.ts';
 
 /** What an approver reads before deciding. */
 export interface Explanation {
@@ -59,14 +60,14 @@ export interface Pending {
 export interface Denied {
   status: 'denied';
   /** `policy_denied`, `locked`, `not_observable`, `mind_disabled`, `unknown_mind`. */
-  code: string;
+  code: ErrorCode;
   reason: string;
   executionId?: string;
   verdict?: PolicyVerdict;
 }
 export interface Failed {
   status: 'failed';
-  code: string;
+  code: ErrorCode;
   error: string;
   /** True when calling again cannot repeat a side effect. */
   retrySafe: boolean;

@@ -16,6 +16,7 @@ import type { CapabilityDefinition } from './definition.ts';
 import { CapabilityError, type CapabilityImplementations, type CapabilityOutcome } from './implementation.ts';
 import type { Executed, Failed, InvokeRequest } from './invocation.ts';
 import type { PolicyVerdict } from './policy/decide.ts';
+import type { ErrorCode } from '../core/error-codes.ts';
 
 export interface Authorised {
   definition: CapabilityDefinition;
@@ -45,7 +46,7 @@ export interface Acted {
   records: CallRecords;
 }
 
-type Attempt = { ok: true; outcome: CapabilityOutcome } | { ok: false; code: string; error: string; retrySafe: boolean };
+type Attempt = { ok: true; outcome: CapabilityOutcome } | { ok: false; code: ErrorCode; error: string; retrySafe: boolean };
 
 function executionOf(request: InvokeRequest, action: Authorised, id: string) {
   return {

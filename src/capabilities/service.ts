@@ -18,6 +18,7 @@ import { decidePolicy, type PolicyVerdict } from './policy/decide.ts';
 import { approvalDigest, type ApprovalKey } from './policy/action-digest.ts';
 import type { CapabilityRegistry } from './registry.ts';
 import type { CapabilityDefinition } from './definition.ts';
+import type { ErrorCode } from '../core/error-codes.ts';
 
 export interface CapabilityServiceOptions {
   /** How long an approval request stays open. Default one hour. */
@@ -221,7 +222,7 @@ export class CapabilityService {
     return revokeGrant(this.#ctx, grantId, operator);
   }
 
-  #check(request: InvokeRequest): { ok: true; call: CheckedCall } | { ok: false; code: string; message: string; issues: Preview['issues'] } {
+  #check(request: InvokeRequest): { ok: true; call: CheckedCall } | { ok: false; code: ErrorCode; message: string; issues: Preview['issues'] } {
     const { registry } = this.#ctx;
     const definition = registry.get(request.capability);
     if (!definition) {
@@ -281,7 +282,7 @@ export class CapabilityService {
   }
 
   /** A refused call still leaves an execution record, so every call can be traced by origin. */
-  #refusal(request: InvokeRequest, action: { capability: string; target: string; params: JsonObject }, code: string, reason: string): { executionId: string; records: CallRecords } {
+  #refusal(request: InvokeRequest, action: { capability: string; target: string; params: JsonObject }, code: ErrorCode, reason: string): { executionId: string; records: CallRecords } {
     const executionId = newId();
     const records = noRecords();
     records.executions.push({

@@ -233,6 +233,7 @@ export const ERROR_CODES = {
   too_many_steps: { status: 400, exit: 'refused', meaning: 'more than 30 steps' },
   too_many_values: { status: 400, exit: 'usage', meaning: 'the input holds more values than allowed' },
   unauthenticated: { status: 401, exit: 'usage', meaning: 'no valid bearer token: missing, unknown, revoked or expired' },
+  unavailable: { status: null, exit: 'refused', meaning: 'what the capability needs is unavailable for now; trying again later may succeed' },
   unchanged: { status: 409, exit: 'refused', meaning: 'the amendment asks for the action already awaiting approval' },
   unexpected_capability: { status: 400, exit: 'refused', meaning: 'a wait or internal step names a capability' },
   unexpected_expectation: { status: 400, exit: 'refused', meaning: 'an expectation on a step that is not a capability step' },

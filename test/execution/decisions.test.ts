@@ -184,7 +184,7 @@ describe('adopting an invocation', () => {
   });
 
   it('retries a repeatable failure with backoff while attempts remain, and fails otherwise', () => {
-    const failed = { status: 'failed' as const, code: 'unavailable', error: 'down', retrySafe: true };
+    const failed = { status: 'failed' as const, code: 'unavailable' as const, error: 'down', retrySafe: true };
     const retry = adoptInvocation(stepRecord({ attempts: 1, maxAttempts: 3 }), definition({ idempotent: true }), failed, T0);
     assert.equal(retry.kind, 'retry');
     assert.deepEqual(retry.kind === 'retry' && retry.at, at(5));

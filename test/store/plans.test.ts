@@ -96,7 +96,7 @@ for (const kind of STORE_KINDS) {
     it('only stores a failed validation as a draft', async () => {
       const { store } = current();
       const { mind, intention } = await seedPlan(store);
-      const failed = { ...passingValidation(), valid: false, errors: [{ code: 'cycle', message: 'cycle', path: 'steps' }] };
+      const failed = { ...passingValidation(), valid: false, errors: [{ code: 'dependency_cycle' as const, message: 'cycle', path: 'steps' }] };
       const base = { mindId: mind.id, intentionId: intention.id, origin: 'model' as const, draft: sampleDraft(), validation: failed };
       await assert.rejects(store.plans.create({ ...base, status: 'validated' }), /only be stored as a draft/);
       const draft = await store.plans.create({ ...base, status: 'draft', statusReason: 'invalid' });

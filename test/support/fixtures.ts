@@ -105,7 +105,7 @@ export function passingValidation(): ValidationResult {
   return {
     valid: true,
     errors: [],
-    warnings: [{ code: 'budget_tight', message: 'the budget leaves little room', path: 'budget' }],
+    warnings: [{ code: 'estimate_understated', message: 'the draft claims less than the steps need', path: 'estimate' }],
     estimate: { invocations: 3, approvals: 1, wall_seconds: 40, network_ops: 0, money: 0, tokens: 0 },
   };
 }
