@@ -9,6 +9,7 @@ import type { Principal } from '../access/permissions.ts';
 import { ERROR_CODES } from '../core/error-codes.ts';
 import { InputError, type Problem } from '../core/errors.ts';
 import { INPUT_LIMITS, inputProblems, textProblem } from '../core/input-limits.ts';
+import { MAX_PAGE_SIZE, type Page, type PageRequest } from '../operations/pages.ts';
 import type { MindRecord } from '../operations/records.ts';
 import type { Services } from '../operations/services.ts';
 import { EXIT } from './exit-codes.ts';
@@ -73,6 +74,18 @@ export function localPrincipal(operator: string): Principal {
 export async function findMind(store: Store, nameOrId: string, operator = 'cli'): Promise<MindRecord> {
   const { resolveMind } = await import('../operations/minds.ts');
   return resolveMind(store, localPrincipal(operator), nameOrId, '--mind');
+}
+
+/** The first `limit` items of a paged operation, read a page at a time (a command's --limit may exceed one page). */
+export async function firstItems<T>(limit: number, page: (request: PageRequest) => Promise<Page<T>>): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | undefined;
+  do {
+    const next = await page({ limit: Math.min(MAX_PAGE_SIZE, limit - items.length), cursor });
+    items.push(...next.items);
+    cursor = next.next_cursor ?? undefined;
+  } while (cursor !== undefined && items.length < limit);
+  return items;
 }
 
 /** Rethrows an operation's refusal with its `mind` input named as the `--mind` option that carried it. */

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { InputError, type Problem } from '../../core/errors.ts';
 import { PlanStatuses, type PlanStatus } from '../../core/vocabulary.ts';
-import { action, findMind, printJson, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
+import { action, firstItems, localPrincipal, onMindOption, printJson, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
 import { clip, describeAge, formatTable } from '../report.ts';
 
 export const MAX_LIST_LIMIT = 1000;
@@ -39,18 +39,14 @@ export function plansCommand(program: Command): void {
           problems.push({ code: 'invalid_status', path: '--status', message: `"${options.status}" is not a plan status; use one of ${PlanStatuses.values.join(', ')}` });
         }
         if (problems.length > 0) throw new InputError(problems);
+        const { listPlans } = await import('../../operations/plans.ts');
         await useStore(options, async (store) => {
-          const mindId = options.mind ? (await findMind(store, options.mind)).id : undefined;
-          const plans = await store.plans.listPage({
-            ...(mindId ? { mindId } : {}),
-            ...(options.status ? { status: options.status as PlanStatus } : {}),
-            limit: limit as number,
-          });
+          const filter = { mind: options.mind, status: options.status as PlanStatus | undefined };
+          const plans = await firstItems(limit as number, (page) => listPlans(store, localPrincipal('cli'), { ...filter, ...page })).catch(onMindOption);
           if (options.json) return printJson(plans);
           if (plans.length === 0) return void process.stdout.write('no plans\n');
-          const names = new Map((await store.minds.list()).map((m) => [m.id, m.name]));
           const now = store.clock.now();
-          const rows = plans.map((p) => [p.id, names.get(p.mindId) ?? p.mindId, p.status, String(p.revision), p.intentionId, describeAge(p.createdAt, now), clip(p.objective, 60)]);
+          const rows = plans.map((p) => [p.id, p.mindName || p.mindId, p.status, String(p.revision), p.intentionId, describeAge(p.createdAt, now), clip(p.objective, 60)]);
           process.stdout.write(formatTable(['ID', 'MIND', 'STATUS', 'REV', 'INTENTION', 'AGE', 'OBJECTIVE'], rows));
         });
       }),

@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import { InputError, type Problem } from '../../core/errors.ts';
 import { WANT_STATUSES, type WantStatus } from '../../core/vocabulary.ts';
-import { action, findMind, printJson, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
+import { action, firstItems, localPrincipal, onMindOption, printJson, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
 import { clip, describeAge, formatTable } from '../report.ts';
 import { parseLimit } from './plans.ts';
 
@@ -23,9 +23,10 @@ export function wantsCommand(program: Command): void {
           problems.push({ code: 'invalid_status', path: '--status', message: `"${options.status}" is not a want status; use one of ${WANT_STATUSES.join(', ')}` });
         }
         if (problems.length > 0) throw new InputError(problems);
+        const { listWants } = await import('../../operations/dreams.ts');
         await useStore(options, async (store) => {
-          const mind = await findMind(store, options.mind);
-          const wants = await store.wants.listPage(mind.id, { ...(options.status ? { status: options.status as WantStatus } : {}), limit: limit as number });
+          const status = options.status as WantStatus | undefined;
+          const wants = await firstItems(limit as number, (page) => listWants(store, localPrincipal('cli'), options.mind, { status, ...page })).catch(onMindOption);
           if (options.json) return printJson(wants);
           if (wants.length === 0) return void process.stdout.write('no wants\n');
           const now = store.clock.now();
