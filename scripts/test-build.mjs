@@ -34,11 +34,13 @@ const PREFIX = '.praxis-test-';
 
 /**
  * Packages (and scopes) left outside the bundles: native addons, packages that read their own
- * files at run time, and OpenTelemetry's, which test/telemetry/off.test.ts finds in node's module
- * cache when a daemon loaded them.
+ * files at run time, OpenTelemetry's, which test/telemetry/off.test.ts finds in node's module
+ * cache when a daemon loaded them, and prom-client, whose Registry a test's `await
+ * import('prom-client')` received bundled as something that is not a constructor.
  */
 const EXTERNAL = [
   '@opentelemetry',
+  'prom-client',
   'better-sqlite3',
   'pg-native',
   '@fastify/swagger',
