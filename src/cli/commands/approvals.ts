@@ -5,9 +5,8 @@
 import type { Command } from 'commander';
 import { InputError } from '../../core/errors.ts';
 import { isId } from '../../core/ids.ts';
-import { fourEyesRefusal } from '../../core/operator.ts';
 import { EXIT } from '../exit-codes.ts';
-import { action, capabilityService, findMind, parseJsonOption, printJson, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
+import { action, capabilityService, findMind, localPrincipal, parseJsonOption, printJson, useServices, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
 
 interface DecisionOptions extends StoreOptions {
   as: string;
@@ -55,21 +54,14 @@ export function approvalCommands(program: Command): void {
     .action(
       action(async (id: string, options: DecisionOptions) => {
         requireId(id, 'approval-id');
-        return useStore(options, async (store) => {
-          // Four eyes with names compared normalised (src/core/operator.ts), before the service decides.
-          const pending = await store.approvals.get(id);
-          const fourEyes = pending ? fourEyesRefusal(pending, options.as) : null;
-          if (fourEyes) {
-            if (options.json) printJson({ status: 'refused', ...fourEyes });
-            else process.stderr.write(`refused (${fourEyes.code}): ${fourEyes.message}\n`);
-            return EXIT.refused;
-          }
-          const answer = await (await capabilityService(store)).approve(id, options.as, options.note);
+        const { decideApproval } = await import('../../operations/decisions.ts');
+        return useServices(options, async ({ store, capabilities }) => {
+          // The operation keeps four eyes (names compared normalised, src/core/operator.ts) and
+          // refuses with the code the API answers; action() prints it with the code's exit.
+          const { outcome: answer } = await decideApproval(store, capabilities, localPrincipal(options.as), id, 'approve', options.note);
           if (options.json) printJson(answer);
           else if (answer.status === 'approved') process.stdout.write(`approved ${id}; the action runs in the executor serving the mind's host (praxis serve), not here\n`);
           else if (answer.status === 'awaiting_second_approver') process.stdout.write(`approval ${answer.approvals}/${answer.required} recorded; another operator must approve\n`);
-          else if (answer.status === 'refused') process.stderr.write(`refused (${answer.code}): ${answer.message}\n`);
-          if (answer.status === 'refused') return EXIT.refused;
           return EXIT.ok;
         });
       }),
@@ -80,13 +72,11 @@ export function approvalCommands(program: Command): void {
     .action(
       action(async (id: string, author: string, options: DecisionOptions) => {
         requireId(id, 'approval-id');
-        return useStore(options, async (store) => {
-          const answer = await (await capabilityService(store)).nameAuthor(id, author, options.as, options.note);
+        const { nameApprovalAuthor } = await import('../../operations/decisions.ts');
+        return useServices(options, async ({ store, capabilities }) => {
+          const { outcome: answer } = await nameApprovalAuthor(store, capabilities, localPrincipal(options.as), id, author, options.note);
           if (options.json) printJson(answer);
-          else if (answer.status === 'author_named')
-            process.stdout.write(`${answer.author} is the author of ${id}; an operator other than ${answer.author} and ${options.as.trim()} must approve it\n`);
-          else if (answer.status === 'refused') process.stderr.write(`refused (${answer.code}): ${answer.message}\n`);
-          if (answer.status === 'refused') return answer.code === 'invalid_author' || answer.code === 'invalid_operator' ? EXIT.usage : EXIT.refused;
+          else process.stdout.write(`${answer.author} is the author of ${id}; an operator other than ${answer.author} and ${options.as.trim()} must approve it\n`);
           return EXIT.ok;
         });
       }),
@@ -131,12 +121,12 @@ export function approvalCommands(program: Command): void {
     .action(
       action(async (id: string, options: DecisionOptions) => {
         requireId(id, 'approval-id');
-        return useStore(options, async (store) => {
-          const answer = await (await capabilityService(store)).deny(id, options.as, options.note);
+        const { decideApproval } = await import('../../operations/decisions.ts');
+        return useServices(options, async ({ store, capabilities }) => {
+          const { outcome: answer } = await decideApproval(store, capabilities, localPrincipal(options.as), id, 'deny', options.note);
           if (options.json) printJson(answer);
-          else if (answer.status === 'refused') process.stderr.write(`refused (${answer.code}): ${answer.message}\n`);
           else process.stdout.write(`denied ${id}\n`);
-          return answer.status === 'refused' ? EXIT.refused : EXIT.ok;
+          return EXIT.ok;
         });
       }),
     );
