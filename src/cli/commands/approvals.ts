@@ -17,6 +17,9 @@ function requireId(value: string, what: string): void {
   if (!isId(value)) throw new InputError([{ code: 'invalid_id', path: what, message: `"${value}" is not an id` }]);
 }
 
+/** The grant operation's scope fields, and the options that carry them here. */
+const GRANT_OPTIONS: Readonly<Record<string, string>> = { target_pattern: '--target', duration_seconds: '--minutes', uses: '--operations' };
+
 function decision(command: Command): Command {
   return withJsonOption(withDbOption(command)).requiredOption('--as <operator>', 'the operator deciding (recorded on the decision)').option('--note <text>', 'a note kept with the decision');
 }
@@ -158,17 +161,20 @@ export function approvalCommands(program: Command): void {
       action(async (id: string, options: DecisionOptions & { target?: string; minutes?: string; operations?: string }) => {
         requireId(id, 'request-id');
         const scope = {
-          ...(options.target ? { targetPattern: options.target } : {}),
-          ...(options.minutes ? { durationSeconds: Number(options.minutes) * 60 } : {}),
-          ...(options.operations ? { maxOperations: Number(options.operations) } : {}),
+          ...(options.target ? { target_pattern: options.target } : {}),
+          ...(options.minutes ? { duration_seconds: Number(options.minutes) * 60 } : {}),
+          ...(options.operations ? { uses: Number(options.operations) } : {}),
         };
-        return useStore(options, async (store) => {
-          const answer = await (await capabilityService(store)).grant(id, options.as, scope);
-          if (options.json) printJson(answer);
-          else if (answer.status === 'granted') process.stdout.write(`granted: grant ${answer.grantId}, ${answer.operations} operations until ${answer.expiresAt.toISOString()}\n`);
-          else if (answer.status === 'invalid') for (const i of answer.issues) process.stderr.write(`error ${i.code} at ${i.path}: ${i.message}\n`);
-          else if (answer.status === 'refused') process.stderr.write(`refused (${answer.code}): ${answer.message}\n`);
-          return answer.status === 'granted' ? EXIT.ok : answer.status === 'invalid' ? EXIT.usage : EXIT.refused;
+        const { grantRequest } = await import('../../operations/decisions.ts');
+        return useServices(options, async ({ store, capabilities }) => {
+          const { grant } = await grantRequest(store, capabilities, localPrincipal(options.as), id, scope).catch((error: unknown) => {
+            // The scope the operation names, as the option that carried it.
+            if (error instanceof InputError) throw new InputError(error.problems.map((p) => ({ ...p, path: GRANT_OPTIONS[p.path] ?? p.path })));
+            throw error;
+          });
+          if (options.json) printJson(grant);
+          else process.stdout.write(`granted: grant ${grant.id}, ${grant.operationsLeft} operations until ${grant.expiresAt.toISOString()}\n`);
+          return EXIT.ok;
         });
       }),
     );
@@ -178,12 +184,12 @@ export function approvalCommands(program: Command): void {
     .action(
       action(async (id: string, options: DecisionOptions) => {
         requireId(id, 'grant-id');
-        return useStore(options, async (store) => {
-          const answer = await (await capabilityService(store)).revokeGrant(id, options.as);
-          if (options.json) printJson(answer);
-          else if (answer.status === 'refused') process.stderr.write(`refused (${answer.code}): ${answer.message}\n`);
-          else process.stdout.write(`revoked ${id}\n`);
-          return answer.status === 'refused' ? EXIT.refused : EXIT.ok;
+        const { revokeGrant } = await import('../../operations/decisions.ts');
+        return useServices(options, async ({ store, capabilities }) => {
+          const { grant } = await revokeGrant(store, capabilities, localPrincipal(options.as), id);
+          if (options.json) printJson(grant);
+          else process.stdout.write(`revoked ${grant.id}\n`);
+          return EXIT.ok;
         });
       }),
     );
