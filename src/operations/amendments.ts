@@ -10,7 +10,7 @@ import type { CapabilityService } from '../capabilities/service.ts';
 import { InputError } from '../core/errors.ts';
 import type { ApprovalRecord, Store } from '../store/index.ts';
 import { NotFound, invalid, refusalOf } from './errors.ts';
-import { resolveMind } from './minds.ts';
+import { inReach, resolveMind } from './minds.ts';
 
 /** Refusals about what the operator typed (answered 400); the rest are about the request as it stands. */
 const INPUT_CODES = new Set(['invalid_params', 'invalid_reason', 'target_mismatch', 'invalid_operator']);
@@ -24,6 +24,16 @@ export async function amendMindApproval(store: Store, capabilities: CapabilitySe
   const mind = await resolveMind(store, principal, mindRef);
   const approval = await store.approvals.get(id);
   if (!approval || approval.mindId !== mind.id) throw new NotFound('id', `no approval request ${id} for mind ${mind.name}`);
+  return amend(store, capabilities, principal, id, input);
+}
+
+/** The same, addressed by the request's id alone (the CLI): the request must be within the caller's reach. */
+export async function amendApproval(store: Store, capabilities: CapabilityService, principal: Principal, id: string, input: AmendmentInput): Promise<Amended> {
+  inReach(principal, await store.approvals.get(id), 'id', `no approval request ${id}`);
+  return amend(store, capabilities, principal, id, input);
+}
+
+async function amend(store: Store, capabilities: CapabilityService, principal: Principal, id: string, input: AmendmentInput): Promise<Amended> {
   const answer = await capabilities.amend(id, input, principal.operator);
   if (answer.status === 'refused') {
     if (answer.code === 'not_found') throw new NotFound('id', answer.message);

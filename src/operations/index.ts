@@ -20,6 +20,7 @@ export * from './one-off-calls.ts';
 export * from './timeline.ts';
 export * from './event-feed.ts';
 export * from './withdrawals.ts';
+export * from './webhook-deliveries.ts';
 export * from './plan-text.ts';
 export * from './plan-budget.ts';
 export type * from './records.ts';

@@ -29,15 +29,16 @@ describe('praxis approval amend', () => {
         (a) => a.id === id,
       )!;
 
-    // Refused input exits 2 and changes nothing.
+    // Refused input changes nothing: unreadable or invalid parameters exit 2.
     const notJson = await praxis(['approval', 'amend', id, '--params', '{unit:', '--as', 'bob']);
     assert.equal(notJson.code, 2);
     assert.match(notJson.stdout + notJson.stderr, /--params/);
     const badUnit = await praxis(['approval', 'amend', id, '--params', '{"unit":"nginx;id"}', '--as', 'bob', '--json']);
     assert.equal(badUnit.code, 2, badUnit.stdout + badUnit.stderr);
-    assert.equal((JSON.parse(badUnit.stdout) as { code: string }).code, 'invalid_params');
+    assert.equal((JSON.parse(badUnit.stdout) as { errors: { code: string }[] }).errors[0]!.code, 'invalid_params');
+    // A target that differs from the one the parameters imply is refused (the catalogue's exit for target_mismatch, as a plan's).
     const mismatch = await praxis(['approval', 'amend', id, '--params', '{"unit":"nginx-worker.service"}', '--target', 'nginx.service', '--as', 'bob']);
-    assert.equal(mismatch.code, 2);
+    assert.equal(mismatch.code, 1);
     assert.match(mismatch.stderr, /target_mismatch/);
     assert.deepEqual((await listed()).amendments, []);
 

@@ -117,12 +117,12 @@ for (const kind of STORE_KINDS) {
         .execute();
       const tampered = await run(['approve', altered, '--as', 'carol', '--json']);
       assert.equal(tampered.code, 1, tampered.stderr);
-      assert.equal(JSON.parse(tampered.stdout).code, 'tampered');
+      assert.equal(JSON.parse(tampered.stdout).errors[0].code, 'tampered');
       assert.equal((await store.approvals.get(altered))?.status, 'failed');
 
       const authorless = await raise('svc-c');
       const early = await run(['approve', authorless, '--as', 'carol', '--json']);
-      assert.equal(JSON.parse(early.stdout).code, 'no_author');
+      assert.equal(JSON.parse(early.stdout).errors[0].code, 'no_author');
       const badName = await run(['author', authorless, 'al\u0002ice', '--as', 'nina', '--json']);
       assert.equal(badName.code, 2);
       assert.equal(JSON.parse(badName.stdout).errors[0].path, 'author');
@@ -132,7 +132,7 @@ for (const kind of STORE_KINDS) {
       for (const who of ['Nina', 'ALICE']) {
         const self = await run(['approve', authorless, '--as', who, '--json']);
         assert.equal(self.code, 1, who);
-        assert.equal(JSON.parse(self.stdout).code, 'self_approval', who);
+        assert.equal(JSON.parse(self.stdout).errors[0].code, 'self_approval', who);
       }
       assert.equal((await run(['approve', authorless, '--as', 'carol'])).code, 0);
       const trail = (await audit()).filter((e) => e.data.approval_id === altered || e.data.approval_id === authorless);
@@ -165,7 +165,7 @@ for (const kind of STORE_KINDS) {
       const stranger = await praxis(['approve', id, '--as', 'carol', '--json'], { ...storeEnv(current().config), PRAXIS_SECRET_FILE: otherSecret });
       assert.ok(existsSync(otherSecret));
       assert.equal(stranger.code, 1);
-      const answer = JSON.parse(stranger.stdout) as { code: string; message: string };
+      const answer = JSON.parse(stranger.stdout).errors[0] as { code: string; message: string };
       assert.equal(answer.code, 'digest_key_mismatch');
       assert.match(answer.message, /PRAXIS_SECRET_FILE/);
       assert.equal((await store.approvals.get(id))?.status, 'pending');

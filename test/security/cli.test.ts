@@ -46,9 +46,9 @@ describe('praxis command under the input rule and four eyes', () => {
     };
     const self = await praxis(['approve', byOper.approvalId, '--as', 'OPER', '--json']);
     assert.equal(self.code, 1, self.stdout + self.stderr);
-    assert.equal(JSON.parse(self.stdout).code, 'self_approval');
+    assert.equal(JSON.parse(self.stdout).errors[0].code, 'self_approval');
     const widened = await praxis(['approve', byOper.approvalId, '--as', ' Ｏper ', '--json']);
-    assert.equal(JSON.parse(widened.stdout).code, 'self_approval');
+    assert.equal(JSON.parse(widened.stdout).errors[0].code, 'self_approval');
     const pending = JSON.parse((await praxis(['approvals', '--json'])).stdout) as { id: string; status: string }[];
     assert.equal(pending.find((a) => a.id === byOper.approvalId)?.status, 'pending');
   });

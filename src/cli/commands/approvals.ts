@@ -1,12 +1,13 @@
-// Local operator decisions. The CLI talks to the store directly, so whoever can run it with
-// this database is trusted; `--as` names the operator recorded on the decision. (The HTTP API
-// binds the operator to a token instead.)
+// Local operator decisions, through the operations the API calls (src/operations/decisions.ts,
+// amendments.ts) with a local caller: whoever can run the CLI with this database is trusted, and
+// `--as` names the operator recorded on the decision. (The HTTP API binds the operator to a token
+// instead.)
 
 import type { Command } from 'commander';
 import { InputError } from '../../core/errors.ts';
 import { isId } from '../../core/ids.ts';
 import { EXIT } from '../exit-codes.ts';
-import { action, capabilityService, findMind, localPrincipal, parseJsonOption, printJson, useServices, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
+import { action, localPrincipal, onMindOption, parseJsonOption, printJson, useServices, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
 
 interface DecisionOptions extends StoreOptions {
   as: string;
@@ -31,10 +32,11 @@ export function approvalCommands(program: Command): void {
     .option('--all', 'every status, not only pending')
     .action(
       action(async (options: StoreOptions & { mind?: string; all?: boolean }) => {
-        await useStore(options, async (store) => {
-          await (await capabilityService(store)).expireApprovals();
-          const mindId = options.mind ? (await findMind(store, options.mind)).id : undefined;
-          const approvals = await store.approvals.list({ ...(mindId ? { mindId } : {}), ...(options.all ? {} : { status: 'pending' }), limit: 200 });
+        const { approvalCentre } = await import('../../operations/decisions.ts');
+        await useServices(options, async ({ store, capabilities }) => {
+          // The approvals centre, as the API's: pending requests by batch, and with --all the recently decided ones too.
+          const centre = await approvalCentre(store, capabilities, localPrincipal('cli'), { mind: options.mind }).catch(onMindOption);
+          const approvals = [...centre.groups.flatMap((g) => g.items), ...(options.all ? centre.history : [])];
           if (options.json) return printJson(approvals);
           let batch: string | undefined;
           for (const a of approvals) {
@@ -96,25 +98,19 @@ export function approvalCommands(program: Command): void {
       action(async (id: string, options: StoreOptions & { params: string; target?: string; reason?: string; as: string }) => {
         requireId(id, 'approval-id');
         const params = parseJsonOption(options.params, '--params');
-        return useStore(options, async (store) => {
-          const answer = await (await capabilityService(store)).amend(
-            id,
-            { params, ...(options.target !== undefined ? { target: options.target } : {}), ...(options.reason !== undefined ? { reason: options.reason } : {}) },
-            options.as,
-          );
-          if (options.json) printJson(answer);
-          else if (answer.status === 'amended') {
-            const amended = await store.approvals.get(id);
-            process.stdout.write(`amended ${id}: ${amended?.capability} on ${amended?.target} ${JSON.stringify(amended?.params)}\n`);
+        const { amendApproval } = await import('../../operations/amendments.ts');
+        return useServices(options, async ({ store, capabilities }) => {
+          // Refusals are the API's, with the catalogue's exit (action() prints them).
+          const input = { params, ...(options.target !== undefined ? { target: options.target } : {}), ...(options.reason !== undefined ? { reason: options.reason } : {}) };
+          const { approval: amended, outcome } = await amendApproval(store, capabilities, localPrincipal(options.as), id, input);
+          if (options.json) printJson(outcome);
+          else {
+            process.stdout.write(`amended ${id}: ${amended.capability} on ${amended.target} ${JSON.stringify(amended.params)}\n`);
             process.stdout.write(
-              `an operator other than its authors (${[amended?.authoredBy, answer.amendedBy].filter(Boolean).join(', ')}) must approve it; ${answer.approversRequired} approval${answer.approversRequired > 1 ? 's' : ''} needed\n`,
+              `an operator other than its authors (${[amended.authoredBy, outcome.amendedBy].filter(Boolean).join(', ')}) must approve it; ${outcome.approversRequired} approval${outcome.approversRequired > 1 ? 's' : ''} needed\n`,
             );
-          } else if (answer.status === 'refused') {
-            process.stderr.write(`refused (${answer.code}): ${answer.message}\n`);
-            for (const issue of answer.issues ?? []) process.stderr.write(`  ${issue.path}: ${issue.message}\n`);
           }
-          if (answer.status !== 'refused') return EXIT.ok;
-          return ['invalid_params', 'invalid_reason', 'target_mismatch', 'invalid_operator'].includes(answer.code) ? EXIT.usage : EXIT.refused;
+          return EXIT.ok;
         });
       }),
     );
@@ -139,9 +135,9 @@ export function approvalCommands(program: Command): void {
     .option('--mind <name>', 'only this mind')
     .action(
       action(async (options: StoreOptions & { mind?: string }) => {
+        const { requestCentre } = await import('../../operations/decisions.ts');
         await useStore(options, async (store) => {
-          const mindId = options.mind ? (await findMind(store, options.mind)).id : undefined;
-          const requests = await store.capabilityRequests.list({ ...(mindId ? { mindId } : {}), status: 'open' });
+          const requests = (await requestCentre(store, localPrincipal('cli'), { mind: options.mind }).catch(onMindOption)).groups.flatMap((g) => g.items);
           if (options.json) return printJson(requests);
           for (const r of requests) {
             process.stdout.write(`  ${r.id}  ${r.capability} ${r.targetPattern}  ${r.maxOperations} ops / ${r.durationSeconds}s\n`);

@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { InputError, type Problem } from '../../core/errors.ts';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../core/vocabulary.ts';
-import { action, printJson, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
+import { action, localPrincipal, printJson, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
 import { clip, formatTable } from '../report.ts';
 import { parseLimit } from './plans.ts';
 
@@ -31,11 +31,8 @@ export function webhooksCommand(program: Command): void {
         if (typeof limit !== 'number') problems.push(limit);
         if (problems.length > 0) throw new InputError(problems);
         await useStore(options, async (store) => {
-          const deliveries = await store.webhookDeliveries.list({
-            limit: limit as number,
-            ...(options.status ? { status: options.status as DeliveryStatus } : {}),
-            ...(options.target ? { target: options.target } : {}),
-          });
+          const { listWebhookDeliveries } = await import('../../operations/webhook-deliveries.ts');
+          const deliveries = await listWebhookDeliveries(store, localPrincipal('cli'), { limit: limit as number, status: options.status as DeliveryStatus | undefined, target: options.target });
           if (options.json) return printJson(deliveries.map(({ body, ...rest }) => ({ ...rest, body: JSON.parse(body) as unknown })));
           if (deliveries.length === 0) return void process.stdout.write('no deliveries\n');
           const rows = deliveries.map((d) => [

@@ -5,7 +5,8 @@
 import { Type } from 'typebox';
 import { DELIVERY_STATUSES } from '../../core/vocabulary.ts';
 import type { Services } from '../../operations/services.ts';
-import type { DeliveryRecord } from '../../operations/index.ts';
+import { listWebhookDeliveries, type DeliveryRecord } from '../../operations/index.ts';
+import { principal } from '../auth.ts';
 import { Id, oneOf, strictObject } from '../schemas.ts';
 import type { Api } from './context.ts';
 
@@ -49,7 +50,7 @@ export function webhookDeliveryRoutes(api: Api, ctx: Services): void {
     },
     async (request) => {
       const { status, target, before, limit } = request.query;
-      const deliveries = await ctx.store.webhookDeliveries.list({ limit: limit ?? 50, ...(status ? { status } : {}), ...(target ? { target } : {}), ...(before ? { before } : {}) });
+      const deliveries = await listWebhookDeliveries(ctx.store, principal(request), { limit: limit ?? 50, status, target, before });
       return { deliveries: deliveries.map(view) };
     },
   );
