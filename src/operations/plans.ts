@@ -187,6 +187,20 @@ export async function submitPlanDraft(store: Store, registry: CapabilityRegistry
 }
 
 /**
+ * A model's proposal for one open intention (MCP's propose_plan): the intention must be open and
+ * have no runnable plan, since a second one would run beside the first; only a plan that failed
+ * validation or has ended may be followed by another proposal. Then it is submitted as every
+ * proposal is, with origin `model`.
+ */
+export async function proposePlanForIntention(store: Store, registry: CapabilityRegistry, principal: Principal, intentionId: string, draft: unknown, path = 'intention_id'): Promise<Submitted> {
+  const intention = await findIntention(store, principal, intentionId, path);
+  if (intention.status === 'fulfilled' || intention.status === 'abandoned') throw new Conflict(path, `the intention is ${intention.status}: form a new one`, 'intention_closed');
+  const live = (await store.plans.listByIntention(intention.id)).find((p) => p.status !== 'draft' && !CLOSED_PLAN_STATUSES.includes(p.status));
+  if (live) throw new Conflict(path, `plan ${live.id} of this intention is ${live.status}; wait until it ends`, 'plan_in_progress');
+  return submitPlanDraft(store, registry, principal, intention.mindId, draft, { intentionId: intention.id, origin: 'model' });
+}
+
+/**
  * Abandons an open plan on an operator's word: the plan closes first (so no executor starts
  * another of its steps), then its waiting steps are cancelled and what they waited for is
  * withdrawn. A step mid-invocation is left to finish; its outcome is still recorded.

@@ -4,12 +4,10 @@
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { CLOSED_PLAN_STATUSES } from '../../core/vocabulary.ts';
-import { findIntention } from '../../operations/minds.ts';
-import { planDetail, submitPlanDraft } from '../../operations/plans.ts';
+import { planDetail, proposePlanForIntention } from '../../operations/plans.ts';
 import type { ToolContext } from '../deps.ts';
 import { idField, toolInput } from '../input.ts';
-import { answer, guarded, refusal } from '../refusal.ts';
+import { answer, guarded } from '../refusal.ts';
 
 export function registerPlanTools(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
@@ -26,16 +24,8 @@ export function registerPlanTools(server: McpServer, ctx: ToolContext): void {
     ({ intention_id, plan }) =>
       guarded(async () => {
         ctx.caller.require('propose', 'propose_plan');
-        const intention = await findIntention(ctx.store, ctx.caller.principal, intention_id, 'intention_id');
-        if (intention.status === 'fulfilled' || intention.status === 'abandoned') {
-          throw refusal('intention_closed', 'intention_id', `the intention is ${intention.status}: form a new one`);
-        }
-        // A second runnable plan for one intention would run beside the first; only a plan that
-        // failed validation or has ended may be followed by another proposal.
-        const live = (await ctx.store.plans.listByIntention(intention.id)).find((p) => p.status !== 'draft' && !CLOSED_PLAN_STATUSES.includes(p.status));
-        if (live) throw refusal('plan_in_progress', 'intention_id', `plan ${live.id} of this intention is ${live.status}; wait until it ends`);
         // Whoever holds the token, what speaks MCP is a model: its plan is a model's proposal.
-        const submitted = await submitPlanDraft(ctx.store, ctx.registry, ctx.caller.principal, intention.mindId, plan, { intentionId: intention.id, origin: 'model' });
+        const submitted = await proposePlanForIntention(ctx.store, ctx.registry, ctx.caller.principal, intention_id, plan);
         return answer(submitted);
       }),
   );
