@@ -67,6 +67,11 @@ export async function issueToken(store: Store, request: TokenRequest): Promise<I
   return { token, record };
 }
 
+/** Every token, as records that never hold a secret (only its hash is stored): what `praxis token list` shows. */
+export function listTokens(store: Store): Promise<AccessTokenRecord[]> {
+  return store.accessTokens.list();
+}
+
 export type Revocation = { revoked: AccessTokenRecord } | { refused: 'not_found' | 'already_revoked'; message: string };
 
 /** Revokes a token at once, recorded as `token_revoked` with who revoked it. */

@@ -3,7 +3,7 @@
 // replaced, never recovered.
 
 import type { Command } from 'commander';
-import { issueToken, revokeToken } from '../../access/tokens.ts';
+import { issueToken, listTokens, revokeToken } from '../../access/tokens.ts';
 import { InputError } from '../../core/errors.ts';
 import { isId } from '../../core/ids.ts';
 import type { AccessTokenRecord } from '../../operations/records.ts';
@@ -85,7 +85,7 @@ export function tokenCommand(program: Command): void {
     .action(
       action(async (options: StoreOptions) => {
         await useStore(options, async (store) => {
-          const tokens = await store.accessTokens.list();
+          const tokens = await listTokens(store);
           if (options.json) return printJson(tokens);
           if (tokens.length === 0) return void process.stdout.write('no tokens\n');
           const now = store.clock.now();
