@@ -150,6 +150,38 @@ for (const kind of STORE_KINDS) {
       assert.equal(await store.plans.transition(plan.id, 'executing', 'failed'), undefined, 'the second closer loses');
     });
 
+    it('completes many plans in one statement, each with its own use, and only those still running', async () => {
+      const { store, clock } = current();
+      const running = [(await seedPlan(store)).plan, (await seedPlan(store)).plan];
+      const { plan: closed } = await seedPlan(store);
+      for (const plan of [...running, closed]) await store.plans.transition(plan.id, 'validated', 'executing');
+      await store.plans.transition(running[1]!.id, 'executing', 'waiting');
+      await store.plans.pause([running[0]!.id], { by: 'alice', reason: 'look first' });
+      await store.plans.transition(closed.id, 'executing', 'abandoned');
+      clock.advance(5);
+      const uses = new Map([
+        [running[0]!.id, { invocations: 1 }],
+        [running[1]!.id, { invocations: 3, wall_seconds: 40 }],
+        [closed.id, { invocations: 9 }],
+      ]);
+      const done = await store.plans.completeMany(
+        [...uses].map(([id, actual]) => ({ id, actual })),
+        ['executing', 'waiting', 'awaiting_approval'],
+      );
+      assert.deepEqual(done.sort(), running.map((p) => p.id).sort(), 'the abandoned plan is left alone');
+      for (const plan of running) {
+        const read = (await store.plans.get(plan.id))!;
+        assert.equal(read.status, 'completed');
+        assert.deepEqual(read.actual, uses.get(plan.id));
+        assert.deepEqual(read.closedAt, clock.now());
+        assert.equal(read.pause, null, 'a closed plan holds no pause');
+      }
+      const untouched = (await store.plans.get(closed.id))!;
+      assert.equal(untouched.status, 'abandoned');
+      assert.deepEqual(untouched.actual, {});
+      assert.deepEqual(await store.plans.completeMany([{ id: running[0]!.id, actual: { invocations: 7 } }], ['executing']), [], 'the second closer loses');
+    });
+
     it("lists a mind's plans newest first, by status, a page at a time", async () => {
       const { store, clock } = current();
       const { mind, intention, plan: first } = await seedPlan(store);
