@@ -7,7 +7,7 @@ import { newId } from '../src/core/ids.ts';
 import type { PlanDraft, StepDraft } from '../src/core/plan.ts';
 import { Executor } from '../src/execution/executor.ts';
 import { validate } from '../src/planning/validate.ts';
-import type { StoreKind } from '../src/store/index.ts';
+import type { StoreKind, StoreOptions } from '../src/store/index.ts';
 import { benchImplementations, benchRegistry } from './capabilities.ts';
 import { commitRate } from './commit-rate.ts';
 import { benchStore } from './stores.ts';
@@ -44,8 +44,8 @@ export interface Throughput {
   ratio_to_commit_limit: number;
 }
 
-export async function throughput(kind: StoreKind, steps: number): Promise<Throughput> {
-  const bench = await benchStore(kind);
+export async function throughput(kind: StoreKind, steps: number, options: StoreOptions = {}): Promise<Throughput> {
+  const bench = await benchStore(kind, options);
   try {
     const { store } = bench;
     const mind = await store.minds.create({ name: `bench-${newId()}` });

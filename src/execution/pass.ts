@@ -35,14 +35,14 @@ export class Pass {
 
   /**
    * Reads the plans (with steps and intentions) of all `steps` at once, and what the origins of
-   * those with a capability step to run caused: three statements for the plans and one for the
-   * counts, however many plans the pass touches.
+   * those with a capability step to run caused: three statements side by side for the plans and
+   * one for the counts, however many plans the pass touches.
    */
   async preload(store: Store, steps: readonly StepRecord[]): Promise<void> {
     const ids = [...new Set(steps.map((s) => s.planId))].filter((id) => !this.#plans.has(id));
     if (ids.length === 0) return;
-    const plans = await store.plans.getMany(ids);
-    const intentions = await store.intentions.getMany([...plans.values()].map((p) => p.intentionId));
+    // Plans, their steps and their intentions side by side: one round trip on PostgreSQL.
+    const [plans, intentions] = await Promise.all([store.plans.getMany(ids), store.intentions.getOfPlans(ids)]);
     for (const id of ids) {
       const plan = plans.get(id);
       const loaded = plan && { plan, intention: intentions.get(plan.intentionId) ?? null };

@@ -7,7 +7,7 @@ import { RUNNING_PLAN_STATUSES, RunningPlanStatuses, type EventType, type PlanSt
 import { blockIntention, fulfilIntentions } from '../mind/intentions.ts';
 import { isEscalation, recordProcedures } from '../mind/procedural-memory.ts';
 import type { Resources } from '../core/plan.ts';
-import { FINAL_STEP_STATUSES, type NewEvent, type PlanWithSteps, type StepRecord, type Store } from '../store/index.ts';
+import { FINAL_STEP_STATUSES, type NewEvent, type OriginCounts, type PlanWithSteps, type StepRecord, type Store } from '../store/index.ts';
 import { originsOf, usage } from './budget.ts';
 import type { ExecutorContext } from './context.ts';
 import { abortReason, foldsFailures, heldAbort, isFoldedFailure, withCancellations } from './abort.ts';
@@ -197,13 +197,20 @@ export async function settlePlansTogether(ctx: ExecutorContext, planIds: readonl
   // A plan the pass read already is settled from that reading (see Pass.settleLater) when a
   // light read of the statuses shows it unchanged since; the others are read whole, fresh and
   // together (three statements).
-  const current = await unchanged(store, planIds, known);
+  // What the plans the pass read as about to complete have used is counted beside that light
+  // read, not after it: a plan that turns out to have changed is counted again below.
+  const completingAsKnown = planIds.flatMap((id) => {
+    const plan = known.get(id)?.plan;
+    return plan && settlement(plan.steps).outcome === 'completed' ? [plan] : [];
+  });
+  const [current, counted] = await Promise.all([unchanged(store, planIds, known), countUse(store, completingAsKnown)]);
   const unknown = planIds.filter((id) => !current.has(id));
   const found = new Map([...current].map(([id, loaded]) => [id, loaded.plan]));
   const intentions = new Map([...current.values()].flatMap((loaded) => (loaded.intention ? [[loaded.intention.id, loaded.intention]] : [])));
   if (unknown.length > 0) {
-    for (const [id, plan] of await store.plans.getMany(unknown)) found.set(id, plan);
-    for (const [id, intention] of await store.intentions.getMany(unknown.flatMap((id) => found.get(id)?.intentionId ?? []))) intentions.set(id, intention);
+    const [plans, ofPlans] = await Promise.all([store.plans.getMany(unknown), store.intentions.getOfPlans(unknown)]);
+    for (const [id, plan] of plans) found.set(id, plan);
+    for (const [id, intention] of ofPlans) intentions.set(id, intention);
   }
   for (const planId of new Set(planIds)) {
     const plan = found.get(planId);
@@ -228,7 +235,8 @@ export async function settlePlansTogether(ctx: ExecutorContext, planIds: readonl
   // What the plans about to complete used, from one count over all their origins.
   const completing = plans.filter((p) => p.decided.outcome === 'completed');
   if (completing.length > 0) {
-    const counts = await store.executorQueries.countByOrigin(completing.flatMap((p) => originsOf(p.plan.steps)));
+    const uncounted = completing.filter((p) => !current.has(p.plan.id) || !counted.plans.has(p.plan.id)).map((p) => p.plan);
+    const counts = uncounted.length > 0 ? mergeCounts(counted.counts, (await countUse(store, uncounted)).counts) : counted.counts;
     const now = ctx.clock.now();
     for (const p of completing) p.actual = usage(p.plan, p.plan.steps, counts, ctx.registry, now);
   }
@@ -261,6 +269,21 @@ export async function settlePlansTogether(ctx: ExecutorContext, planIds: readonl
     }
   }
   return again.length > 0 ? moved + (await settlePlansTogether(ctx, again)) : moved;
+}
+
+/** What the origins of `plans` caused (one count for all of them), and which plans it covers. */
+async function countUse(store: Store, plans: readonly PlanWithSteps[]): Promise<{ counts: OriginCounts; plans: Set<string> }> {
+  const counts = plans.length > 0 ? await store.executorQueries.countByOrigin(plans.flatMap((p) => originsOf(p.steps))) : { executions: new Map(), approvals: new Map(), requests: new Map() };
+  return { counts, plans: new Set(plans.map((p) => p.id)) };
+}
+
+/** Counts by origin from two reads; the later one's wins where both counted an origin. */
+function mergeCounts(earlier: OriginCounts, later: OriginCounts): OriginCounts {
+  return {
+    executions: new Map([...earlier.executions, ...later.executions]),
+    approvals: new Map([...earlier.approvals, ...later.approvals]),
+    requests: new Map([...earlier.requests, ...later.requests]),
+  };
 }
 
 /**

@@ -6,6 +6,7 @@ import type { JsonObject } from '../../core/plan.ts';
 import { sql } from 'kysely';
 import { EventTypes, WAKE_EVENT_TYPES, type EventType } from '../../core/vocabulary.ts';
 import type { EventsTable } from '../schema.ts';
+import { insertRows } from '../row-table.ts';
 import type { RepositoryContext } from './context.ts';
 
 export interface EventRecord {
@@ -56,8 +57,8 @@ export function wakeReason(event: NewEvent): string {
   return event.type === 'approval_approved' && typeof approvalId === 'string' ? `${event.type}:${approvalId}` : event.type;
 }
 
-/** Rows per insert statement: far below either store's limit on bound parameters (8 per row). */
-const EVENTS_PER_INSERT = 500;
+/** The columns of an event row, with PostgreSQL's types (row-table.ts). */
+const EVENT_COLUMNS = { id: 'uuid', type: 'text', mind_id: 'uuid', intention_id: 'uuid', plan_id: 'uuid', step_id: 'uuid', data: 'jsonb', created_at: 'timestamptz' } as const;
 
 export class EventRepository {
   readonly #ctx: RepositoryContext;
@@ -73,11 +74,12 @@ export class EventRepository {
   /**
    * Appends several events in one statement, in the order given (their seqs follow it). A record
    * of an act is several facts at once (the policy decision, the authorisation, the execution,
-   * the step's move), and a pass of the executor writes those of all its steps together; one
-   * multi-row insert keeps them one statement. Nothing is read back.
+   * the step's move), and a pass of the executor writes those of all its steps together: one
+   * statement on PostgreSQL, one per chunk on SQLite (row-table.ts), and one wake-up per reason
+   * however many events carry it. Nothing is read back.
    */
   async appendMany(events: readonly NewEvent[]): Promise<void> {
-    for (let i = 0; i < events.length; i += EVENTS_PER_INSERT) await this.#write(events.slice(i, i + EVENTS_PER_INSERT), false);
+    await this.#write(events, false);
   }
 
   async #write(events: readonly NewEvent[], readBack: boolean): Promise<EventRecord[]> {
@@ -97,10 +99,9 @@ export class EventRepository {
       data: codec.json(event.data ?? {}),
       created_at: at,
     }));
-    const insert = db.insertInto('events').values(values);
     // Only the seq is read back, for the one caller that wants the record: the rest is what was written.
-    const rows = readBack ? await insert.returning(['id', 'seq']).execute() : [];
-    if (!readBack) await insert.execute();
+    const rows = readBack ? await db.insertInto('events').values(values).returning(['id', 'seq']).execute() : [];
+    if (!readBack) await insertRows(db, codec.kind, 'events', EVENT_COLUMNS, values);
     const reasons = [...new Set(events.filter((event) => WAKE_EVENT_TYPES.has(event.type)).map(wakeReason))];
     if (reasons.length > 0) {
       // NOTIFY is transactional: other processes hear it when (and only if) this commits. A

@@ -9,6 +9,7 @@ import type { JsonObject } from '../../core/plan.ts';
 import type { ExecutionStatus } from '../../core/vocabulary.ts';
 import type { Database, ToolExecutionsTable } from '../schema.ts';
 import { hasOrigin } from '../vocabulary-sql.ts';
+import { insertRows } from '../row-table.ts';
 import { decodeAction } from './action-columns.ts';
 import type { RepositoryContext } from './context.ts';
 
@@ -65,6 +66,27 @@ export function executionsByOriginQuery(db: Kysely<Database>, origin: string) {
   return db.selectFrom('tool_executions').selectAll().where(hasOrigin()).where('origin', '=', origin).orderBy('created_at', 'desc').orderBy('id', 'desc');
 }
 
+/** Every column #row writes, with PostgreSQL's types (row-table.ts). */
+const EXECUTION_COLUMNS = {
+  id: 'uuid',
+  mind_id: 'uuid',
+  capability: 'text',
+  target: 'text',
+  params: 'jsonb',
+  origin: 'text',
+  correlation_id: 'text',
+  evidence: 'jsonb',
+  approval_id: 'uuid',
+  grant_id: 'uuid',
+  status: 'text',
+  result: 'jsonb',
+  error: 'text',
+  retry_safe: 'boolean',
+  started_at: 'timestamptz',
+  finished_at: 'timestamptz',
+  created_at: 'timestamptz',
+} as const;
+
 export class ExecutionRepository {
   readonly #ctx: RepositoryContext;
   constructor(ctx: RepositoryContext) {
@@ -93,13 +115,13 @@ export class ExecutionRepository {
     if (inputs.length === 0) return;
     const { db, codec, clock } = this.#ctx;
     const now = codec.time(clock.now());
-    const rows = inputs.map((input) => this.#row(input, now));
-    // Far below either store's limit on bound parameters (15 per row).
-    for (let i = 0; i < rows.length; i += 500)
-      await db
-        .insertInto('tool_executions')
-        .values(rows.slice(i, i + 500))
-        .execute();
+    await insertRows(
+      db,
+      codec.kind,
+      'tool_executions',
+      EXECUTION_COLUMNS,
+      inputs.map((input) => this.#row(input, now)),
+    );
   }
 
   /**

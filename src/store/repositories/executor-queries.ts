@@ -9,6 +9,7 @@ import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { Database } from '../schema.ts';
 import { DUE_STEP_STATUSES, RUNNING_PLAN_STATUSES, type IntentionStatus, type PlanStatus, type StepStatus } from '../../core/vocabulary.ts';
 import { hasOrigin, oneOf } from '../vocabulary-sql.ts';
+import { chunksFor, isAnyOf } from '../row-table.ts';
 import { IDS_PER_STATEMENT, type RepositoryContext } from './context.ts';
 import { decodeStep, FINAL_STEP_STATUSES, type StepRecord } from './steps.ts';
 
@@ -378,12 +379,11 @@ export class ExecutorQueryRepository {
         .selectFrom(table)
         .select([sql.lit(table).as('source'), 'origin', (eb) => eb.fn.countAll().as('n')])
         .where(hasOrigin())
-        .where('origin', 'in', chunk)
+        .where(isAnyOf(codec.kind, 'origin', chunk, 'text'))
         .groupBy('origin');
     const into = { tool_executions: counts.executions, approval_requests: counts.approvals, capability_requests: counts.requests };
-    // A pass asks for the origins of all its plans at once: chunked, since each origin is bound three times.
-    for (let i = 0; i < list.length; i += IDS_PER_STATEMENT) {
-      const chunk = list.slice(i, i + IDS_PER_STATEMENT);
+    // A pass asks for the origins of all its plans at once: one statement on PostgreSQL, chunks on SQLite.
+    for (const chunk of chunksFor(codec.kind, list)) {
       const rows = await per('tool_executions', chunk).unionAll(per('approval_requests', chunk)).unionAll(per('capability_requests', chunk)).execute();
       for (const row of rows) into[row.source as keyof typeof into].set(row.origin, codec.readInt(row.n));
     }

@@ -101,6 +101,22 @@ export class IntentionRepository {
     return row && this.#decode(row);
   }
 
+  /** The intentions of several plans keyed by their own id, in one statement per chunk of plan ids. */
+  async getOfPlans(planIds: readonly string[]): Promise<Map<string, IntentionRecord>> {
+    const found = new Map<string, IntentionRecord>();
+    const unique = [...new Set(planIds)];
+    for (let i = 0; i < unique.length; i += IDS_PER_STATEMENT) {
+      const chunk = unique.slice(i, i + IDS_PER_STATEMENT);
+      const rows = await this.#ctx.db
+        .selectFrom('intentions')
+        .selectAll()
+        .where('id', 'in', (eb) => eb.selectFrom('plans').select('plans.intention_id').where('plans.id', 'in', chunk))
+        .execute();
+      for (const row of rows) found.set(row.id, this.#decode(row));
+    }
+    return found;
+  }
+
   /** Several intentions keyed by id, in one statement per chunk of ids; ids not found are absent. */
   async getMany(ids: readonly string[]): Promise<Map<string, IntentionRecord>> {
     const found = new Map<string, IntentionRecord>();

@@ -7,6 +7,7 @@ import { newId } from '../../core/ids.ts';
 import { MAX_REPLANS, type Alternative, type Assumption, type Budget, type PlanDraft, type Resources, type ValidationResult } from '../../core/plan.ts';
 import { CLOSED_PLAN_STATUSES, type PlanOrigin, type PlanStatus } from '../../core/vocabulary.ts';
 import type { PlanStepsTable, PlansTable } from '../schema.ts';
+import { chunksFor, rowTable } from '../row-table.ts';
 import { asList, IDS_PER_STATEMENT, inTransaction, type RepositoryContext } from './context.ts';
 import { decodeStep, type StepRecord } from './steps.ts';
 
@@ -195,21 +196,13 @@ export class PlanRepository {
     const unique = [...new Set(ids)];
     for (let i = 0; i < unique.length; i += IDS_PER_STATEMENT) {
       const chunk = unique.slice(i, i + IDS_PER_STATEMENT);
-      const rows = await db.selectFrom('plans').selectAll().where('id', 'in', chunk).execute();
-      if (rows.length === 0) continue;
+      // Rows and steps side by side (on PostgreSQL, on two connections at once), as get does.
+      const [rows, stepRows] = await Promise.all([
+        db.selectFrom('plans').selectAll().where('id', 'in', chunk).execute(),
+        db.selectFrom('plan_steps').selectAll().where('plan_id', 'in', chunk).orderBy('plan_id').orderBy('position').execute(),
+      ]);
       for (const row of rows) found.set(row.id, { ...this.#decode(row), steps: [] });
-      const stepRows = await db
-        .selectFrom('plan_steps')
-        .selectAll()
-        .where(
-          'plan_id',
-          'in',
-          rows.map((row) => row.id),
-        )
-        .orderBy('plan_id')
-        .orderBy('position')
-        .execute();
-      for (const step of stepRows) found.get(step.plan_id)!.steps.push(decodeStep(step, codec));
+      for (const step of stepRows) found.get(step.plan_id)?.steps.push(decodeStep(step, codec));
     }
     return found;
   }
@@ -299,14 +292,13 @@ export class PlanRepository {
     const { db, codec, clock } = this.#ctx;
     const now = codec.time(clock.now());
     const pg = codec.kind === 'postgres';
-    // PostgreSQL takes the values of a VALUES list as text unless told their types.
-    const typed = (value: unknown, type: string) => (pg ? sql`${value}::${sql.raw(type)}` : sql`${value}`);
+    const time = pg ? sql`${now}::timestamptz` : sql`${now}`;
     const completed: string[] = [];
-    for (let i = 0; i < plans.length; i += IDS_PER_STATEMENT) {
-      const rows = plans.slice(i, i + IDS_PER_STATEMENT).map((p) => sql`(${typed(p.id, 'uuid')}, ${typed(codec.json(p.actual), 'jsonb')})`);
+    for (const chunk of chunksFor(codec.kind, plans)) {
+      const rows = chunk.map((p) => ({ id: p.id, actual: codec.json(p.actual) }));
       // SQLite's RETURNING names only the updated table's columns; on PostgreSQL a bare `id` would be ambiguous with v's.
-      const result = await sql<{ id: string }>`with v (id, actual) as (values ${sql.join(rows)})
-update plans set status = 'completed', status_reason = '', actual = v.actual, updated_at = ${typed(now, 'timestamptz')}, closed_at = ${typed(now, 'timestamptz')},
+      const result = await sql<{ id: string }>`with v (id, actual) as (${rowTable(codec.kind, { id: 'uuid', actual: 'jsonb' }, rows)})
+update plans set status = 'completed', status_reason = '', actual = v.actual, updated_at = ${time}, closed_at = ${time},
   paused_at = null, paused_by = '', pause_reason = ''
 from v where plans.id = v.id and plans.status in (${sql.join([...from])}) returning ${pg ? sql`plans.id` : sql`id`}`.execute(db);
       completed.push(...result.rows.map((row) => row.id));

@@ -9,12 +9,13 @@
 //   UPDATE plan_steps SET status = :to, <column> = v.<column>, ... FROM v
 //   WHERE plan_steps.id = v.id AND plan_steps.status IN (:from) AND <guards on v> RETURNING <the step>
 //
-// Both stores run it (SQLite since 3.33 for UPDATE ... FROM); PostgreSQL is told each value's
-// type, since the values of a VALUES list are otherwise text.
+// Both stores run it (SQLite since 3.33 for UPDATE ... FROM). On PostgreSQL v is one array per
+// column (row-table.ts), each typed, so any number of moves is one statement.
 
 import { sql, type RawBuilder, type Updateable } from 'kysely';
 import type { StepStatus } from '../../core/vocabulary.ts';
 import type { Codec } from '../codec.ts';
+import { rowTable } from '../row-table.ts';
 import type { PlanStepsTable } from '../schema.ts';
 
 type SetColumn = keyof Updateable<PlanStepsTable> & string;
@@ -71,18 +72,20 @@ export function movesStatement(codec: Codec, moves: readonly EncodedMove[], now:
     .filter((k) => !(k === 'lease_until' && first.guard.lease_until === null))
     .sort() as (keyof EncodedMove['guard'])[];
   const columns = ['id', ...setColumns, ...guardColumns.map((g) => `guard_${g}`)];
-  const typed = (value: unknown, column: string) => (codec.kind === 'postgres' ? sql`${value}::${sql.raw(PG_TYPES[column] ?? 'text')}` : sql`${value}`);
-  const rows = moves.map((move) => {
-    const values = [move.id, ...setColumns.map((c) => move.set[c]), ...guardColumns.map((g) => move.guard[g])];
-    return sql`(${sql.join(values.map((value, i) => typed(value, columns[i]!)))})`;
-  });
+  const types = Object.fromEntries(columns.map((c) => [c, PG_TYPES[c] ?? 'text']));
+  const rows = moves.map((move) => ({
+    id: move.id,
+    ...Object.fromEntries(setColumns.map((c) => [c, move.set[c]])),
+    ...Object.fromEntries(guardColumns.map((g) => [`guard_${g}`, move.guard[g]])),
+  }));
+  const time = (value: string) => (codec.kind === 'postgres' ? sql`${value}::timestamptz` : sql`${value}`);
   const step = (column: string) => sql.ref(`plan_steps.${column}`);
   const fromV = (column: string) => sql.ref(`v.${column}`);
   const assignments = [
     sql`status = ${first.to}`,
-    sql`updated_at = ${typed(now, 'started_at')}`,
+    sql`updated_at = ${time(now)}`,
     ...setColumns.map((c) => sql`${sql.id(c)} = ${fromV(c)}`),
-    ...(first.countAttempt ? [sql`attempts = ${step('attempts')} + 1`, sql`started_at = ${typed(now, 'started_at')}`] : []),
+    ...(first.countAttempt ? [sql`attempts = ${step('attempts')} + 1`, sql`started_at = ${time(now)}`] : []),
   ];
   const conditions = [
     sql`${step('id')} = ${fromV('id')}`,
@@ -107,6 +110,6 @@ export function movesStatement(codec: Codec, moves: readonly EncodedMove[], now:
   // SQLite's RETURNING names only the updated table's columns and refuses `plan_steps.*`;
   // PostgreSQL's `*` would also bring v's columns, some named like the step's.
   const returned = codec.kind === 'postgres' ? sql`plan_steps.*` : sql`*`;
-  return sql<Record<string, unknown>>`with v (${sql.join(columns.map((c) => sql.id(c)))}) as (values ${sql.join(rows)})
+  return sql<Record<string, unknown>>`with v (${sql.join(columns.map((c) => sql.id(c)))}) as (${rowTable(codec.kind, types, rows)})
 update plan_steps set ${sql.join(assignments)} from v where ${sql.join(conditions, sql` and `)} returning ${returned}`;
 }

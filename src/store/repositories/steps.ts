@@ -11,6 +11,7 @@ import { RUNNING_PLAN_STATUSES, type StepKind, type StepStatus } from '../../cor
 import type { Codec } from '../codec.ts';
 import type { PlanStepsTable } from '../schema.ts';
 import { asList, IDS_PER_STATEMENT, type RepositoryContext } from './context.ts';
+import { chunksFor } from '../row-table.ts';
 import { movesStatement, shapeOf, type EncodedMove } from './step-moves.ts';
 
 export interface StepRecord {
@@ -110,9 +111,6 @@ function destinationOf(verb: StepVerb | 'link', from: StepStatus | readonly Step
   if (typeof from !== 'string') throw new TypeError('a link leaves the status as it is, so it names the one status the step is in');
   return from;
 }
-
-/** Rows per set-based move statement: far below either store's limit on bound parameters. */
-const MOVES_PER_STATEMENT = 200;
 
 /** A move with its columns encoded as `move` would set them. */
 function encodeMove({ id, verb, from, patch = {}, guard = {} }: StepMove, codec: Codec, now: Date): EncodedMove {
@@ -298,8 +296,7 @@ export class StepRepository {
         }
         continue;
       }
-      for (let c = 0; c < indexes.length; c += MOVES_PER_STATEMENT) {
-        const chunk = indexes.slice(c, c + MOVES_PER_STATEMENT);
+      for (const chunk of chunksFor(codec.kind, indexes)) {
         const { rows } = await movesStatement(
           codec,
           chunk.map((i) => encoded[i]!),

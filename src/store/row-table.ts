@@ -1,0 +1,60 @@
+// Many rows in one statement. A pass of the executor writes the records of hundreds of steps at
+// once (events, executions, step moves); as a multi-row VALUES list each value is a bound
+// parameter of its own, and PostgreSQL parses and plans thousands of them per statement (and
+// caps a statement at 65,535 of them). There, each column travels as one array instead and
+// `unnest` turns the arrays back into rows: one parameter per column, however many rows, so a
+// batch is one statement. SQLite has no arrays; it keeps the VALUES list, in chunks below its
+// limit on bound parameters, and pays nothing per round trip anyway.
+
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { StoreKind } from './codec.ts';
+import type { Database } from './schema.ts';
+
+/** A column of a row table and its PostgreSQL type (the element type of its array). */
+export type RowColumns = Readonly<Record<string, string>>;
+
+/** Rows per VALUES statement on SQLite: far below its limit of 32,766 bound parameters for any table here. */
+const SQLITE_ROWS_PER_STATEMENT = 500;
+
+/**
+ * The rows as a table expression with `columns` in order: `select … from unnest($1::uuid[], …)`
+ * on PostgreSQL, `values (…), (…)` on SQLite. Every row must give every column; its values are
+ * already encoded for the store (codec). For `with v (…) as (<table>)` and `insert … <table>`.
+ */
+export function rowTable(kind: StoreKind, columns: RowColumns, rows: readonly Readonly<Record<string, unknown>>[]): RawBuilder<unknown> {
+  const names = Object.keys(columns);
+  for (const row of rows) {
+    for (const name of names) if (!(name in row)) throw new TypeError(`a row for the table lacks its ${name} column`);
+  }
+  if (kind === 'postgres') {
+    const arrays = names.map((name) => sql`${rows.map((row) => row[name] ?? null)}::${sql.raw(`${columns[name]}[]`)}`);
+    const ids = sql.join(names.map((name) => sql.id(name)));
+    // In the arrays' order, so an insert assigns serial numbers (the event log's seq) in the order given.
+    return sql`select ${ids} from unnest(${sql.join(arrays)}) with ordinality as r (${ids}, row_order) order by row_order`;
+  }
+  return sql`values ${sql.join(rows.map((row) => sql`(${sql.join(names.map((name) => row[name] ?? null))})`))}`;
+}
+
+/** `rows` in chunks one rowTable may hold: all of them on PostgreSQL, SQLITE_ROWS_PER_STATEMENT on SQLite. */
+export function chunksFor<T>(kind: StoreKind, rows: readonly T[]): T[][] {
+  const size = kind === 'postgres' ? Number.POSITIVE_INFINITY : SQLITE_ROWS_PER_STATEMENT;
+  if (rows.length <= size) return rows.length === 0 ? [] : [[...rows]];
+  const chunks: T[][] = [];
+  for (let i = 0; i < rows.length; i += size) chunks.push(rows.slice(i, i + size));
+  return chunks;
+}
+
+/**
+ * `column in (values)` for a chunk of chunksFor: on PostgreSQL `= any` of one array parameter,
+ * so a list of any length is one statement with one parameter.
+ */
+export function isAnyOf(kind: StoreKind, column: string, values: readonly unknown[], pgType: string): RawBuilder<boolean> {
+  if (kind === 'postgres') return sql<boolean>`${sql.ref(column)} = any(${[...values]}::${sql.raw(`${pgType}[]`)})`;
+  return sql<boolean>`${sql.ref(column)} in (${sql.join([...values])})`;
+}
+
+/** Inserts `rows` into `table`: one statement on PostgreSQL, one per chunk on SQLite. */
+export async function insertRows(db: Kysely<Database>, kind: StoreKind, table: keyof Database & string, columns: RowColumns, rows: readonly Readonly<Record<string, unknown>>[]): Promise<void> {
+  const names = sql.join(Object.keys(columns).map((name) => sql.id(name)));
+  for (const chunk of chunksFor(kind, rows)) await sql`insert into ${sql.table(table)} (${names}) ${rowTable(kind, columns, chunk)}`.execute(db);
+}
