@@ -2,23 +2,14 @@
 // them) and prints a compact report: one line per file as it finishes, the failures in full,
 // the slowest files, and a closing totals line.
 //
-// Each file runs in a node process of its own (as `node --test` would run it), several at a time,
-// slowest first, as many as the machine's cores can keep busy: each file counts for the share of
-// a core it keeps busy, and a file starts when the running files' shares and its own add up to
-// no more than the number of cores (or when nothing runs), up to PRAXIS_TEST_CONCURRENCY files
-// at once (default: three per core). Many files spend most of their time waiting rather than
-// computing: on the demo's 20-second verify window, on npm installing the package, on a browser,
-// on a stream's re-check. With a fixed number at once (it was one more than the cores), such
-// files held the places and left a core idle for much of the run: 258 s for 306 s of CPU on 2
-// cores. A file's share is measured as if it were alone: its CPU seconds over its wall time less
-// what it spent waiting for a core that other files held (scripts/test-cpu.mjs reads the
-// scheduler's run-queue waits), so that a busier run does not make the files look idler and let
-// more in the next time. A file with no figures yet counts as a whole core. The figures are
-// those of the last runs here (.cache/test-times.json, .cache/test-shares.json); a checkout that
-// has not run them yet (a fresh clone, CI) takes scripts/test-times-seed.json: wall seconds and
-// share per file measured on a 2-core machine, which only the order and the packing depend on.
-// Slowest first, so that the long files do not start last and leave the cores idle at the end;
-// the first file in that order that fits starts.
+// Each file runs in a node process of its own (as `node --test` would run it), a few at a time
+// (PRAXIS_TEST_CONCURRENCY, default: one more than the number of cores, since many files spend
+// part of their time waiting rather than computing: on the demo's 20-second verify window, on
+// npm installing the package, on processes they start), slowest first: the previous run's time
+// per file is kept in .cache/test-times.json, so the long files do not start last and leave
+// one core idle at the end. A checkout that has not run them yet (a fresh clone, CI) orders
+// them by scripts/test-times-seed.json: seconds per file measured on a 2-core machine, which
+// only the order depends on (a file it does not name runs first).
 //
 // The run's PostgreSQL databases are copies of one migrated template, and the runner drops each
 // file's databases once the file has ended (scripts/test-postgres.mjs). Its SQLite stores are
@@ -52,16 +43,12 @@ const REPORTER = fileURLToPath(new URL('test-reporter.mjs', import.meta.url));
 const CPU = fileURLToPath(new URL('test-cpu.mjs', import.meta.url));
 const TIMES = join(root, '.cache', 'test-times.json');
 const CPU_TIMES = join(root, '.cache', 'test-cpu.json');
-const SHARES = join(root, '.cache', 'test-shares.json');
 const SEED = join(root, 'scripts', 'test-times-seed.json');
 /** A file still running after this long is stopped and counted as failed. */
 const FILE_TIMEOUT_MS = 10 * 60_000;
 
-/**
- * What the last runs here say of each test file: `times` in milliseconds and `shares` of a
- * core, from .cache over the seed's `[wall seconds, share]`.
- */
-function readFigures() {
+/** Milliseconds per test file, from the last runs here (.cache) over the seed's seconds. */
+function readTimes() {
   const read = (path) => {
     try {
       return JSON.parse(readFileSync(path, 'utf8'));
@@ -69,11 +56,8 @@ function readFigures() {
       return {};
     }
   };
-  const seed = Object.entries(read(SEED));
-  return {
-    times: { ...Object.fromEntries(seed.map(([file, [s]]) => [file, s * 1000])), ...read(TIMES) },
-    shares: { ...Object.fromEntries(seed.map(([file, [, share]]) => [file, share])), ...read(SHARES) },
-  };
+  const seed = Object.fromEntries(Object.entries(read(SEED)).map(([file, s]) => [file, s * 1000]));
+  return { ...seed, ...read(TIMES) };
 }
 
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
@@ -98,8 +82,7 @@ if (files.length === 0) {
 // More node options come from PRAXIS_TEST_NODE_ARGS, after these (`--opt` undoes it; `--cpu-prof
 // --cpu-prof-dir=/tmp/prof` shows where a file spends its time).
 const NODE_ARGS = ['--no-opt', ...(process.env.PRAXIS_TEST_NODE_ARGS ?? '').split(' ').filter(Boolean)];
-const cores = availableParallelism();
-const concurrency = Number(process.env.PRAXIS_TEST_CONCURRENCY) || cores * 3;
+const concurrency = Number(process.env.PRAXIS_TEST_CONCURRENCY) || availableParallelism() + 1;
 const work = mkdtempSync(join(tmpdir(), 'praxis-test-run-'));
 const scratch = join(work, 'tmp');
 mkdirSync(scratch);
@@ -133,11 +116,9 @@ databases = await runDatabases(postgres.url, openStore);
 if (databases.reason) console.log(`no migrated template database (${databases.reason}): each PostgreSQL test store migrates its own`);
 const sqliteTemplate = await migratedSqliteFile(join(work, 'sqlite-template', 'praxis.db'), openStore);
 
-const { times: previous, shares } = readFigures();
+const previous = readTimes();
 // Unknown files first (they may be slow), then the slowest known ones.
 const queue = [...files].sort((a, b) => (previous[b] ?? Infinity) - (previous[a] ?? Infinity));
-/** The share of a core a file kept busy in the last run (1 when unknown). */
-const shareOf = (file) => shares[file] ?? 1;
 const env = {
   ...process.env,
   TMPDIR: scratch,
@@ -170,8 +151,7 @@ function runFile(file) {
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       drops = drops.then(() => databases.drop(prefix)).catch((error) => (dropFailure ??= error));
-      const ms = Date.now() - begun;
-      const result = { file, ms, ...readCpu(cpuOut, ms), code, signal, counts: undefined, failures: [], output: '' };
+      const result = { file, ms: Date.now() - begun, cpu: readCpu(cpuOut), code, signal, counts: undefined, failures: [], output: '' };
       const other = [];
       for (const line of stdout.split('\n')) {
         let parsed;
@@ -206,22 +186,13 @@ async function migratedSqliteFile(path, openStore) {
   return path;
 }
 
-/**
- * The CPU seconds a file's process wrote as it exited (scripts/test-cpu.mjs; undefined when it
- * could not), and the share of a core the file keeps busy when it has one to itself: the CPU
- * seconds over the wall time less the time spent waiting for a core. That wait is its threads'
- * run-queue wait per second run, times all the CPU seconds (the programs it started waited in
- * the same queues, but their waits are not counted anywhere once they have ended).
- */
-function readCpu(path, ms) {
+/** The CPU seconds a file's process wrote as it exited (scripts/test-cpu.mjs), or undefined when it could not. */
+function readCpu(path) {
   try {
-    const { self, children, schedule } = JSON.parse(readFileSync(path, 'utf8'));
-    const cpu = self + children;
-    const queued = schedule?.ran > 0 ? (schedule.waited / schedule.ran) * cpu : 0;
-    const alone = Math.max(cpu, ms / 1000 - queued);
-    return { cpu, share: alone > 0 ? Math.min(1, cpu / alone) : 1 };
+    const { self, children } = JSON.parse(readFileSync(path, 'utf8'));
+    return self + children;
   } catch {
-    return { cpu: undefined, share: undefined };
+    return undefined;
   }
 }
 
@@ -246,29 +217,14 @@ function fileLine(r) {
   return `${failed(r) ? '✖' : '✔'} ${r.file}  ${what}  ${seconds(r.ms)}${r.cpu === undefined ? '' : ` (cpu ${r.cpu.toFixed(1)} s)`}`;
 }
 
-// Starts files while their shares fit the cores (see the top), and again whenever one ends.
-let peak = 0;
-await new Promise((allDone) => {
-  const running = new Set();
-  const load = () => [...running].reduce((sum, file) => sum + shareOf(file), 0);
-  const startMore = () => {
-    while (running.size < concurrency) {
-      const index = queue.findIndex((file) => running.size === 0 || load() + shareOf(file) <= cores);
-      if (index < 0) break;
-      const [file] = queue.splice(index, 1);
-      running.add(file);
-      peak = Math.max(peak, running.size);
-      void runFile(file).then((result) => {
-        running.delete(file);
-        results.push(result);
-        console.log(fileLine(result));
-        startMore();
-      });
-    }
-    if (running.size === 0 && queue.length === 0) allDone();
-  };
-  startMore();
-});
+async function worker() {
+  for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+    const result = await runFile(file);
+    results.push(result);
+    console.log(fileLine(result));
+  }
+}
+await Promise.all(Array.from({ length: Math.min(concurrency, files.length) }, worker));
 
 const dropping = Date.now();
 await drops;
@@ -286,30 +242,7 @@ const elapsed = Date.now() - started;
 mkdirSync(join(root, '.cache'), { recursive: true });
 writeFileSync(TIMES, `${JSON.stringify({ ...previous, ...Object.fromEntries(results.map((r) => [r.file, r.ms])) }, null, 1)}\n`);
 const measured = results.filter((r) => r.cpu !== undefined);
-const readCache = (path) => {
-  try {
-    return JSON.parse(readFileSync(path, 'utf8'));
-  } catch {
-    return {};
-  }
-};
-const perFile = (path, value) => ({ ...readCache(path), ...Object.fromEntries(measured.map((r) => [r.file, Number(value(r).toFixed(2))])) });
-writeFileSync(
-  CPU_TIMES,
-  `${JSON.stringify(
-    perFile(CPU_TIMES, (r) => r.cpu),
-    null,
-    1,
-  )}\n`,
-);
-writeFileSync(
-  SHARES,
-  `${JSON.stringify(
-    perFile(SHARES, (r) => r.share),
-    null,
-    1,
-  )}\n`,
-);
+writeFileSync(CPU_TIMES, `${JSON.stringify(Object.fromEntries(measured.map((r) => [r.file, Number(r.cpu.toFixed(2))])), null, 1)}\n`);
 const runnerCpu = runCpu();
 
 const broken = results.filter(failed).sort((a, b) => a.file.localeCompare(b.file));
@@ -358,9 +291,9 @@ if (cpuReport) {
 }
 const fileCpu = measured.reduce((sum, r) => sum + r.cpu, 0);
 console.log(`\nslowest: ${slowest.map((r) => `${r.file} ${seconds(r.ms)}`).join(', ')}`);
-console.log(`${results.length} files, ${total.tests} tests in ${seconds(elapsed)} (up to ${peak} at a time; ${seconds(dropped)} of it dropping databases at the end)`);
+console.log(`${results.length} files, ${total.tests} tests in ${seconds(elapsed)} (${Math.min(concurrency, files.length)} at a time; ${seconds(dropped)} of it dropping databases at the end)`);
 console.log(
-  `cpu: ${seconds(runnerCpu * 1000)} in all (${seconds(fileCpu * 1000)} in the test files' processes, the rest the runner's own), ${seconds((runnerCpu * 1000) / cores)} per core on ${cores}`,
+  `cpu: ${seconds(runnerCpu * 1000)} in all (${seconds(fileCpu * 1000)} in the test files' processes, the rest the runner's own), ${seconds((runnerCpu * 1000) / availableParallelism())} per core on ${availableParallelism()}`,
 );
 console.log(`tests: ${total.passed} passed, ${total.failed + unreported} failed, ${total.skipped} skipped`);
 process.exit(broken.length > 0 || leftovers.length > 0 ? 1 : (process.exitCode ?? 0));

@@ -3,12 +3,7 @@
 // those of the processes it started and waited for (the built CLI it spawns, a browser, helper
 // programs), as the kernel counts them. Wall time says little on a shared machine; CPU seconds
 // are what a file costs whatever else runs beside it.
-//
-// It also writes how long the process's threads waited for a core while they were ready to run
-// (the scheduler's run-queue wait, /proc/<pid>/task/*/schedstat), beside the time they ran: the
-// runner takes from the two how much of the file's wall time was spent waiting for a core that
-// other files held, to learn the share of a core the file keeps busy when it has one to itself.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 
 const out = process.env.PRAXIS_TEST_CPU_OUT;
 // Processes the file starts do not inherit the variable, so none of them writes over the figure.
@@ -30,31 +25,11 @@ function children() {
   }
 }
 
-/** The seconds this process's threads ran and waited to run, as the scheduler counts them. */
-function schedule() {
-  let ran = 0;
-  let waited = 0;
-  try {
-    for (const task of readdirSync('/proc/self/task')) {
-      try {
-        const [run, wait] = readFileSync(`/proc/self/task/${task}/schedstat`, 'utf8').split(' ').map(Number);
-        ran += run / 1e9;
-        waited += wait / 1e9;
-      } catch {
-        // A thread that ended meanwhile.
-      }
-    }
-  } catch {
-    // No schedstat here: the runner then takes the whole wall time as the file's own.
-  }
-  return { ran, waited };
-}
-
 if (out) {
   process.on('exit', () => {
     const self = process.resourceUsage();
     const kids = children();
-    const cpu = { self: (self.userCPUTime + self.systemCPUTime) / 1e6, children: kids.user + kids.system, schedule: schedule() };
+    const cpu = { self: (self.userCPUTime + self.systemCPUTime) / 1e6, children: kids.user + kids.system };
     try {
       writeFileSync(out, JSON.stringify(cpu));
     } catch {

@@ -144,7 +144,13 @@ export async function openStore(config: StoreConfig, options: StoreOptions = {})
     wakeups,
     async transaction(work) {
       const committed: string[] = [];
-      const result = await db.transaction().execute((tx) => work(repositoriesFor({ db: tx, codec, clock, wake: (type) => committed.push(type), wakeChannel: wakeChannelName })));
+      const result = await db.transaction().execute(async (tx) => {
+        const scoped = repositoriesFor({ db: tx, codec, clock, wake: (type) => committed.push(type), wakeChannel: wakeChannelName });
+        const done = await work(scoped);
+        // The events the work appended, queued until now (EventRepository), go in before the commit.
+        await scoped.events.flush();
+        return done;
+      });
       for (const type of committed) wakeups.emit(type);
       return result;
     },

@@ -57,39 +57,86 @@ export function wakeReason(event: NewEvent): string {
   return event.type === 'approval_approved' && typeof approvalId === 'string' ? `${event.type}:${approvalId}` : event.type;
 }
 
+/** The distinct wake-up reasons of the waking events among `events`. */
+function wakeReasons(events: readonly NewEvent[]): string[] {
+  return [...new Set(events.filter((event) => WAKE_EVENT_TYPES.has(event.type)).map(wakeReason))];
+}
+
+/** An event as written: its values encoded for the store. */
+type EventRow = {
+  id: string;
+  type: EventType;
+  mind_id: string | null;
+  intention_id: string | null;
+  plan_id: string | null;
+  step_id: string | null;
+  data: string;
+  created_at: string;
+};
+
 /** The columns of an event row, with PostgreSQL's types (row-table.ts). */
 const EVENT_COLUMNS = { id: 'uuid', type: 'text', mind_id: 'uuid', intention_id: 'uuid', plan_id: 'uuid', step_id: 'uuid', data: 'jsonb', created_at: 'timestamptz' } as const;
 
 export class EventRepository {
   readonly #ctx: RepositoryContext;
+  /**
+   * Inside a transaction, appendMany only queues its rows, and they are inserted together when
+   * the transaction is about to commit (flush), or before anything reads the log or appends one
+   * event with its seq: a unit of work that records in several places (a step's move, the plan
+   * it completes, its intention, the procedure it leaves) writes one insert, not one per place.
+   * Order is kept: rows are inserted in the order they were appended.
+   */
+  readonly #queued: { rows: EventRow[]; reasons: Set<string> } | null;
   constructor(ctx: RepositoryContext) {
     this.#ctx = ctx;
+    this.#queued = ctx.db.isTransaction ? { rows: [], reasons: new Set() } : null;
   }
 
   async append(event: NewEvent): Promise<EventRecord> {
-    const [record] = await this.#write([event], true);
-    return record!;
+    await this.flush();
+    const [row] = this.#rows([event]);
+    const { db, codec } = this.#ctx;
+    // Only the seq is read back: the rest is what was written.
+    const { seq } = await db.insertInto('events').values(row!).returning('seq').executeTakeFirstOrThrow();
+    await this.#notify(wakeReasons([event]));
+    return { seq: codec.readInt(seq), ...this.#record(row!), data: event.data ?? {} };
   }
 
   /**
-   * Appends several events in one statement, in the order given (their seqs follow it). A record
-   * of an act is several facts at once (the policy decision, the authorisation, the execution,
-   * the step's move), and a pass of the executor writes those of all its steps together: one
-   * statement on PostgreSQL, one per chunk on SQLite (row-table.ts), and one wake-up per reason
-   * however many events carry it. Nothing is read back.
+   * Appends several events in the order given (their seqs follow it). A record of an act is
+   * several facts at once (the policy decision, the authorisation, the execution, the step's
+   * move), and a pass of the executor writes those of all its steps together: one statement on
+   * PostgreSQL, one per chunk on SQLite (row-table.ts), and one wake-up per reason however many
+   * events carry it. Inside a transaction the rows wait for its commit (see #queued). Nothing is
+   * read back.
    */
   async appendMany(events: readonly NewEvent[]): Promise<void> {
-    await this.#write(events, false);
+    const rows = this.#rows(events);
+    const reasons = wakeReasons(events);
+    if (this.#queued) {
+      this.#queued.rows.push(...rows);
+      for (const reason of reasons) this.#queued.reasons.add(reason);
+      return;
+    }
+    await this.#insert(rows, reasons);
   }
 
-  async #write(events: readonly NewEvent[], readBack: boolean): Promise<EventRecord[]> {
-    if (events.length === 0) return [];
+  /** Inserts what this transaction's appendMany queued; the store calls it before committing. */
+  async flush(): Promise<void> {
+    if (!this.#queued || this.#queued.rows.length === 0) return;
+    const reasons = [...this.#queued.reasons];
+    this.#queued.reasons.clear();
+    await this.#insert(this.#queued.rows.splice(0), reasons);
+  }
+
+  /** The rows for `events`, refusing an unknown type before anything is written or queued. */
+  #rows(events: readonly NewEvent[]): EventRow[] {
     for (const event of events) {
       if (!EventTypes.has(event.type)) throw new TypeError(`unknown event type: ${String(event.type)}`);
     }
-    const { db, codec, clock } = this.#ctx;
+    const { codec, clock } = this.#ctx;
     const at = codec.time(clock.now());
-    const values = events.map((event) => ({
+    return events.map((event) => ({
       id: event.id ?? newId(),
       type: event.type,
       mind_id: event.mindId ?? null,
@@ -99,39 +146,32 @@ export class EventRepository {
       data: codec.json(event.data ?? {}),
       created_at: at,
     }));
-    // Only the seq is read back, for the one caller that wants the record: the rest is what was written.
-    const rows = readBack ? await db.insertInto('events').values(values).returning(['id', 'seq']).execute() : [];
-    if (!readBack) await insertRows(db, codec.kind, 'events', EVENT_COLUMNS, values);
-    const reasons = [...new Set(events.filter((event) => WAKE_EVENT_TYPES.has(event.type)).map(wakeReason))];
-    if (reasons.length > 0) {
-      // NOTIFY is transactional: other processes hear it when (and only if) this commits. A
-      // wake-up is not data: readers always re-read the store, so one per reason is enough.
-      if (this.#ctx.wakeChannel) {
-        await sql`select pg_notify(${this.#ctx.wakeChannel}, r) from (values ${sql.join(reasons.map((r) => sql`(${r})`))}) as reasons (r)`.execute(db);
-      }
-      for (const reason of reasons) this.#ctx.wake(reason);
+  }
+
+  async #insert(rows: readonly EventRow[], reasons: readonly string[]): Promise<void> {
+    if (rows.length === 0) return;
+    await insertRows(this.#ctx.db, this.#ctx.codec.kind, 'events', EVENT_COLUMNS, rows);
+    await this.#notify(reasons);
+  }
+
+  /** Wakes whoever waits for `reasons`: in this process at once or at commit, elsewhere over NOTIFY. */
+  async #notify(reasons: readonly string[]): Promise<void> {
+    if (reasons.length === 0) return;
+    // NOTIFY is transactional: other processes hear it when (and only if) this commits. A
+    // wake-up is not data: readers always re-read the store, so one per reason is enough.
+    if (this.#ctx.wakeChannel) {
+      await sql`select pg_notify(${this.#ctx.wakeChannel}, r) from (values ${sql.join(reasons.map((r) => sql`(${r})`))}) as reasons (r)`.execute(this.#ctx.db);
     }
-    const written = new Map(rows.map((row) => [row.id, codec.readInt(row.seq)]));
-    const createdAt = codec.readTime(at);
-    // RETURNING hands rows back in no promised order; seq is the order they were written in.
-    return values
-      .map((row, i) => ({
-        seq: written.get(row.id)!,
-        id: row.id,
-        type: row.type,
-        mindId: row.mind_id,
-        intentionId: row.intention_id,
-        planId: row.plan_id,
-        stepId: row.step_id,
-        data: events[i]!.data ?? {},
-        createdAt,
-      }))
-      .filter((record) => record.seq !== undefined)
-      .sort((a, b) => a.seq - b.seq);
+    for (const reason of reasons) this.#ctx.wake(reason);
+  }
+
+  #record(row: EventRow): Omit<EventRecord, 'seq' | 'data'> {
+    return { id: row.id, type: row.type, mindId: row.mind_id, intentionId: row.intention_id, planId: row.plan_id, stepId: row.step_id, createdAt: this.#ctx.codec.readTime(row.created_at) };
   }
 
   /** Oldest first. */
   async list(query: EventQuery = {}): Promise<EventRecord[]> {
+    await this.flush();
     let select = this.#ctx.db.selectFrom('events').selectAll();
     if (query.mindId !== undefined) select = select.where('mind_id', '=', query.mindId);
     if (query.intentionId !== undefined) select = select.where('intention_id', '=', query.intentionId);
@@ -149,12 +189,14 @@ export class EventRepository {
   }
 
   async get(id: string): Promise<EventRecord | undefined> {
+    await this.flush();
     const row = await this.#ctx.db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
     return row && this.#decode(row);
   }
 
   /** The seq of the newest event, 0 when the log is empty: where a live reader starts. */
   async latestSeq(): Promise<number> {
+    await this.flush();
     const { latest } = await this.#ctx.db
       .selectFrom('events')
       .select((eb) => eb.fn.max('seq').as('latest'))

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { newId } from '../../src/core/ids.ts';
-import type { NewEvent } from '../../src/store/index.ts';
+import { openStore, type NewEvent } from '../../src/store/index.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 
 // A batch is one statement on PostgreSQL (one array per column) and chunks of a VALUES list on
@@ -43,10 +43,74 @@ for (const kind of STORE_KINDS) {
       }
     });
 
+    it("inserts a transaction's events with one statement, in order, before its commit; a rollback leaves none", async () => {
+      const { config } = current();
+      const inserts: string[] = [];
+      const store = await openStore(config, { observeQuery: (text) => void (/^\s*insert into "events"/i.test(text) && inserts.push(text)) });
+      try {
+        const mind = await store.minds.create({ name: `rows-${newId()}` });
+        const before = await store.events.latestSeq();
+        const seen = await store.transaction(async (tx) => {
+          await tx.events.appendMany([{ type: 'plan_started', mindId: mind.id, data: { n: 1 } }]);
+          await tx.events.appendMany([
+            { type: 'plan_step_started', mindId: mind.id, data: { n: 2 } },
+            { type: 'plan_step_completed', mindId: mind.id, data: { n: 3 } },
+          ]);
+          assert.equal(inserts.length, 0, 'queued, not yet written');
+          // A read inside the transaction sees what it appended.
+          const inside = await tx.events.list({ mindId: mind.id, afterSeq: before });
+          await tx.events.appendMany([{ type: 'plan_completed', mindId: mind.id, data: { n: 4 } }]);
+          return inside.length;
+        });
+        assert.equal(seen, 3);
+        assert.equal(inserts.length, 2, 'one insert before the read, one for the rest at the commit');
+        const read = await store.events.list({ mindId: mind.id, afterSeq: before });
+        assert.deepEqual(
+          read.map((e) => [e.type, e.data.n]),
+          [
+            ['plan_started', 1],
+            ['plan_step_started', 2],
+            ['plan_step_completed', 3],
+            ['plan_completed', 4],
+          ],
+        );
+
+        const latest = await store.events.latestSeq();
+        await assert.rejects(
+          store.transaction(async (tx) => {
+            await tx.events.appendMany([{ type: 'plan_started', mindId: mind.id }]);
+            throw new Error('changed my mind');
+          }),
+          /changed my mind/,
+        );
+        assert.equal(await store.events.latestSeq(), latest, 'nothing of a rolled back transaction is written');
+        // An unknown type is refused when it is appended, not when the transaction commits.
+        await assert.rejects(
+          store.transaction(async (tx) => {
+            await assert.rejects(tx.events.appendMany([{ type: 'no_such_event' as NewEvent['type'] }]), /unknown event type: no_such_event/);
+            throw new Error('refused as it should be');
+          }),
+          /refused as it should be/,
+        );
+      } finally {
+        await store.close();
+      }
+    });
+
     it('inserts a batch of executions with every outcome column as given', async () => {
       const { store } = current();
       const mind = await store.minds.create({ name: `rows-${newId()}` });
-      const started = { id: newId(), mindId: mind.id, capability: 'service.restart', target: 'atlas-worker.service', params: { unit: 'atlas-worker.service' }, origin: `step:${newId()}`, correlationId: '', evidence: {}, status: 'started' as const };
+      const started = {
+        id: newId(),
+        mindId: mind.id,
+        capability: 'service.restart',
+        target: 'atlas-worker.service',
+        params: { unit: 'atlas-worker.service' },
+        origin: `step:${newId()}`,
+        correlationId: '',
+        evidence: {},
+        status: 'started' as const,
+      };
       const done = {
         id: newId(),
         mindId: mind.id,
