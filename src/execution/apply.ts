@@ -242,7 +242,8 @@ async function consequences(scoped: Store, move: Move, moved: StepRecord, after:
       if (decision.intention === 'outcome_unverified') await blockIntention(scoped, plan.intentionId, 'outcome_unverified', { plan_id: plan.id, step_id: step.id });
       if (decision.blockPlan) {
         const blockedPlan = await scoped.plans.transition(plan.id, RUNNING_PLAN_STATUSES, 'blocked', { statusReason: decision.reason });
-        if (blockedPlan) await scoped.events.append({ type: 'plan_blocked', mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id, data: { reason: decision.reason, step_id: step.id } });
+        if (blockedPlan)
+          await scoped.events.appendMany([{ type: 'plan_blocked', mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id, data: { reason: decision.reason, step_id: step.id } }]);
         await suspendIntention(scoped, plan.intentionId, decision.intention);
       }
       break;
@@ -328,14 +329,16 @@ async function stuckStep(ctx: ExecutorContext, { scene, options }: Move, error: 
     const blocked = await ctx.store.transaction(async (tx) => {
       const moved = await tx.steps.move('block', step.id, options.from, { leaseUntil: null, nextRunAt: null, statusReason: reason, error: reason });
       if (moved)
-        await tx.events.append({
-          type: 'plan_step_blocked',
-          mindId: plan.mindId,
-          intentionId: plan.intentionId,
-          planId: plan.id,
-          stepId: step.id,
-          data: { key: step.key, kind: step.kind, reason, stuck: true, failures, executor: ctx.name },
-        });
+        await tx.events.appendMany([
+          {
+            type: 'plan_step_blocked',
+            mindId: plan.mindId,
+            intentionId: plan.intentionId,
+            planId: plan.id,
+            stepId: step.id,
+            data: { key: step.key, kind: step.kind, reason, stuck: true, failures, executor: ctx.name },
+          },
+        ]);
       return moved;
     });
     if (blocked) {
@@ -390,27 +393,31 @@ async function applyEffect(scoped: Store, scene: StepScene, current: StepRecord,
       }
       return current;
     case 'requeued':
-      await scoped.events.append({
-        type: 'plan_step_released',
-        mindId: plan.mindId,
-        intentionId: plan.intentionId,
-        planId: plan.id,
-        stepId: current.id,
-        data: { key: current.key, recovered: true, reason: effect.reason },
-      });
+      await scoped.events.appendMany([
+        {
+          type: 'plan_step_released',
+          mindId: plan.mindId,
+          intentionId: plan.intentionId,
+          planId: plan.id,
+          stepId: current.id,
+          data: { key: current.key, recovered: true, reason: effect.reason },
+        },
+      ]);
       return current;
     case 'record_findings':
       await recordFindings(scoped, { mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id, stepId: current.id, stepKey: current.key }, effect, scoped.clock.now());
       return current;
     case 'operator_note':
-      await scoped.events.append({
-        type: 'operator_note',
-        mindId: plan.mindId,
-        intentionId: plan.intentionId,
-        planId: plan.id,
-        stepId: current.id,
-        data: { message: effect.message, key: current.key },
-      });
+      await scoped.events.appendMany([
+        {
+          type: 'operator_note',
+          mindId: plan.mindId,
+          intentionId: plan.intentionId,
+          planId: plan.id,
+          stepId: current.id,
+          data: { message: effect.message, key: current.key },
+        },
+      ]);
       return current;
   }
 }

@@ -86,14 +86,16 @@ async function claimForWrite(ctx: ExecutorContext, scene: StepScene, found: Appl
       return undefined;
     }
     await writeRecords(scoped, records);
-    await scoped.events.append({
-      type: 'plan_step_started',
-      mindId: plan.mindId,
-      intentionId: plan.intentionId,
-      planId: plan.id,
-      stepId: claimed.id,
-      data: { key: claimed.key, kind: claimed.kind, attempt: claimed.attempts, capability: claimed.capability, target: claimed.target, lease_until: lease.toISOString(), executor: ctx.name },
-    });
+    await scoped.events.appendMany([
+      {
+        type: 'plan_step_started',
+        mindId: plan.mindId,
+        intentionId: plan.intentionId,
+        planId: plan.id,
+        stepId: claimed.id,
+        data: { key: claimed.key, kind: claimed.kind, attempt: claimed.attempts, capability: claimed.capability, target: claimed.target, lease_until: lease.toISOString(), executor: ctx.name },
+      },
+    ]);
     return claimed;
   });
 }
@@ -119,14 +121,16 @@ async function claimAndRun(ctx: ExecutorContext, pass: Pass, due: StepRecord): P
       won = await tx.steps.move('claim', due.id, 'waiting', { leaseUntil: lease, nextRunAt: lease, claimedBy: ctx.name }, { dueBy: now });
     }
     if (won && due.status === 'ready') {
-      await tx.events.append({
-        type: 'plan_step_started',
-        mindId: plan.mindId,
-        intentionId: plan.intentionId,
-        planId: plan.id,
-        stepId: won.id,
-        data: { key: won.key, kind: won.kind, attempt: won.attempts, capability: won.capability, target: won.target, lease_until: won.leaseUntil?.toISOString() ?? null, executor: ctx.name },
-      });
+      await tx.events.appendMany([
+        {
+          type: 'plan_step_started',
+          mindId: plan.mindId,
+          intentionId: plan.intentionId,
+          planId: plan.id,
+          stepId: won.id,
+          data: { key: won.key, kind: won.kind, attempt: won.attempts, capability: won.capability, target: won.target, lease_until: won.leaseUntil?.toISOString() ?? null, executor: ctx.name },
+        },
+      ]);
     }
     return won;
   });
