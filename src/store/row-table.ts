@@ -53,8 +53,12 @@ export function isAnyOf(kind: StoreKind, column: string, values: readonly unknow
   return sql<boolean>`${sql.ref(column)} in (${sql.join([...values])})`;
 }
 
+/** The insert of `rows` (one chunk of chunksFor) into `table`. */
+export function insertStatement(kind: StoreKind, table: keyof Database & string, columns: RowColumns, rows: readonly Readonly<Record<string, unknown>>[]): RawBuilder<unknown> {
+  return sql`insert into ${sql.table(table)} (${sql.join(Object.keys(columns).map((name) => sql.id(name)))}) ${rowTable(kind, columns, rows)}`;
+}
+
 /** Inserts `rows` into `table`: one statement on PostgreSQL, one per chunk on SQLite. */
 export async function insertRows(db: Kysely<Database>, kind: StoreKind, table: keyof Database & string, columns: RowColumns, rows: readonly Readonly<Record<string, unknown>>[]): Promise<void> {
-  const names = sql.join(Object.keys(columns).map((name) => sql.id(name)));
-  for (const chunk of chunksFor(kind, rows)) await sql`insert into ${sql.table(table)} (${names}) ${rowTable(kind, columns, chunk)}`.execute(db);
+  for (const chunk of chunksFor(kind, rows)) await insertStatement(kind, table, columns, chunk).execute(db);
 }

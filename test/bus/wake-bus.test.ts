@@ -102,6 +102,20 @@ describe('wake bus across processes (postgres)', () => {
       await until(() => reasons.filter((r) => r === 'listening').length > listeningBefore, 'the reconnection', 10_000);
       await admin.events.append({ type: 'approval_denied' });
       await until(() => reasons.includes('approval_denied'), 'a notification after reconnecting');
+      // A transaction's events go in as one statement with their NOTIFY, once it commits.
+      await admin
+        .transaction(async (tx) => {
+          await tx.events.appendMany([{ type: 'approval_approved', data: { approval_id: 'rolled-back' } }]);
+          throw new Error('roll back');
+        })
+        .catch(() => undefined);
+      await admin.transaction(async (tx) => {
+        await tx.events.appendMany([{ type: 'policy_decision' }, { type: 'approval_approved', data: { approval_id: 'batched' } }]);
+        await tx.events.appendMany([{ type: 'approval_approved', data: { approval_id: 'batched' } }]);
+      });
+      await until(() => reasons.includes('approval_approved:batched'), 'a notification of a batch committed in a transaction');
+      assert.equal(reasons.filter((r) => r === 'approval_approved:batched').length, 1, 'one wake-up per reason');
+      assert.ok(!reasons.includes('approval_approved:rolled-back'), 'nothing for a transaction rolled back');
       await admin.close();
     } finally {
       await bus.close();

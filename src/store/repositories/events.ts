@@ -6,7 +6,7 @@ import type { JsonObject } from '../../core/plan.ts';
 import { sql } from 'kysely';
 import { EventTypes, WAKE_EVENT_TYPES, type EventType } from '../../core/vocabulary.ts';
 import type { EventsTable } from '../schema.ts';
-import { insertRows } from '../row-table.ts';
+import { insertRows, insertStatement } from '../row-table.ts';
 import type { RepositoryContext } from './context.ts';
 
 export interface EventRecord {
@@ -55,6 +55,11 @@ export interface EventQuery {
 export function wakeReason(event: NewEvent): string {
   const approvalId = event.data?.approval_id;
   return event.type === 'approval_approved' && typeof approvalId === 'string' ? `${event.type}:${approvalId}` : event.type;
+}
+
+/** NOTIFY on `channel` once per reason. */
+function notifyQuery(channel: string, reasons: readonly string[]) {
+  return sql`select pg_notify(${channel}, r) from (values ${sql.join(reasons.map((r) => sql`(${r})`))}) as reasons (r)`;
 }
 
 /** The distinct wake-up reasons of the waking events among `events`. */
@@ -150,7 +155,14 @@ export class EventRepository {
 
   async #insert(rows: readonly EventRow[], reasons: readonly string[]): Promise<void> {
     if (rows.length === 0) return;
-    await insertRows(this.#ctx.db, this.#ctx.codec.kind, 'events', EVENT_COLUMNS, rows);
+    const { db, codec, wakeChannel } = this.#ctx;
+    if (wakeChannel && reasons.length > 0) {
+      // The rows and their NOTIFY in one statement: a batch that wakes others is one round trip.
+      await sql`with written as (${insertStatement(codec.kind, 'events', EVENT_COLUMNS, rows)}) ${notifyQuery(wakeChannel, reasons)}`.execute(db);
+      for (const reason of reasons) this.#ctx.wake(reason);
+      return;
+    }
+    await insertRows(db, codec.kind, 'events', EVENT_COLUMNS, rows);
     await this.#notify(reasons);
   }
 
@@ -160,7 +172,7 @@ export class EventRepository {
     // NOTIFY is transactional: other processes hear it when (and only if) this commits. A
     // wake-up is not data: readers always re-read the store, so one per reason is enough.
     if (this.#ctx.wakeChannel) {
-      await sql`select pg_notify(${this.#ctx.wakeChannel}, r) from (values ${sql.join(reasons.map((r) => sql`(${r})`))}) as reasons (r)`.execute(this.#ctx.db);
+      await notifyQuery(this.#ctx.wakeChannel, reasons).execute(this.#ctx.db);
     }
     for (const reason of reasons) this.#ctx.wake(reason);
   }
