@@ -2,14 +2,23 @@
 // them) and prints a compact report: one line per file as it finishes, the failures in full,
 // the slowest files, and a closing totals line.
 //
-// Each file runs in a node process of its own (as `node --test` would run it), a few at a time
-// (PRAXIS_TEST_CONCURRENCY, default: one more than the number of cores, since many files spend
-// part of their time waiting rather than computing: on the demo's 20-second verify window, on
-// npm installing the package, on processes they start), slowest first: the previous run's time
-// per file is kept in .cache/test-times.json, so the long files do not start last and leave
-// one core idle at the end. A checkout that has not run them yet (a fresh clone, CI) orders
-// them by scripts/test-times-seed.json: seconds per file measured on a 2-core machine, which
-// only the order depends on (a file it does not name runs first).
+// Each file runs in a node process of its own (as `node --test` would run it), several at a time,
+// slowest first. At least one more file runs at once than the machine has cores, and more when
+// the running files leave cores idle: many files spend most of their time waiting rather than
+// computing (on the demo's 20-second verify window, on npm installing the package, on a browser,
+// on a stream's re-check), and with a fixed cores + 1 at once such files held the places and left
+// a core idle for much of the run (258 s for 306 s of CPU on 2 cores). So each file counts for
+// the share of a core it keeps busy, and another file starts whenever the running files' shares
+// and its own add up to no more than the cores, up to PRAXIS_TEST_CONCURRENCY files at once
+// (default: three per core; set it to cores + 1 or less for the fixed count). A file's share is
+// its CPU seconds over its wall seconds in the last run, scaled by how many files ran beside it
+// over the cores (a file that computes all the time, run three at once on two cores, used two
+// thirds of a core and counts as one); a file with no figures yet counts as one. The figures are
+// those of the last runs here (.cache/test-times.json, .cache/test-shares.json); a checkout that
+// has not run them yet (a fresh clone, CI) takes scripts/test-times-seed.json: wall seconds and
+// share per file measured on a 2-core machine, which only the order and the packing depend on.
+// Slowest first, so that the long files do not start last and leave the cores idle at the end;
+// the first file in that order that fits starts.
 //
 // The run's PostgreSQL databases are copies of one migrated template, and the runner drops each
 // file's databases once the file has ended (scripts/test-postgres.mjs). Its SQLite stores are
@@ -43,12 +52,16 @@ const REPORTER = fileURLToPath(new URL('test-reporter.mjs', import.meta.url));
 const CPU = fileURLToPath(new URL('test-cpu.mjs', import.meta.url));
 const TIMES = join(root, '.cache', 'test-times.json');
 const CPU_TIMES = join(root, '.cache', 'test-cpu.json');
+const SHARES = join(root, '.cache', 'test-shares.json');
 const SEED = join(root, 'scripts', 'test-times-seed.json');
 /** A file still running after this long is stopped and counted as failed. */
 const FILE_TIMEOUT_MS = 10 * 60_000;
 
-/** Milliseconds per test file, from the last runs here (.cache) over the seed's seconds. */
-function readTimes() {
+/**
+ * What the last runs here say of each test file: `times` in milliseconds and `shares` of a
+ * core, from .cache over the seed's `[wall seconds, share]`.
+ */
+function readFigures() {
   const read = (path) => {
     try {
       return JSON.parse(readFileSync(path, 'utf8'));
@@ -56,8 +69,11 @@ function readTimes() {
       return {};
     }
   };
-  const seed = Object.fromEntries(Object.entries(read(SEED)).map(([file, s]) => [file, s * 1000]));
-  return { ...seed, ...read(TIMES) };
+  const seed = Object.entries(read(SEED));
+  return {
+    times: { ...Object.fromEntries(seed.map(([file, [s]]) => [file, s * 1000])), ...read(TIMES) },
+    shares: { ...Object.fromEntries(seed.map(([file, [, share]]) => [file, share])), ...read(SHARES) },
+  };
 }
 
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
@@ -82,7 +98,8 @@ if (files.length === 0) {
 // More node options come from PRAXIS_TEST_NODE_ARGS, after these (`--opt` undoes it; `--cpu-prof
 // --cpu-prof-dir=/tmp/prof` shows where a file spends its time).
 const NODE_ARGS = ['--no-opt', ...(process.env.PRAXIS_TEST_NODE_ARGS ?? '').split(' ').filter(Boolean)];
-const concurrency = Number(process.env.PRAXIS_TEST_CONCURRENCY) || availableParallelism() + 1;
+const cores = availableParallelism();
+const concurrency = Number(process.env.PRAXIS_TEST_CONCURRENCY) || cores * 3;
 const work = mkdtempSync(join(tmpdir(), 'praxis-test-run-'));
 const scratch = join(work, 'tmp');
 mkdirSync(scratch);
@@ -116,9 +133,11 @@ databases = await runDatabases(postgres.url, openStore);
 if (databases.reason) console.log(`no migrated template database (${databases.reason}): each PostgreSQL test store migrates its own`);
 const sqliteTemplate = await migratedSqliteFile(join(work, 'sqlite-template', 'praxis.db'), openStore);
 
-const previous = readTimes();
+const { times: previous, shares } = readFigures();
 // Unknown files first (they may be slow), then the slowest known ones.
 const queue = [...files].sort((a, b) => (previous[b] ?? Infinity) - (previous[a] ?? Infinity));
+/** The share of a core a file kept busy in the last run (1 when unknown). */
+const shareOf = (file) => shares[file] ?? 1;
 const env = {
   ...process.env,
   TMPDIR: scratch,
@@ -133,7 +152,7 @@ let drops = Promise.resolve();
 let dropFailure;
 let fileCount = 0;
 
-function runFile(file) {
+function runFile(file, beside) {
   return new Promise((resolve) => {
     const begun = Date.now();
     const prefix = databases.filePrefix(fileCount);
@@ -151,7 +170,9 @@ function runFile(file) {
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       drops = drops.then(() => databases.drop(prefix)).catch((error) => (dropFailure ??= error));
-      const result = { file, ms: Date.now() - begun, cpu: readCpu(cpuOut), code, signal, counts: undefined, failures: [], output: '' };
+      const ms = Date.now() - begun;
+      const cpu = readCpu(cpuOut);
+      const result = { file, ms, cpu, share: shareFrom(cpu, ms, beside()), code, signal, counts: undefined, failures: [], output: '' };
       const other = [];
       for (const line of stdout.split('\n')) {
         let parsed;
@@ -196,6 +217,17 @@ function readCpu(path) {
   }
 }
 
+/**
+ * The share of a core a file keeps busy: its CPU over its wall time, scaled by the files that ran
+ * at once on average (`beside`, itself included) over the cores, when they were more: what it
+ * used of the cores it had to share. The scaling counts every file beside it as computing, so a
+ * file that mostly waits looks busier than it is, which only lets fewer files start beside it.
+ */
+function shareFrom(cpu, ms, beside) {
+  if (cpu === undefined || !(ms > 0)) return undefined;
+  return Math.min(1, ((cpu * 1000) / ms) * Math.max(1, beside / cores));
+}
+
 /** The runner's CPU seconds so far: its own, and its ended children's (the test files'). */
 function runCpu() {
   const own = process.resourceUsage();
@@ -217,14 +249,49 @@ function fileLine(r) {
   return `${failed(r) ? '✖' : '✔'} ${r.file}  ${what}  ${seconds(r.ms)}${r.cpu === undefined ? '' : ` (cpu ${r.cpu.toFixed(1)} s)`}`;
 }
 
-async function worker() {
-  for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
-    const result = await runFile(file);
-    results.push(result);
-    console.log(fileLine(result));
-  }
+// Starts files while they fit (see the top), and again whenever one ends. `filesTimesMs` adds up
+// the files running at each moment over the run's milliseconds, so a file's average company is
+// its growth over the file's time.
+let peak = 0;
+let filesTimesMs = 0;
+let counted = Date.now();
+const running = new Set();
+const count = () => {
+  const now = Date.now();
+  filesTimesMs += running.size * (now - counted);
+  counted = now;
+  return filesTimesMs;
+};
+const besideFrom = new Map();
+/** How many files ran at once on average, this one included, since `file` started (called as it ends). */
+function besideOf(file) {
+  const [from, at] = besideFrom.get(file);
+  const ms = Date.now() - at;
+  return ms > 0 ? (count() - from) / ms : 1;
 }
-await Promise.all(Array.from({ length: Math.min(concurrency, files.length) }, worker));
+await new Promise((allDone) => {
+  const load = () => [...running].reduce((sum, file) => sum + shareOf(file), 0);
+  const startMore = () => {
+    while (running.size < concurrency) {
+      const index = queue.findIndex((file) => running.size <= cores || load() + shareOf(file) <= cores);
+      if (index < 0) break;
+      const [file] = queue.splice(index, 1);
+      count();
+      running.add(file);
+      besideFrom.set(file, [count(), Date.now()]);
+      peak = Math.max(peak, running.size);
+      void runFile(file, () => besideOf(file)).then((result) => {
+        count();
+        running.delete(file);
+        results.push(result);
+        console.log(fileLine(result));
+        startMore();
+      });
+    }
+    if (running.size === 0 && queue.length === 0) allDone();
+  };
+  startMore();
+});
 
 const dropping = Date.now();
 await drops;
@@ -242,7 +309,30 @@ const elapsed = Date.now() - started;
 mkdirSync(join(root, '.cache'), { recursive: true });
 writeFileSync(TIMES, `${JSON.stringify({ ...previous, ...Object.fromEntries(results.map((r) => [r.file, r.ms])) }, null, 1)}\n`);
 const measured = results.filter((r) => r.cpu !== undefined);
-writeFileSync(CPU_TIMES, `${JSON.stringify(Object.fromEntries(measured.map((r) => [r.file, Number(r.cpu.toFixed(2))])), null, 1)}\n`);
+const readCache = (path) => {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return {};
+  }
+};
+const perFile = (path, value) => ({ ...readCache(path), ...Object.fromEntries(measured.map((r) => [r.file, Number(value(r).toFixed(2))])) });
+writeFileSync(
+  CPU_TIMES,
+  `${JSON.stringify(
+    perFile(CPU_TIMES, (r) => r.cpu),
+    null,
+    1,
+  )}\n`,
+);
+writeFileSync(
+  SHARES,
+  `${JSON.stringify(
+    perFile(SHARES, (r) => r.share ?? 1),
+    null,
+    1,
+  )}\n`,
+);
 const runnerCpu = runCpu();
 
 const broken = results.filter(failed).sort((a, b) => a.file.localeCompare(b.file));
@@ -291,9 +381,9 @@ if (cpuReport) {
 }
 const fileCpu = measured.reduce((sum, r) => sum + r.cpu, 0);
 console.log(`\nslowest: ${slowest.map((r) => `${r.file} ${seconds(r.ms)}`).join(', ')}`);
-console.log(`${results.length} files, ${total.tests} tests in ${seconds(elapsed)} (${Math.min(concurrency, files.length)} at a time; ${seconds(dropped)} of it dropping databases at the end)`);
+console.log(`${results.length} files, ${total.tests} tests in ${seconds(elapsed)} (up to ${peak} at a time; ${seconds(dropped)} of it dropping databases at the end)`);
 console.log(
-  `cpu: ${seconds(runnerCpu * 1000)} in all (${seconds(fileCpu * 1000)} in the test files' processes, the rest the runner's own), ${seconds((runnerCpu * 1000) / availableParallelism())} per core on ${availableParallelism()}`,
+  `cpu: ${seconds(runnerCpu * 1000)} in all (${seconds(fileCpu * 1000)} in the test files' processes, the rest the runner's own), ${seconds((runnerCpu * 1000) / cores)} per core on ${cores}`,
 );
 console.log(`tests: ${total.passed} passed, ${total.failed + unreported} failed, ${total.skipped} skipped`);
 process.exit(broken.length > 0 || leftovers.length > 0 ? 1 : (process.exitCode ?? 0));
