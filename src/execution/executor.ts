@@ -8,9 +8,9 @@ import { hostname } from 'node:os';
 import { WakeBus } from '../bus/wake-bus.ts';
 import type { CapabilityRegistry } from '../capabilities/registry.ts';
 import type { CapabilityService } from '../capabilities/service.ts';
-import { loadPolicyInputs } from '../capabilities/policy-inputs.ts';
-import type { MindRecord, Store } from '../store/index.ts';
-import { Pass } from './pass.ts';
+import { loadPolicyInputs, type PolicyInputs } from '../capabilities/policy-inputs.ts';
+import type { ApprovalRecord, MindRecord, StepRecord, Store } from '../store/index.ts';
+import { loadPlanOfStep, Pass, type Loaded } from './pass.ts';
 import { claimantGone } from './claimants.ts';
 import { performApprovedStep } from './polling.ts';
 import { isRunning, settlePlansTogether } from './settle.ts';
@@ -33,8 +33,17 @@ export const HOUSEKEEPING_MS = 1000;
 /** How often a sleeping loop looks whether the processes of watched claimants still exist. */
 export const CLAIMANT_WATCH_MS = 1000;
 
-/** The wake-up an approval sends (events.ts wakeReason): `approval_approved:<approval id>`. */
-const APPROVED_WAKE = /^approval_approved:(.+)$/;
+/**
+ * The wake-up an approval sends (events.ts wakeReason): `approval_approved:<approval id>`, with
+ * `:<mind id>:<origin>` when the event names them.
+ */
+const APPROVED_WAKE = /^approval_approved:([^:]+)(?::([^:]+):(.+))?$/;
+
+/** What an approval's wake-up says beyond its id: the mind and origin to read beside it. */
+export interface ApprovalHint {
+  mindId: string;
+  origin: string;
+}
 
 /** The step id in a plan step's origin, `plan_step:<id>`; null for any other origin. */
 function stepOfOrigin(origin: string): string | null {
@@ -86,7 +95,7 @@ export class Executor {
   /** When this executor last swept every plan for settling; null before its first pass. */
   #sweptAt: number | null = null;
   /** Approved requests this executor was woken for and has yet to perform (see #performApprovals). */
-  readonly #approved = new Set<string>();
+  readonly #approved = new Map<string, ApprovalHint | undefined>();
   /** The round of approvals in progress, if any. */
   #performing: Promise<void> | null = null;
   /** Other executors on this host holding live claims, as the last housekeeping pass found them. */
@@ -168,10 +177,25 @@ export class Executor {
    * Performs one approved request now, if it is this executor's to perform: its mind is active
    * and served here, and it is still approved with nobody performing it. A plan step's request
    * is performed through its step. True when the action was performed (or refused at the last
-   * moment and its request failed).
+   * moment and its request failed). With the wake-up's `hint` (mind and origin), everything is
+   * read in one round; without it, or when the hint does not match the request, the request is
+   * read first and the rest after.
    */
-  async performApproval(approvalId: string): Promise<boolean> {
+  async performApproval(approvalId: string, hint?: ApprovalHint): Promise<boolean> {
     const { store } = this.#ctx;
+    const hintedStep = hint ? stepOfOrigin(hint.origin) : null;
+    if (hint && hintedStep) {
+      // On PostgreSQL, on several connections at once: the latency from an approval to its claim
+      // is one round of reads, then the claim.
+      const [approval, mind, step, inputs, loaded] = await Promise.all([
+        store.approvals.get(approvalId),
+        store.minds.get(hint.mindId),
+        store.steps.get(hintedStep),
+        loadPolicyInputs(store, hint.mindId, this.#ctx.clock.now(), { grants: false }),
+        loadPlanOfStep(store, hintedStep),
+      ]);
+      if (approval && approval.mindId === hint.mindId && approval.origin === hint.origin) return this.#performStepApproval(approval, { mind, step, inputs, loaded });
+    }
     const approval = await store.approvals.get(approvalId);
     if (!approval || approval.status !== 'approved' || approval.executionId) return false;
     const stepId = stepOfOrigin(approval.origin);
@@ -180,18 +204,29 @@ export class Executor {
       if (!mind || !serves(this.#ctx.host, mind)) return false;
       return (await this.#ctx.capabilities.performApproved(approvalId)) !== undefined;
     }
-    // Everything else depends on the approval alone, so it is read side by side (on PostgreSQL,
-    // on several connections at once): the latency from an approval to its claim is a few
-    // round trips rather than one per read.
-    const [mind, step, inputs] = await Promise.all([store.minds.get(approval.mindId), store.steps.get(stepId), loadPolicyInputs(store, approval.mindId, this.#ctx.clock.now(), { grants: false })]);
+    // Everything else depends on the approval alone, so it is read side by side.
+    const [mind, step, inputs, loaded] = await Promise.all([
+      store.minds.get(approval.mindId),
+      store.steps.get(stepId),
+      loadPolicyInputs(store, approval.mindId, this.#ctx.clock.now(), { grants: false }),
+      loadPlanOfStep(store, stepId),
+    ]);
+    return this.#performStepApproval(approval, { mind, step, inputs, loaded });
+  }
+
+  /** An approved plan step's request, with what was read for it: performed through its step when everything still holds. */
+  async #performStepApproval(approval: ApprovalRecord, read: { mind: MindRecord | undefined; step: StepRecord | undefined; inputs: PolicyInputs; loaded: Loaded | undefined }): Promise<boolean> {
+    const { mind, step, inputs, loaded } = read;
+    if (approval.status !== 'approved' || approval.executionId) return false;
     if (!mind || !serves(this.#ctx.host, mind)) return false;
     if (!step || step.status !== 'awaiting_approval' || step.approvalId !== approval.id) return false;
-    const pass = new Pass(this.#observer);
-    const scene = await pass.scene(store, step);
     // As the due-step query would have it: a live plan's step (a closed plan's waits are withdrawn
     // instead), and not while the plan is paused (its step runs once the plan is resumed).
-    const plan = scene?.plan;
-    if (!scene || !plan || plan.origin === 'dream' || plan.pause || (!isRunning(plan.status) && plan.status !== 'blocked')) return false;
+    const plan = loaded?.plan;
+    if (!loaded || !plan || plan.id !== step.planId || plan.origin === 'dream' || plan.pause || (!isRunning(plan.status) && plan.status !== 'blocked')) return false;
+    const pass = new Pass(this.#observer);
+    pass.adopt(loaded);
+    const scene = { step, plan, intention: loaded.intention };
     // The approval, its mind and policy inputs and the scene just read are handed on, not read again.
     const moved = await performApprovedStep(this.#ctx, pass, scene, approval, { mind, inputs });
     // The step's plan is settled now (its next steps promoted), as a pass would after its steps.
@@ -209,11 +244,11 @@ export class Executor {
     if (this.#performing || signal.aborted) return;
     this.#performing = (async () => {
       while (this.#approved.size > 0 && !signal.aborted) {
-        for (const id of [...this.#approved]) {
+        for (const [id, hint] of [...this.#approved]) {
           this.#approved.delete(id);
           if (signal.aborted) break;
           try {
-            await this.performApproval(id);
+            await this.performApproval(id, hint);
           } catch (error) {
             this.#ctx.log.error('performing an approved action failed', { approval: id, error: error instanceof Error ? error.message : String(error), executor: this.#ctx.name });
           }
@@ -234,7 +269,8 @@ export class Executor {
     this.#stopListening = this.#bus.onWake((reason) => {
       const approved = APPROVED_WAKE.exec(reason);
       if (!approved) return;
-      this.#approved.add(approved[1]!);
+      const [, id, mindId, origin] = approved;
+      this.#approved.set(id!, mindId && origin ? { mindId, origin } : undefined);
       this.#performApprovals(abort.signal);
     });
     this.#loop = this.#run(abort.signal);

@@ -53,6 +53,12 @@ export class Pass {
     await this.#count(store, budgeted);
   }
 
+  /** Takes a plan read elsewhere (with its steps and intention) as this pass's reading of it. */
+  adopt(loaded: Loaded): void {
+    this.#known.set(loaded.plan.id, loaded);
+    this.#plans.set(loaded.plan.id, Promise.resolve(loaded));
+  }
+
   /** The step with its plan and intention, each plan read at most once per pass. */
   async scene(store: Store, step: StepRecord): Promise<StepScene | undefined> {
     let found = this.#plans.get(step.planId);
@@ -153,6 +159,13 @@ async function loadPlan(store: Store, planId: string): Promise<Loaded | undefine
   // The plan's row, its steps and its intention side by side (on PostgreSQL, on three
   // connections at once): one round trip rather than three in a row.
   const [plan, intention] = await Promise.all([store.plans.get(planId), store.intentions.getOfPlan(planId)]);
+  if (!plan) return undefined;
+  return { plan, intention: intention ?? null };
+}
+
+/** The plan of a step with its steps and intention, found through the step: both side by side. */
+export async function loadPlanOfStep(store: Store, stepId: string): Promise<Loaded | undefined> {
+  const [plan, intention] = await Promise.all([store.plans.getOfStep(stepId), store.intentions.getOfStep(stepId)]);
   if (!plan) return undefined;
   return { plan, intention: intention ?? null };
 }

@@ -104,6 +104,32 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(w.errors, []);
     });
 
+    it("takes an approval's wake-up as a hint: a request it misnames is read and performed as stored, once", async () => {
+      const w = await makeWorld(current());
+      const executor = w.executor({});
+      const { plan: write } = await w.plan(draftOf([step('W', { kind: 'capability', capability: 'test.write', params: { name: 'w' } })]));
+      const { plan: other } = await w.plan(draftOf([step('X', { kind: 'capability', capability: 'test.write', params: { name: 'x' } })]));
+      await executor.drain();
+      assert.equal((await stepsOf(w.store, write.id)).W, 'awaiting_approval');
+      const approvalId = (await w.store.plans.get(write.id))!.steps[0]!.approvalId!;
+      await w.service.approve(approvalId, 'alice');
+
+      // The wake-up names the other plan's step: that step is not the request's, so nothing of it moves.
+      const otherStep = (await w.store.plans.get(other.id))!.steps[0]!;
+      assert.equal(await executor.performApproval(approvalId, { mindId: w.mind.id, origin: `plan_step:${otherStep.id}` }), true);
+      assert.equal((await stepsOf(w.store, write.id)).W, 'completed');
+      assert.equal((await stepsOf(w.store, other.id)).X, 'awaiting_approval');
+      assert.deepEqual(
+        w.log.calls.map((c) => c.params.name),
+        ['w'],
+      );
+      // Named rightly, an approval already performed is not performed again.
+      const writeStep = (await w.store.plans.get(write.id))!.steps[0]!;
+      assert.equal(await executor.performApproval(approvalId, { mindId: w.mind.id, origin: `plan_step:${writeStep.id}` }), false);
+      assert.equal(w.log.calls.length, 1);
+      assert.deepEqual(w.errors, []);
+    });
+
     it('quiesces a forked mind: open steps blocked with their approval ids cleared, plans blocked, intentions suspended', async () => {
       const w = await makeWorld(current());
       await w.allow('test.read');

@@ -48,13 +48,16 @@ export interface EventQuery {
 }
 
 /**
- * What a waking event says to whoever wakes: its type, and for an approval the request's id
- * (`approval_approved:<id>`), so the executor serving the mind can perform that one action at
- * once instead of looking at everything due.
+ * What a waking event says to whoever wakes: its type, and for an approval the request's id, its
+ * mind and its origin (`approval_approved:<id>:<mind id>:<origin>`, or `approval_approved:<id>`
+ * when the event names no mind or origin), so the executor serving the mind can perform that one
+ * action at once instead of looking at everything due, reading what it needs in one round.
  */
 export function wakeReason(event: NewEvent): string {
   const approvalId = event.data?.approval_id;
-  return event.type === 'approval_approved' && typeof approvalId === 'string' ? `${event.type}:${approvalId}` : event.type;
+  if (event.type !== 'approval_approved' || typeof approvalId !== 'string') return event.type;
+  const origin = event.data?.origin;
+  return event.mindId && typeof origin === 'string' ? `${event.type}:${approvalId}:${event.mindId}:${origin}` : `${event.type}:${approvalId}`;
 }
 
 /** NOTIFY on `channel` once per reason. */

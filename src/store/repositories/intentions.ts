@@ -101,6 +101,21 @@ export class IntentionRepository {
     return row && this.#decode(row);
   }
 
+  /** The intention of a step's plan, found through the step (see plans.getOfStep). */
+  async getOfStep(stepId: string): Promise<IntentionRecord | undefined> {
+    const row = await this.#ctx.db
+      .selectFrom('intentions')
+      .selectAll()
+      .where('id', '=', (eb) =>
+        eb
+          .selectFrom('plans')
+          .select('plans.intention_id')
+          .where('plans.id', '=', eb.selectFrom('plan_steps as s').select('s.plan_id').where('s.id', '=', stepId)),
+      )
+      .executeTakeFirst();
+    return row && this.#decode(row);
+  }
+
   /** The intentions of several plans keyed by their own id, in one statement per chunk of plan ids. */
   async getOfPlans(planIds: readonly string[]): Promise<Map<string, IntentionRecord>> {
     const found = new Map<string, IntentionRecord>();

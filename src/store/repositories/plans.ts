@@ -186,6 +186,21 @@ export class PlanRepository {
   }
 
   /**
+   * The plan of a step, with its steps, found through the step: for a reader that knows only the
+   * step (an approval's wake-up names its step), read side by side with the step itself.
+   */
+  async getOfStep(stepId: string): Promise<PlanWithSteps | undefined> {
+    const { db, codec } = this.#ctx;
+    const planOfStep = db.selectFrom('plan_steps as s').select('s.plan_id').where('s.id', '=', stepId);
+    const [row, stepRows] = await Promise.all([
+      db.selectFrom('plans').selectAll().where('id', '=', planOfStep).executeTakeFirst(),
+      db.selectFrom('plan_steps').selectAll().where('plan_id', '=', planOfStep).orderBy('position').execute(),
+    ]);
+    if (!row) return undefined;
+    return { ...this.#decode(row), steps: stepRows.map((step) => decodeStep(step, codec)) };
+  }
+
+  /**
    * Several plans with their steps, keyed by id, in two statements for any number of them (in
    * chunks far below either store's limit on bound parameters): how a pass of the executor reads
    * every plan it touches at once. Ids not found are absent from the answer.
