@@ -6,7 +6,6 @@
 // step's move.
 
 import { approvalOutcome, authoriseApproved, type ReadForApproval } from '../capabilities/approvals.ts';
-import { writeRecords } from '../capabilities/call-records.ts';
 import type { CapabilityDefinition } from '../capabilities/definition.ts';
 import type { Denied, Executed, Failed } from '../capabilities/invocation.ts';
 import { addSeconds } from '../core/clock.ts';
@@ -14,7 +13,6 @@ import type { JsonObject } from '../core/plan.ts';
 import type { ApprovalRecord, CapabilityRequestRecord, ExecutionRecord, StepRecord, Store } from '../store/index.ts';
 import { applyDecision, type StepScene } from './apply.ts';
 import { leaseSecondsFor } from './lease.ts';
-import { inUnitOfWork } from './unit-of-work.ts';
 import type { Pass } from './pass.ts';
 import { LEASE_MARGIN_SECONDS, type ExecutorContext } from './context.ts';
 import type { Effect, StepDecision } from './decisions.ts';
@@ -212,12 +210,19 @@ export async function performApprovedStep(ctx: ExecutorContext, pass: Pass, scen
     );
   }
   const lease = addSeconds(ctx.clock.now(), leaseSecondsFor(step, plan.steps, ctx.registry));
-  const claimed = await inUnitOfWork(store, async (scoped) => {
-    if (!(await scoped.approvals.claimForExecution(approval.id, authorised.executionId))) return undefined;
-    const moved = await scoped.steps.move('claim', step.id, 'awaiting_approval', { leaseUntil: lease, nextRunAt: lease, claimedBy: ctx.name });
-    // The request was ours but the step moved on (a replan cancelled it): take nothing, act on nothing.
-    if (!moved) throw new LostStep();
-    await writeRecords(scoped, authorised.records, [
+  // The claim of the request and of the step, the write-ahead execution and the events commit
+  // together, before the act (steps.claimApproved: one statement on PostgreSQL). Undefined when
+  // either moved on (a replan cancelled the step, another executor claimed it): act on nothing.
+  const { records } = authorised;
+  if (records.finished.length > 0 || records.approvals.length > 0) throw new Error('an authorised approval carries no finished execution and no approval request');
+  const claimed = await store.steps.claimApproved({
+    stepId: step.id,
+    approvalId: approval.id,
+    executionId: authorised.executionId,
+    patch: { leaseUntil: lease, nextRunAt: lease, claimedBy: ctx.name },
+    executions: records.executions,
+    events: [
+      ...records.events,
       {
         type: 'plan_step_started',
         mindId: plan.mindId,
@@ -227,7 +232,8 @@ export async function performApprovedStep(ctx: ExecutorContext, pass: Pass, scen
         data: {
           key: step.key,
           kind: step.kind,
-          attempt: moved.attempts,
+          // The claim counts no attempt: the step's count as read.
+          attempt: step.attempts,
           capability: step.capability,
           target: approval.target,
           approval_id: approval.id,
@@ -235,11 +241,7 @@ export async function performApprovedStep(ctx: ExecutorContext, pass: Pass, scen
           executor: ctx.name,
         },
       },
-    ]);
-    return moved;
-  }).catch((error: unknown) => {
-    if (error instanceof LostStep) return undefined;
-    throw error;
+    ],
   });
   if (!claimed) return false;
   pass.approvalClaimed(approval, claimed);
@@ -254,8 +256,6 @@ export async function performApprovedStep(ctx: ExecutorContext, pass: Pass, scen
   });
   return true;
 }
-
-class LostStep extends Error {}
 
 /** Looks at a step in awaiting_approval or awaiting_grant; true when it moved. */
 export async function pollStep(ctx: ExecutorContext, pass: Pass, step: StepRecord): Promise<boolean> {

@@ -20,8 +20,10 @@ const SQLITE_ROWS_PER_STATEMENT = 500;
  * The rows as a table expression with `columns` in order: `select … from unnest($1::uuid[], …)`
  * on PostgreSQL, `values (…), (…)` on SQLite. Every row must give every column; its values are
  * already encoded for the store (codec). For `with v (…) as (<table>)` and `insert … <table>`.
+ * `onlyIf` (PostgreSQL only) keeps the rows only when it holds: an insert inside a statement
+ * that writes them only if another part of it did.
  */
-export function rowTable(kind: StoreKind, columns: RowColumns, rows: readonly Readonly<Record<string, unknown>>[]): RawBuilder<unknown> {
+export function rowTable(kind: StoreKind, columns: RowColumns, rows: readonly Readonly<Record<string, unknown>>[], onlyIf?: RawBuilder<boolean>): RawBuilder<unknown> {
   const names = Object.keys(columns);
   for (const row of rows) {
     for (const name of names) if (!(name in row)) throw new TypeError(`a row for the table lacks its ${name} column`);
@@ -30,8 +32,9 @@ export function rowTable(kind: StoreKind, columns: RowColumns, rows: readonly Re
     const arrays = names.map((name) => sql`${rows.map((row) => row[name] ?? null)}::${sql.raw(`${columns[name]}[]`)}`);
     const ids = sql.join(names.map((name) => sql.id(name)));
     // In the arrays' order, so an insert assigns serial numbers (the event log's seq) in the order given.
-    return sql`select ${ids} from unnest(${sql.join(arrays)}) with ordinality as r (${ids}, row_order) order by row_order`;
+    return sql`select ${ids} from unnest(${sql.join(arrays)}) with ordinality as r (${ids}, row_order)${onlyIf ? sql` where ${onlyIf}` : sql``} order by row_order`;
   }
+  if (onlyIf) throw new TypeError('a condition on a row table is for PostgreSQL statements only');
   return sql`values ${sql.join(rows.map((row) => sql`(${sql.join(names.map((name) => row[name] ?? null))})`))}`;
 }
 
@@ -54,8 +57,14 @@ export function isAnyOf(kind: StoreKind, column: string, values: readonly unknow
 }
 
 /** The insert of `rows` (one chunk of chunksFor) into `table`. */
-export function insertStatement(kind: StoreKind, table: keyof Database & string, columns: RowColumns, rows: readonly Readonly<Record<string, unknown>>[]): RawBuilder<unknown> {
-  return sql`insert into ${sql.table(table)} (${sql.join(Object.keys(columns).map((name) => sql.id(name)))}) ${rowTable(kind, columns, rows)}`;
+export function insertStatement(
+  kind: StoreKind,
+  table: keyof Database & string,
+  columns: RowColumns,
+  rows: readonly Readonly<Record<string, unknown>>[],
+  onlyIf?: RawBuilder<boolean>,
+): RawBuilder<unknown> {
+  return sql`insert into ${sql.table(table)} (${sql.join(Object.keys(columns).map((name) => sql.id(name)))}) ${rowTable(kind, columns, rows, onlyIf)}`;
 }
 
 /** Inserts `rows` into `table`: one statement on PostgreSQL, one per chunk on SQLite. */

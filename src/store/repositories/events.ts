@@ -7,6 +7,8 @@ import { sql } from 'kysely';
 import { EventTypes, WAKE_EVENT_TYPES, type EventType } from '../../core/vocabulary.ts';
 import type { EventsTable } from '../schema.ts';
 import { insertRows, insertStatement } from '../row-table.ts';
+import type { Clock } from '../../core/clock.ts';
+import type { Codec } from '../codec.ts';
 import type { RepositoryContext } from './context.ts';
 
 export interface EventRecord {
@@ -61,17 +63,17 @@ export function wakeReason(event: NewEvent): string {
 }
 
 /** NOTIFY on `channel` once per reason. */
-function notifyQuery(channel: string, reasons: readonly string[]) {
+export function notifyQuery(channel: string, reasons: readonly string[]) {
   return sql`select pg_notify(${channel}, r) from (values ${sql.join(reasons.map((r) => sql`(${r})`))}) as reasons (r)`;
 }
 
 /** The distinct wake-up reasons of the waking events among `events`. */
-function wakeReasons(events: readonly NewEvent[]): string[] {
+export function wakeReasons(events: readonly NewEvent[]): string[] {
   return [...new Set(events.filter((event) => WAKE_EVENT_TYPES.has(event.type)).map(wakeReason))];
 }
 
 /** An event as written: its values encoded for the store. */
-type EventRow = {
+export type EventRow = {
   id: string;
   type: EventType;
   mind_id: string | null;
@@ -83,7 +85,25 @@ type EventRow = {
 };
 
 /** The columns of an event row, with PostgreSQL's types (row-table.ts). */
-const EVENT_COLUMNS = { id: 'uuid', type: 'text', mind_id: 'uuid', intention_id: 'uuid', plan_id: 'uuid', step_id: 'uuid', data: 'jsonb', created_at: 'timestamptz' } as const;
+export const EVENT_COLUMNS = { id: 'uuid', type: 'text', mind_id: 'uuid', intention_id: 'uuid', plan_id: 'uuid', step_id: 'uuid', data: 'jsonb', created_at: 'timestamptz' } as const;
+
+/** The rows of `events` as written, refusing an unknown type before anything is written or queued. */
+export function eventRows(codec: Codec, clock: Clock, events: readonly NewEvent[]): EventRow[] {
+  for (const event of events) {
+    if (!EventTypes.has(event.type)) throw new TypeError(`unknown event type: ${String(event.type)}`);
+  }
+  const at = codec.time(clock.now());
+  return events.map((event) => ({
+    id: event.id ?? newId(),
+    type: event.type,
+    mind_id: event.mindId ?? null,
+    intention_id: event.intentionId ?? null,
+    plan_id: event.planId ?? null,
+    step_id: event.stepId ?? null,
+    data: codec.json(event.data ?? {}),
+    created_at: at,
+  }));
+}
 
 export class EventRepository {
   readonly #ctx: RepositoryContext;
@@ -102,7 +122,7 @@ export class EventRepository {
 
   async append(event: NewEvent): Promise<EventRecord> {
     await this.flush();
-    const [row] = this.#rows([event]);
+    const [row] = eventRows(this.#ctx.codec, this.#ctx.clock, [event]);
     const { db, codec } = this.#ctx;
     // Only the seq is read back: the rest is what was written.
     const { seq } = await db.insertInto('events').values(row!).returning('seq').executeTakeFirstOrThrow();
@@ -119,7 +139,7 @@ export class EventRepository {
    * read back.
    */
   async appendMany(events: readonly NewEvent[]): Promise<void> {
-    const rows = this.#rows(events);
+    const rows = eventRows(this.#ctx.codec, this.#ctx.clock, events);
     const reasons = wakeReasons(events);
     if (this.#queued) {
       this.#queued.rows.push(...rows);
@@ -135,25 +155,6 @@ export class EventRepository {
     const reasons = [...this.#queued.reasons];
     this.#queued.reasons.clear();
     await this.#insert(this.#queued.rows.splice(0), reasons);
-  }
-
-  /** The rows for `events`, refusing an unknown type before anything is written or queued. */
-  #rows(events: readonly NewEvent[]): EventRow[] {
-    for (const event of events) {
-      if (!EventTypes.has(event.type)) throw new TypeError(`unknown event type: ${String(event.type)}`);
-    }
-    const { codec, clock } = this.#ctx;
-    const at = codec.time(clock.now());
-    return events.map((event) => ({
-      id: event.id ?? newId(),
-      type: event.type,
-      mind_id: event.mindId ?? null,
-      intention_id: event.intentionId ?? null,
-      plan_id: event.planId ?? null,
-      step_id: event.stepId ?? null,
-      data: codec.json(event.data ?? {}),
-      created_at: at,
-    }));
   }
 
   async #insert(rows: readonly EventRow[], reasons: readonly string[]): Promise<void> {

@@ -11,6 +11,7 @@ import type { Database, ToolExecutionsTable } from '../schema.ts';
 import { hasOrigin } from '../vocabulary-sql.ts';
 import { insertRows } from '../row-table.ts';
 import { decodeAction } from './action-columns.ts';
+import type { Codec } from '../codec.ts';
 import type { RepositoryContext } from './context.ts';
 
 export interface ExecutionRecord {
@@ -66,8 +67,8 @@ export function executionsByOriginQuery(db: Kysely<Database>, origin: string) {
   return db.selectFrom('tool_executions').selectAll().where(hasOrigin()).where('origin', '=', origin).orderBy('created_at', 'desc').orderBy('id', 'desc');
 }
 
-/** Every column #row writes, with PostgreSQL's types (row-table.ts). */
-const EXECUTION_COLUMNS = {
+/** Every column executionRow writes, with PostgreSQL's types (row-table.ts). */
+export const EXECUTION_COLUMNS = {
   id: 'uuid',
   mind_id: 'uuid',
   capability: 'text',
@@ -87,6 +88,39 @@ const EXECUTION_COLUMNS = {
   created_at: 'timestamptz',
 } as const;
 
+/** The row of an execution as written: `started` ahead of its act, or with its outcome. */
+export function executionRow(codec: Codec, input: NewExecution & ({ status: 'started' } | ExecutionOutcome), now: string): Insertable<ToolExecutionsTable> {
+  if (input.status === 'started') return { ...newRow(codec, input, now), status: 'started', finished_at: null };
+  return {
+    ...newRow(codec, input, now),
+    status: input.status,
+    result: codec.jsonOrNull(input.result),
+    error: input.error ?? '',
+    retry_safe: codec.bool(input.retrySafe ?? false),
+    finished_at: now,
+  };
+}
+
+function newRow(codec: Codec, input: NewExecution, now: string): Insertable<ToolExecutionsTable> {
+  return {
+    id: input.id ?? newId(),
+    mind_id: input.mindId,
+    capability: input.capability,
+    target: input.target,
+    params: codec.json(input.params),
+    origin: input.origin,
+    correlation_id: input.correlationId,
+    evidence: codec.json(input.evidence),
+    approval_id: input.approvalId ?? null,
+    grant_id: input.grantId ?? null,
+    result: null,
+    error: '',
+    retry_safe: codec.bool(false),
+    started_at: now,
+    created_at: now,
+  };
+}
+
 export class ExecutionRepository {
   readonly #ctx: RepositoryContext;
   constructor(ctx: RepositoryContext) {
@@ -99,12 +133,12 @@ export class ExecutionRepository {
    * transaction) before acting, or a crash would lose the only trace of the attempt.
    */
   async start(input: NewExecution): Promise<ExecutionRecord> {
-    return this.#insert(this.#row({ ...input, status: 'started' }, this.#ctx.codec.time(this.#ctx.clock.now())));
+    return this.#insert(executionRow(this.#ctx.codec, { ...input, status: 'started' }, this.#ctx.codec.time(this.#ctx.clock.now())));
   }
 
   /** Stores an execution that has already finished (a read, or anything not written ahead). */
   async record(input: NewExecution & ExecutionOutcome): Promise<ExecutionRecord> {
-    return this.#insert(this.#row(input, this.#ctx.codec.time(this.#ctx.clock.now())));
+    return this.#insert(executionRow(this.#ctx.codec, input, this.#ctx.codec.time(this.#ctx.clock.now())));
   }
 
   /**
@@ -120,7 +154,7 @@ export class ExecutionRepository {
       codec.kind,
       'tool_executions',
       EXECUTION_COLUMNS,
-      inputs.map((input) => this.#row(input, now)),
+      inputs.map((input) => executionRow(codec, input, now)),
     );
   }
 
@@ -159,40 +193,6 @@ export class ExecutionRepository {
   }
 
   /** The row of an execution: written ahead as `started`, or finished with its outcome. */
-  #row(input: NewExecution & ({ status: 'started' } | ExecutionOutcome), now: string): Insertable<ToolExecutionsTable> {
-    if (input.status === 'started') return { ...this.#newRow(input, now), status: 'started', finished_at: null };
-    const { codec } = this.#ctx;
-    return {
-      ...this.#newRow(input, now),
-      status: input.status,
-      result: codec.jsonOrNull(input.result),
-      error: input.error ?? '',
-      retry_safe: codec.bool(input.retrySafe ?? false),
-      finished_at: now,
-    };
-  }
-
-  #newRow(input: NewExecution, now: string): Insertable<ToolExecutionsTable> {
-    const { codec } = this.#ctx;
-    return {
-      id: input.id ?? newId(),
-      mind_id: input.mindId,
-      capability: input.capability,
-      target: input.target,
-      params: codec.json(input.params),
-      origin: input.origin,
-      correlation_id: input.correlationId,
-      evidence: codec.json(input.evidence),
-      approval_id: input.approvalId ?? null,
-      grant_id: input.grantId ?? null,
-      result: null,
-      error: '',
-      retry_safe: codec.bool(false),
-      started_at: now,
-      created_at: now,
-    };
-  }
-
   async #insert(values: Insertable<ToolExecutionsTable>): Promise<ExecutionRecord> {
     const row = await this.#ctx.db.insertInto('tool_executions').values(values).returningAll().executeTakeFirstOrThrow();
     return this.#decode(row);

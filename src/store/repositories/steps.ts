@@ -3,15 +3,17 @@
 // conditional UPDATE ... WHERE status IN (:from) ... RETURNING: the database decides who wins,
 // so no executor keeps step state in memory and none can act on a step it lost.
 
-import type { Selectable, Updateable } from 'kysely';
+import { sql, type Selectable, type Updateable } from 'kysely';
 import { addSeconds } from '../../core/clock.ts';
 import type { Expectation, JsonObject, JsonValue, Precondition, StepSpec } from '../../core/plan.ts';
 import { targetOf, type StepVerb } from '../../core/step-moves.ts';
 import { RUNNING_PLAN_STATUSES, type StepKind, type StepStatus } from '../../core/vocabulary.ts';
 import type { Codec } from '../codec.ts';
 import type { PlanStepsTable } from '../schema.ts';
-import { asList, IDS_PER_STATEMENT, type RepositoryContext } from './context.ts';
-import { chunksFor } from '../row-table.ts';
+import { asList, IDS_PER_STATEMENT, inTransaction, type RepositoryContext } from './context.ts';
+import { chunksFor, insertRows, insertStatement } from '../row-table.ts';
+import { EVENT_COLUMNS, eventRows, notifyQuery, wakeReasons, type NewEvent } from './events.ts';
+import { EXECUTION_COLUMNS, executionRow, type ExecutionOutcome, type NewExecution } from './executions.ts';
 import { movesStatement, shapeOf, type EncodedMove } from './step-moves.ts';
 
 export interface StepRecord {
@@ -78,6 +80,19 @@ export interface StepPatch {
    */
   countAttempt?: boolean;
 }
+
+/** A step awaiting approval claimed with its approved request (StepRepository.claimApproved). */
+export interface ApprovedClaim {
+  stepId: string;
+  approvalId: string;
+  /** The execution the request is claimed for: the write-ahead row among `executions`. */
+  executionId: string;
+  patch: StepPatch;
+  executions: readonly (NewExecution & ({ status: 'started' } | ExecutionOutcome))[];
+  events: readonly NewEvent[];
+}
+
+class LostClaim extends Error {}
 
 /** Extra conditions a move must meet besides the `from` status; all given ones must hold. */
 export interface StepGuard {
@@ -233,6 +248,81 @@ export class StepRepository {
    */
   async move(verb: StepVerb, stepId: string, from: StepStatus | readonly StepStatus[], patch: StepPatch = {}, guard: StepGuard = {}): Promise<StepRecord | undefined> {
     return this.#write(stepId, from, targetOf(verb, from), patch, guard);
+  }
+
+  /**
+   * Claims a step awaiting approval together with its approved request, with what the claim
+   * records (the write-ahead execution, its events): the request takes the execution's id (it
+   * must still be approved and claimed by nobody) and the step moves by `claim` under `patch`,
+   * all of it or none. Undefined when the step or the request moved on.
+   *
+   * On PostgreSQL this is one statement, one round trip between an operator's approval and the
+   * act: it locks the step first (FOR UPDATE, still awaiting this approval), claims the request
+   * only if it holds that lock, moves the step only if the request was claimed, and inserts the
+   * records only if the step moved; each part sees the one before it, so a request is never
+   * claimed for a step that cannot move. On SQLite, one transaction of the same writes.
+   */
+  async claimApproved(claim: ApprovedClaim): Promise<StepRecord | undefined> {
+    const { db, codec, clock } = this.#ctx;
+    const now = clock.now();
+    const at = codec.time(now);
+    const from = 'awaiting_approval' as const;
+    const set = { ...encodePatch(claim.patch, codec), status: targetOf('claim', from), updated_at: at };
+    const executions = claim.executions.map((input) => executionRow(codec, input, at));
+    const events = eventRows(codec, clock, claim.events);
+    const reasons = wakeReasons(claim.events);
+    let row: Selectable<PlanStepsTable> | undefined;
+    if (codec.kind === 'postgres') {
+      const moved = sql<boolean>`exists (select 1 from step)`;
+      const notify = this.#ctx.wakeChannel && reasons.length > 0 ? sql`, (select count(*) from (${notifyQuery(this.#ctx.wakeChannel, reasons)}) as notified) as notified` : sql``;
+      const result = await sql<Selectable<PlanStepsTable>>`with locked as (
+  select id from plan_steps where id = ${claim.stepId} and status = ${from} and approval_id = ${claim.approvalId} for update
+), approval as (
+  update approval_requests set execution_id = ${claim.executionId}, updated_at = ${at}
+  where id = ${claim.approvalId} and status = 'approved' and execution_id is null and exists (select 1 from locked) returning id
+), step as (
+  update plan_steps set ${sql.join(Object.entries(set).map(([column, value]) => sql`${sql.id(column)} = ${value}`))}
+  where id = ${claim.stepId} and status = ${from} and exists (select 1 from approval) returning *
+), executions as (
+  ${executions.length > 0 ? insertStatement(codec.kind, 'tool_executions', EXECUTION_COLUMNS, executions, moved) : sql`select 1`}
+), events as (
+  ${events.length > 0 ? insertStatement(codec.kind, 'events', EVENT_COLUMNS, events, moved) : sql`select 1`}
+)
+select step.*${notify} from step`.execute(db);
+      row = result.rows[0];
+    } else {
+      row = await inTransaction(db, async (tx) => {
+        // As approvals.claimForExecution.
+        const approval = await tx
+          .updateTable('approval_requests')
+          .set({ execution_id: claim.executionId, updated_at: at })
+          .where('id', '=', claim.approvalId)
+          .where('status', '=', 'approved')
+          .where('execution_id', 'is', null)
+          .returning('id')
+          .executeTakeFirst();
+        if (!approval) return undefined;
+        const step = await tx
+          .updateTable('plan_steps')
+          .set(set)
+          .where('id', '=', claim.stepId)
+          .where('status', '=', from)
+          .where('approval_id', '=', claim.approvalId)
+          .returningAll()
+          .executeTakeFirst();
+        // The request is not claimed for a step that cannot move: undo it with the transaction.
+        if (!step) throw new LostClaim();
+        await insertRows(tx, codec.kind, 'tool_executions', EXECUTION_COLUMNS, executions);
+        await insertRows(tx, codec.kind, 'events', EVENT_COLUMNS, events);
+        return step;
+      }).catch((error: unknown) => {
+        if (error instanceof LostClaim) return undefined;
+        throw error;
+      });
+    }
+    if (!row) return undefined;
+    for (const reason of reasons) this.#ctx.wake(reason);
+    return decodeStep(row, codec);
   }
 
   /**
