@@ -86,12 +86,31 @@ class ClaimTimes {
   }
 }
 
+/**
+ * Waits as an operator would before approving: until the plan shows that it awaits approval
+ * (the executor that raised the request has settled it), and a little longer, since nobody
+ * approves within a millisecond of a request appearing. Approving earlier would time the
+ * executor finishing the pass that raised the request, not the wake-up.
+ */
+async function settled(store: Store, planId: string): Promise<void> {
+  const deadline = performance.now() + 60_000;
+  while ((await store.plans.get(planId))?.status !== 'awaiting_approval') {
+    if (performance.now() > deadline) throw new Error('the plan never showed that it awaits approval');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  await new Promise((resolve) => setTimeout(resolve, OPERATOR_PAUSE_MS));
+}
+
+/** How long the benchmark's operator looks at a request before approving it. */
+const OPERATOR_PAUSE_MS = 100;
+
 /** From each approval returning to its step's claim by whichever executor serves the mind, in ms. */
 async function sampleApprovals(store: Store, mind: MindRecord, service: CapabilityService, claims: ClaimTimes, samples: number): Promise<number[]> {
   const latencies: number[] = [];
   for (let i = 0; i < samples; i += 1) {
     const stepId = await writePlan(store, mind);
     const waiting = await until(store, stepId, (s) => s.status === 'awaiting_approval');
+    await settled(store, waiting.planId);
     const answer = await service.approve(waiting.approvalId!, 'bench-operator');
     const approved = wallMs();
     if (answer.status !== 'approved') throw new Error(`approval answered ${answer.status}`);

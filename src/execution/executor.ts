@@ -186,15 +186,14 @@ export class Executor {
     const hintedStep = hint ? stepOfOrigin(hint.origin) : null;
     if (hint && hintedStep) {
       // On PostgreSQL, on several connections at once: the latency from an approval to its claim
-      // is one round of reads, then the claim.
-      const [approval, mind, step, inputs, loaded] = await Promise.all([
+      // is one round of reads, then the claim. The step comes with its plan's steps.
+      const [approval, mind, inputs, loaded] = await Promise.all([
         store.approvals.get(approvalId),
         store.minds.get(hint.mindId),
-        store.steps.get(hintedStep),
         loadPolicyInputs(store, hint.mindId, this.#ctx.clock.now(), { grants: false }),
         loadPlanOfStep(store, hintedStep),
       ]);
-      if (approval && approval.mindId === hint.mindId && approval.origin === hint.origin) return this.#performStepApproval(approval, { mind, step, inputs, loaded });
+      if (approval && approval.mindId === hint.mindId && approval.origin === hint.origin) return this.#performStepApproval(approval, { mind, step: loaded?.plan.steps.find((s) => s.id === hintedStep), inputs, loaded });
     }
     const approval = await store.approvals.get(approvalId);
     if (!approval || approval.status !== 'approved' || approval.executionId) return false;
@@ -205,13 +204,12 @@ export class Executor {
       return (await this.#ctx.capabilities.performApproved(approvalId)) !== undefined;
     }
     // Everything else depends on the approval alone, so it is read side by side.
-    const [mind, step, inputs, loaded] = await Promise.all([
+    const [mind, inputs, loaded] = await Promise.all([
       store.minds.get(approval.mindId),
-      store.steps.get(stepId),
       loadPolicyInputs(store, approval.mindId, this.#ctx.clock.now(), { grants: false }),
       loadPlanOfStep(store, stepId),
     ]);
-    return this.#performStepApproval(approval, { mind, step, inputs, loaded });
+    return this.#performStepApproval(approval, { mind, step: loaded?.plan.steps.find((s) => s.id === stepId), inputs, loaded });
   }
 
   /** An approved plan step's request, with what was read for it: performed through its step when everything still holds. */
