@@ -193,7 +193,8 @@ export class Executor {
         loadPolicyInputs(store, hint.mindId, this.#ctx.clock.now(), { grants: false }),
         loadPlanOfStep(store, hintedStep),
       ]);
-      if (approval && approval.mindId === hint.mindId && approval.origin === hint.origin) return this.#performStepApproval(approval, { mind, step: loaded?.plan.steps.find((s) => s.id === hintedStep), inputs, loaded });
+      if (approval && approval.mindId === hint.mindId && approval.origin === hint.origin)
+        return this.#performStepApproval(approval, { mind, step: loaded?.plan.steps.find((s) => s.id === hintedStep), inputs, loaded });
     }
     const approval = await store.approvals.get(approvalId);
     if (!approval || approval.status !== 'approved' || approval.executionId) return false;
