@@ -156,6 +156,39 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(sideEffectsIn(file), ['test.read r', 'test.read r'], 'read twice: harmless');
     });
 
+    it('an approved write killed after its one-statement claim, before acting, is blocked for an operator and never run', async () => {
+      const file = join(dir, `${kind}-approved-dies-before-act-${n++}.log`);
+      const w: World = await makeWorld(current(), {
+        implementations: {
+          'test.write': async (params) => {
+            appendFileSync(file, `test.write ${String(params.name)}\n`);
+            return { observation: { name: String(params.name), value: 'done' }, summary: 'written' };
+          },
+        },
+      });
+      const { plan } = await w.plan(draftOf([write()]));
+      await w.executor().drain();
+      const waiting = (await w.store.plans.get(plan.id))!.steps[0]!;
+      assert.equal(waiting.status, 'awaiting_approval');
+      assert.equal((await w.service.approve(waiting.approvalId!, 'alice')).status, 'approved');
+
+      const died = await runUntilKilled(JSON.stringify(w.ts.config), 'approved-dies-before-act', w.clock.now().toISOString(), file);
+      assert.equal(died.signal, 'SIGKILL', `the executor process was killed (${died.output})`);
+      const claimed = (await w.store.steps.get(waiting.id))!;
+      assert.equal(claimed.status, 'executing', 'the claim committed before the act');
+      const approval = await w.store.approvals.get(waiting.approvalId!);
+      assert.ok(approval?.executionId, 'the request was claimed with the step');
+      assert.equal((await w.store.executions.get(approval.executionId))?.status, 'started', 'and its write-ahead row with them');
+
+      w.advance(60);
+      await w.executor().drain();
+      const blocked = (await w.store.steps.get(waiting.id))!;
+      assert.equal(blocked.status, 'blocked');
+      assert.equal(blocked.error, OUTCOME_UNKNOWN);
+      assert.deepEqual(sideEffectsIn(file), [], 'never acted, and not acted on by the executor that recovered it');
+      assert.deepEqual(w.errors, []);
+    });
+
     it('an approval request commits with the step’s wait: killed after it, approving it runs the write once', async () => {
       const { w, stepId, executor, file } = await crash('dies-after-approval', write(), 'awaiting_approval', { allowWrite: false });
       const waiting = (await w.store.steps.get(stepId))!;

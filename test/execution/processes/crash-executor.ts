@@ -7,6 +7,8 @@
 //   read-dies-in-action      test.read performs its effect and the process dies before anything is recorded
 //   dies-in-precondition     the precondition read kills the process before the write is attempted
 //   dies-after-approval      the approval request commits (with the step's wait), then the process dies
+//   approved-dies-before-act an approved test.write's claim commits (steps.claimApproved: step, request,
+//                            `started` row), then the process dies as the act begins, before any effect
 //   write-hangs-in-action    test.write is written ahead (`started`), performs its effect and never returns:
 //                            the process lives on holding the claim until the test kills it
 // If the process survives, it prints "survived" and exits with 3.
@@ -40,8 +42,9 @@ const hangs: CapabilityImplementation = async (params) => {
   appendFileSync(sideEffects, `test.write ${String(params.name)}\n`);
   return new Promise(() => {});
 };
+const diesAtOnce: CapabilityImplementation = () => die();
 const service = new CapabilityService(store, testRegistry, {
-  'test.write': mode === 'write-hangs-in-action' ? hangs : effect('test.write', mode === 'write-dies-in-action'),
+  'test.write': mode === 'write-hangs-in-action' ? hangs : mode === 'approved-dies-before-act' ? diesAtOnce : effect('test.write', mode === 'write-dies-in-action'),
   'test.read': effect('test.read', mode === 'read-dies-in-action' || mode === 'dies-in-precondition'),
 });
 if (mode === 'write-dies-after-record') {
