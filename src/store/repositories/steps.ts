@@ -1,5 +1,6 @@
 // Plan steps and the step machine's verbs the executor is built on. A step only ever moves by a
-// named verb of the table in src/core/step-moves.ts (move, moveMany, promote, claim), each one
+// named verb of the table in src/core/step-moves.ts (move, moveMany, promote, claim, and
+// claimApproved for `claim` from awaiting_approval), each one
 // conditional UPDATE ... WHERE status IN (:from) ... RETURNING: the database decides who wins,
 // so no executor keeps step state in memory and none can act on a step it lost.
 
@@ -244,7 +245,7 @@ export class StepRepository {
    * it. Returns the row as updated, or undefined when the step was not in a `from` status or a
    * guard failed: another executor won or the world moved on, and nothing changed. A verb the
    * table does not allow from one of `from` throws IllegalStepMove before anything is written.
-   * This, `moveMany`, `promote` and `claim` are the only writers of a step's status.
+   * This, `moveMany`, `promote`, `claim` and `claimApproved` are the only writers of a step's status.
    */
   async move(verb: StepVerb, stepId: string, from: StepStatus | readonly StepStatus[], patch: StepPatch = {}, guard: StepGuard = {}): Promise<StepRecord | undefined> {
     return this.#write(stepId, from, targetOf(verb, from), patch, guard);
