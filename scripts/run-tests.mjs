@@ -46,6 +46,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildTests, files as allFiles } from './test-build.mjs';
 import { providePostgres, runDatabases } from './test-postgres.mjs';
+import { laneReport, prepare } from './test-prepare.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const REPORTER = fileURLToPath(new URL('test-reporter.mjs', import.meta.url));
@@ -80,7 +81,7 @@ const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
 const args = process.argv.slice(2);
 const cpuReport = args.includes('--cpu');
-const filters = args.filter((a) => a !== '--cpu');
+const filters = args.filter((a) => a !== '--cpu' && a !== '--prepare');
 const files = allFiles(join(root, 'test'))
   .filter((f) => f.endsWith('.test.ts'))
   .map((f) => relative(root, f))
@@ -106,6 +107,18 @@ mkdirSync(scratch);
 const cpuFigures = join(work, 'cpu');
 mkdirSync(cpuFigures);
 
+// `--prepare` (npm test): the builds and checks of scripts/test-prepare.mjs start at once, beside
+// the run's own preparation (its PostgreSQL, the test bundles, the template stores); the test
+// files start when the builds have succeeded, and the checks run beside them. Each lane's line
+// is printed as it ends; a failed check's output is printed with the failures, and fails the run.
+const lanes = [];
+const preparation = args.includes('--prepare')
+  ? prepare((result) => {
+      lanes.push(result);
+      console.log(laneReport({ ...result, output: '' }));
+    })
+  : undefined;
+
 // Interrupted (Ctrl-C): the test processes and the private PostgreSQL get the signal too;
 // remove what the run made (a test build cut short is removed by the next run, and so are the
 // databases of a run that is gone).
@@ -113,6 +126,7 @@ let compiled;
 let databases;
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.once(signal, async () => {
+    preparation?.stop();
     compiled?.remove();
     rmSync(work, { recursive: true, force: true });
     await databases?.dropAll().catch(() => {});
@@ -122,6 +136,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 
 const started = Date.now();
 const postgres = await providePostgres(work, (line) => console.log(line)).catch((error) => {
+  preparation?.stop();
   rmSync(work, { recursive: true, force: true });
   console.error(error instanceof Error ? error.message : String(error));
   process.exit(1);
@@ -132,6 +147,18 @@ const { openStore } = await import(pathToFileURL(compiled.testFile('src/store/st
 databases = await runDatabases(postgres.url, openStore);
 if (databases.reason) console.log(`no migrated template database (${databases.reason}): each PostgreSQL test store migrates its own`);
 const sqliteTemplate = await migratedSqliteFile(join(work, 'sqlite-template', 'praxis.db'), openStore);
+
+const builds = (await preparation?.built) ?? [];
+if (builds.some((r) => !r.ok)) {
+  preparation.stop();
+  for (const r of builds.filter((b) => !b.ok)) console.log(`\n${laneReport(r)}`);
+  console.log('\nthe tests did not run: a build they need failed');
+  await databases.dropAll().catch(() => {});
+  await postgres.stop();
+  compiled.remove();
+  rmSync(work, { recursive: true, force: true });
+  process.exit(1);
+}
 
 const { times: previous, shares } = readFigures();
 // Unknown files first (they may be slow), then the slowest known ones.
@@ -304,6 +331,9 @@ const dropped = Date.now() - dropping;
 await postgres.stop();
 compiled.remove();
 const elapsed = Date.now() - started;
+const checksWaited = Date.now();
+await preparation?.checked;
+const checksAfterTests = Date.now() - checksWaited;
 
 // Slowest-first order for the next run: this run's times over the last known ones.
 mkdirSync(join(root, '.cache'), { recursive: true });
@@ -336,8 +366,10 @@ writeFileSync(
 const runnerCpu = runCpu();
 
 const broken = results.filter(failed).sort((a, b) => a.file.localeCompare(b.file));
-if (broken.length > 0) {
+const failedLanes = lanes.filter((r) => !r.ok);
+if (broken.length > 0 || failedLanes.length > 0) {
   console.log('\nfailures:');
+  for (const r of failedLanes) console.log(`\n── ${laneReport(r)}`);
   for (const r of broken) {
     console.log(`\n── ${r.file}`);
     for (const f of r.failures) {
@@ -383,7 +415,11 @@ const fileCpu = measured.reduce((sum, r) => sum + r.cpu, 0);
 console.log(`\nslowest: ${slowest.map((r) => `${r.file} ${seconds(r.ms)}`).join(', ')}`);
 console.log(`${results.length} files, ${total.tests} tests in ${seconds(elapsed)} (up to ${peak} at a time; ${seconds(dropped)} of it dropping databases at the end)`);
 console.log(
-  `cpu: ${seconds(runnerCpu * 1000)} in all (${seconds(fileCpu * 1000)} in the test files' processes, the rest the runner's own), ${seconds((runnerCpu * 1000) / cores)} per core on ${cores}`,
+  `cpu: ${seconds(runnerCpu * 1000)} in all (${seconds(fileCpu * 1000)} in the test files' processes, the rest the runner's own${preparation ? ' with the builds and checks' : ''}), ${seconds((runnerCpu * 1000) / cores)} per core on ${cores}`,
 );
+if (preparation) {
+  const waited = checksAfterTests > 50 ? `; the run waited ${seconds(checksAfterTests)} for them after the tests` : '';
+  console.log(`builds and checks: ${lanes.length - failedLanes.length} of ${lanes.length} passed${failedLanes.length ? ` (failed: ${failedLanes.map((r) => r.name).join(', ')})` : ''}${waited}`);
+}
 console.log(`tests: ${total.passed} passed, ${total.failed + unreported} failed, ${total.skipped} skipped`);
-process.exit(broken.length > 0 || leftovers.length > 0 ? 1 : (process.exitCode ?? 0));
+process.exit(broken.length > 0 || leftovers.length > 0 || failedLanes.length > 0 ? 1 : (process.exitCode ?? 0));
