@@ -174,6 +174,28 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(applied.rows.map((r) => r.name).sort(), Object.keys(migrationsFor(kind)).sort());
     });
 
+    // At the latest migration, opening a store reads the migration table and goes no further;
+    // any other set of applied migrations still goes through the migrator.
+    it('applies a migration the database lacks, and refuses one it does not know, with nothing changed', async () => {
+      const { store } = current();
+      const names = Object.keys(migrationsFor(kind));
+      const last = names.at(-1)!;
+      await sql`delete from ${sql.table(MIGRATION_TABLE)} where name = ${last}`.execute(store.db);
+      // The migrator runs it again (the last migrations only refresh a CHECK, which may run twice).
+      await store.migrate();
+      const applied = await sql<{ name: string }>`select name from ${sql.table(MIGRATION_TABLE)} order by name`.execute(store.db);
+      assert.deepEqual(
+        applied.rows.map((r) => r.name),
+        names,
+      );
+
+      const newer = '9999_from_a_newer_praxis';
+      await sql`insert into ${sql.table(MIGRATION_TABLE)} (name, timestamp) values (${newer}, ${new Date().toISOString()})`.execute(store.db);
+      const tablesBefore = await tableNames(store.db, kind);
+      await assert.rejects(store.migrate(), new RegExp(`previously executed migration ${newer} is missing`));
+      assert.deepEqual(await tableNames(store.db, kind), tablesBefore);
+    });
+
     it('declares the due index as partial over exactly the due statuses', async () => {
       const { store } = current();
       const definition = (await indexDefinitions(store.db, kind)).get('plan_steps_due_idx');
