@@ -11,11 +11,10 @@ import type { Principal } from '../access/permissions.ts';
 import { CapabilityService } from '../capabilities/service.ts';
 import { planningFromEnv, type PlanningServices } from '../drafting/plan-intention.ts';
 import type { Services } from '../operations/services.ts';
-import { resolveStoreConfig } from '../store/index.ts';
 import { deferredBuiltins } from './implementations.ts';
 import { localRegistry } from './registry.ts';
 import type { CapabilityRegistry } from '../capabilities/registry.ts';
-import { describeStore, openAndMigrate } from './store-notice.ts';
+import { openLocalStore } from './store-notice.ts';
 
 export interface LocalServices {
   services: Services;
@@ -31,8 +30,7 @@ export interface LocalServices {
  * can verify, and back.
  */
 export async function openLocalServices(db: string | undefined): Promise<LocalServices> {
-  const config = resolveStoreConfig({ db });
-  const { store, created } = await openAndMigrate(config);
+  const { store, created, config } = await openLocalStore(db);
   let registry: CapabilityRegistry | undefined;
   let capabilities: CapabilityService | undefined;
   let planning: PlanningServices | undefined;
@@ -54,7 +52,7 @@ export async function openLocalServices(db: string | undefined): Promise<LocalSe
       return planning;
     },
   };
-  return { services, created: created ? describeStore(config) : null, close: () => store.close() };
+  return { services, created, close: () => store.close() };
 }
 
 /**

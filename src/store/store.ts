@@ -74,8 +74,8 @@ export interface Store extends Repositories {
   readonly clock: Clock;
   /** Signals, in this process, each committed event that can unblock work (see WAKE_EVENT_TYPES). */
   readonly wakeups: WakeSignals;
-  /** Brings the schema up to the latest migration; a no-op when it already is. */
-  migrate(): Promise<void>;
+  /** Brings the schema up to the latest migration, resolving to the names it applied (none when it already was). */
+  migrate(): Promise<string[]>;
   /**
    * Runs `work` in one transaction with repositories bound to it: all of its writes commit
    * together or none do. Inside, use only the repositories passed in: on SQLite the store has a
@@ -139,7 +139,7 @@ export async function openStore(config: StoreConfig, options: StoreOptions = {})
     ...repositories,
     async migrate() {
       // With a schema, the migrator creates it first (tolerating a concurrent creator).
-      await migrateToLatest(db, config.kind, schema);
+      return migrateToLatest(db, config.kind, schema);
     },
     wakeups,
     async transaction(work) {

@@ -21,10 +21,13 @@ import { abortAndFindings } from './0012_abort_and_findings.ts';
 export const MIGRATION_TABLE = 'praxis_migrations';
 export const MIGRATION_LOCK_TABLE = 'praxis_migration_lock';
 
+/** The migration that creates the schema: applied only to a database that held no Praxis store. */
+export const FIRST_MIGRATION = '0001_initial';
+
 /** Names sort in the order they must run. */
 export function migrationsFor(kind: StoreKind): Record<string, Migration> {
   return {
-    '0001_initial': initialSchema(kind),
+    [FIRST_MIGRATION]: initialSchema(kind),
     '0002_mind_and_model_role': mindAndModelRole(kind),
     '0003_executor': executorIndexes(kind),
     '0004_access_tokens': accessTokens(kind),
