@@ -1,7 +1,7 @@
 // Reads what a policy decision depends on for one mind: its rules, active commitments and
 // live grants, in the shapes decidePolicy takes.
 
-import type { Store } from '../store/index.ts';
+import type { CommitmentRecord, GrantRecord, PolicyRuleRecord, Store } from '../store/index.ts';
 import type { CommitmentRequirement, PolicyRule, ScopedGrant } from './policy/decide.ts';
 import type { ParamLimits } from './policy/param-limits.ts';
 
@@ -17,6 +17,11 @@ export async function loadPolicyInputs(store: Store, mindId: string, now: Date, 
     store.commitments.listActive(mindId),
     options.grants ? store.grants.listLive(mindId, now) : Promise.resolve([]),
   ]);
+  return policyInputsOf(rules, commitments, grants);
+}
+
+/** Rules, active commitments and live grants, as read from the store, in the shapes decidePolicy takes. */
+export function policyInputsOf(rules: readonly PolicyRuleRecord[], commitments: readonly CommitmentRecord[], grants: readonly GrantRecord[]): PolicyInputs {
   return {
     rules: rules.map((r) => ({ id: r.id, capability: r.capability, target_pattern: r.targetPattern, decision: r.decision, approvers: r.approvers })),
     commitments: commitments.map((c) => ({ id: c.id, capability: c.capability, target_pattern: c.targetPattern, reason: c.reason })),

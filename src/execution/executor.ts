@@ -8,9 +8,9 @@ import { hostname } from 'node:os';
 import { WakeBus } from '../bus/wake-bus.ts';
 import type { CapabilityRegistry } from '../capabilities/registry.ts';
 import type { CapabilityService } from '../capabilities/service.ts';
-import { loadPolicyInputs, type PolicyInputs } from '../capabilities/policy-inputs.ts';
-import type { ApprovalRecord, MindRecord, StepRecord, Store } from '../store/index.ts';
-import { loadPlanOfStep, Pass, type Loaded } from './pass.ts';
+import { policyInputsOf } from '../capabilities/policy-inputs.ts';
+import type { ApprovalRecord, ApprovalScene, MindRecord, Store } from '../store/index.ts';
+import { Pass } from './pass.ts';
 import { claimantGone } from './claimants.ts';
 import { performApprovedStep } from './polling.ts';
 import { isRunning, settlePlansTogether } from './settle.ts';
@@ -178,23 +178,16 @@ export class Executor {
    * and served here, and it is still approved with nobody performing it. A plan step's request
    * is performed through its step. True when the action was performed (or refused at the last
    * moment and its request failed). With the wake-up's `hint` (mind and origin), everything is
-   * read in one round; without it, or when the hint does not match the request, the request is
-   * read first and the rest after.
+   * read at once (executorQueries.approvalScene: one statement on PostgreSQL); without it, or
+   * when the hint does not match the request, the request is read first and the rest after.
    */
   async performApproval(approvalId: string, hint?: ApprovalHint): Promise<boolean> {
     const { store } = this.#ctx;
     const hintedStep = hint ? stepOfOrigin(hint.origin) : null;
     if (hint && hintedStep) {
-      // On PostgreSQL, on several connections at once: the latency from an approval to its claim
-      // is one round of reads, then the claim. The step comes with its plan's steps.
-      const [approval, mind, inputs, loaded] = await Promise.all([
-        store.approvals.get(approvalId),
-        store.minds.get(hint.mindId),
-        loadPolicyInputs(store, hint.mindId, this.#ctx.clock.now(), { grants: false }),
-        loadPlanOfStep(store, hintedStep),
-      ]);
-      if (approval && approval.mindId === hint.mindId && approval.origin === hint.origin)
-        return this.#performStepApproval(approval, { mind, step: loaded?.plan.steps.find((s) => s.id === hintedStep), inputs, loaded });
+      const scene = await store.executorQueries.approvalScene(approvalId, hint.mindId, hintedStep);
+      const { approval } = scene;
+      if (approval && approval.mindId === hint.mindId && approval.origin === hint.origin) return this.#performStepApproval(approval, hintedStep, scene);
     }
     const approval = await store.approvals.get(approvalId);
     if (!approval || approval.status !== 'approved' || approval.executionId) return false;
@@ -204,30 +197,25 @@ export class Executor {
       if (!mind || !serves(this.#ctx.host, mind)) return false;
       return (await this.#ctx.capabilities.performApproved(approvalId)) !== undefined;
     }
-    // Everything else depends on the approval alone, so it is read side by side.
-    const [mind, inputs, loaded] = await Promise.all([
-      store.minds.get(approval.mindId),
-      loadPolicyInputs(store, approval.mindId, this.#ctx.clock.now(), { grants: false }),
-      loadPlanOfStep(store, stepId),
-    ]);
-    return this.#performStepApproval(approval, { mind, step: loaded?.plan.steps.find((s) => s.id === stepId), inputs, loaded });
+    return this.#performStepApproval(approval, stepId, await store.executorQueries.approvalScene(approvalId, approval.mindId, stepId));
   }
 
-  /** An approved plan step's request, with what was read for it: performed through its step when everything still holds. */
-  async #performStepApproval(approval: ApprovalRecord, read: { mind: MindRecord | undefined; step: StepRecord | undefined; inputs: PolicyInputs; loaded: Loaded | undefined }): Promise<boolean> {
-    const { mind, step, inputs, loaded } = read;
+  /** An approved plan step's request, with the scene read for it: performed through its step when everything still holds. */
+  async #performStepApproval(approval: ApprovalRecord, stepId: string, read: ApprovalScene): Promise<boolean> {
+    const { mind, plan } = read;
+    const step = plan?.steps.find((s) => s.id === stepId);
     if (approval.status !== 'approved' || approval.executionId) return false;
     if (!mind || !serves(this.#ctx.host, mind)) return false;
     if (!step || step.status !== 'awaiting_approval' || step.approvalId !== approval.id) return false;
     // As the due-step query would have it: a live plan's step (a closed plan's waits are withdrawn
     // instead), and not while the plan is paused (its step runs once the plan is resumed).
-    const plan = loaded?.plan;
-    if (!loaded || !plan || plan.id !== step.planId || plan.origin === 'dream' || plan.pause || (!isRunning(plan.status) && plan.status !== 'blocked')) return false;
+    if (!plan || plan.id !== step.planId || plan.origin === 'dream' || plan.pause || (!isRunning(plan.status) && plan.status !== 'blocked')) return false;
     const pass = new Pass(this.#observer);
-    pass.adopt(loaded);
-    const scene = { step, plan, intention: loaded.intention };
+    const intention = read.intention ?? null;
+    pass.adopt({ plan, intention });
     // The approval, its mind and policy inputs and the scene just read are handed on, not read again.
-    const moved = await performApprovedStep(this.#ctx, pass, scene, approval, { mind, inputs });
+    const inputs = policyInputsOf(read.rules, read.commitments, []);
+    const moved = await performApprovedStep(this.#ctx, pass, { step, plan, intention }, approval, { mind, inputs });
     // The step's plan is settled now (its next steps promoted), as a pass would after its steps.
     const { planIds, known } = pass.takePlansToSettle();
     await settlePlansTogether(this.#ctx, planIds, known);

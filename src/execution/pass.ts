@@ -162,10 +162,3 @@ async function loadPlan(store: Store, planId: string): Promise<Loaded | undefine
   if (!plan) return undefined;
   return { plan, intention: intention ?? null };
 }
-
-/** The plan of a step with its steps and intention, found through the step: both side by side. */
-export async function loadPlanOfStep(store: Store, stepId: string): Promise<Loaded | undefined> {
-  const [plan, intention] = await Promise.all([store.plans.getOfStep(stepId), store.intentions.getOfStep(stepId)]);
-  if (!plan) return undefined;
-  return { plan, intention: intention ?? null };
-}

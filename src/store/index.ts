@@ -80,6 +80,7 @@ export {
   LIVE_PLAN_STATUSES,
   type Affinity,
   type DueStepQuery,
+  type ApprovalScene,
   type ExecutorQueryRepository,
   type OriginCounts,
   type PlanQuery,

@@ -36,6 +36,7 @@ import { MindBundleRepository } from './repositories/mind-bundles.ts';
 import { WantRepository } from './repositories/wants.ts';
 import { WebhookDeliveryRepository } from './repositories/webhook-deliveries.ts';
 import type { Database } from './schema.ts';
+import { withNamedStatements } from './pg-statements.ts';
 import { PraxisSqliteDialect, withStatementCache } from './sqlite-dialect.ts';
 
 export interface Repositories {
@@ -198,5 +199,5 @@ async function openPostgres(config: PostgresStoreConfig, log: QueryLog | undefin
   // An idle client can lose its server (restart, failover); the pool drops it and the next query
   // reconnects. Without a listener the error would crash the process.
   pool.on('error', () => {});
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }), ...(log ? { log } : {}) });
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }), ...(log ? { log } : {}) });
 }

@@ -11,6 +11,7 @@ import type { ApprovalRequestsTable, Database } from '../schema.ts';
 import { hasOrigin } from '../vocabulary-sql.ts';
 import { decodeAction } from './action-columns.ts';
 import { asList, byCreation, type RepositoryContext } from './context.ts';
+import type { Codec } from '../codec.ts';
 
 /** One operator's answer, in the order given. */
 export interface ApprovalDecision {
@@ -316,23 +317,27 @@ export class ApprovalRepository {
   }
 
   #decode(row: Selectable<ApprovalRequestsTable>): ApprovalRecord {
-    const { codec } = this.#ctx;
-    return {
-      ...decodeAction(row, codec),
-      explanation: codec.readJson<JsonObject>(row.explanation),
-      digest: row.digest,
-      status: row.status,
-      approversRequired: codec.readInt(row.approvers_required),
-      decisions: codec.readJson<ApprovalDecision[]>(row.decisions),
-      authoredBy: row.authored_by,
-      authorNamedBy: row.author_named_by,
-      amendments: codec.readJson<ApprovalAmendment[]>(row.amendments),
-      batchKey: row.batch_key,
-      executionId: row.execution_id,
-      expiresAt: codec.readTime(row.expires_at),
-      decidedAt: codec.readTimeOrNull(row.decided_at),
-      createdAt: codec.readTime(row.created_at),
-      updatedAt: codec.readTime(row.updated_at),
-    };
+    return decodeApproval(row, this.#ctx.codec);
   }
+}
+
+/** A row of ApprovalRequests as its record. */
+export function decodeApproval(row: Selectable<ApprovalRequestsTable>, codec: Codec): ApprovalRecord {
+  return {
+    ...decodeAction(row, codec),
+    explanation: codec.readJson<JsonObject>(row.explanation),
+    digest: row.digest,
+    status: row.status,
+    approversRequired: codec.readInt(row.approvers_required),
+    decisions: codec.readJson<ApprovalDecision[]>(row.decisions),
+    authoredBy: row.authored_by,
+    authorNamedBy: row.author_named_by,
+    amendments: codec.readJson<ApprovalAmendment[]>(row.amendments),
+    batchKey: row.batch_key,
+    executionId: row.execution_id,
+    expiresAt: codec.readTime(row.expires_at),
+    decidedAt: codec.readTimeOrNull(row.decided_at),
+    createdAt: codec.readTime(row.created_at),
+    updatedAt: codec.readTime(row.updated_at),
+  };
 }

@@ -6,6 +6,7 @@ import { newId } from '../../core/ids.ts';
 import type { CommitmentStatus } from '../../core/vocabulary.ts';
 import type { CommitmentsTable } from '../schema.ts';
 import type { RepositoryContext } from './context.ts';
+import type { Codec } from '../codec.ts';
 
 export type CommitmentKind = 'require_approval';
 
@@ -61,7 +62,7 @@ export class CommitmentRepository {
 
   /** Oldest first. */
   async listActive(mindId: string): Promise<CommitmentRecord[]> {
-    const rows = await this.#ctx.db.selectFrom('commitments').selectAll().where('mind_id', '=', mindId).where('status', '=', 'active').orderBy('created_at').orderBy('id').execute();
+    const rows = await activeCommitmentsOf(this.#ctx.db, mindId).execute();
     return rows.map((row) => this.#decode(row));
   }
 
@@ -79,17 +80,26 @@ export class CommitmentRepository {
   }
 
   #decode(row: Selectable<CommitmentsTable>): CommitmentRecord {
-    const { codec } = this.#ctx;
-    return {
-      id: row.id,
-      mindId: row.mind_id,
-      kind: row.kind,
-      capability: row.capability,
-      targetPattern: row.target_pattern,
-      reason: row.reason,
-      status: row.status,
-      createdAt: codec.readTime(row.created_at),
-      releasedAt: codec.readTimeOrNull(row.released_at),
-    };
+    return decodeCommitment(row, this.#ctx.codec);
   }
+}
+
+/** A row of Commitments as its record. */
+export function decodeCommitment(row: Selectable<CommitmentsTable>, codec: Codec): CommitmentRecord {
+  return {
+    id: row.id,
+    mindId: row.mind_id,
+    kind: row.kind,
+    capability: row.capability,
+    targetPattern: row.target_pattern,
+    reason: row.reason,
+    status: row.status,
+    createdAt: codec.readTime(row.created_at),
+    releasedAt: codec.readTimeOrNull(row.released_at),
+  };
+}
+
+/** A mind's active commitments, oldest first. */
+export function activeCommitmentsOf(db: RepositoryContext['db'], mindId: string) {
+  return db.selectFrom('commitments').selectAll().where('mind_id', '=', mindId).where('status', '=', 'active').orderBy('created_at').orderBy('id');
 }

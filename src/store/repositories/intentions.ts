@@ -6,6 +6,7 @@ import type { JsonObject } from '../../core/plan.ts';
 import type { IntentionReason, IntentionStatus } from '../../core/vocabulary.ts';
 import type { IntentionsTable } from '../schema.ts';
 import { asList, IDS_PER_STATEMENT, type RepositoryContext } from './context.ts';
+import type { Codec } from '../codec.ts';
 
 /** The concrete action an intention names, when it names one. */
 export interface IntentionMeans {
@@ -97,21 +98,6 @@ export class IntentionRepository {
       .selectFrom('intentions')
       .selectAll()
       .where('id', '=', (eb) => eb.selectFrom('plans').select('plans.intention_id').where('plans.id', '=', planId))
-      .executeTakeFirst();
-    return row && this.#decode(row);
-  }
-
-  /** The intention of a step's plan, found through the step (see plans.getOfStep). */
-  async getOfStep(stepId: string): Promise<IntentionRecord | undefined> {
-    const row = await this.#ctx.db
-      .selectFrom('intentions')
-      .selectAll()
-      .where('id', '=', (eb) =>
-        eb
-          .selectFrom('plans')
-          .select('plans.intention_id')
-          .where('plans.id', '=', eb.selectFrom('plan_steps as s').select('s.plan_id').where('s.id', '=', stepId)),
-      )
       .executeTakeFirst();
     return row && this.#decode(row);
   }
@@ -237,22 +223,39 @@ export class IntentionRepository {
   }
 
   #decode(row: Selectable<IntentionsTable>): IntentionRecord {
-    const { codec } = this.#ctx;
-    return {
-      id: row.id,
-      mindId: row.mind_id,
-      parentId: row.parent_id,
-      objective: row.objective,
-      means: codec.readJsonOrNull<IntentionMeans>(row.means),
-      beliefId: row.belief_id,
-      origin: row.origin,
-      status: row.status,
-      reason: row.reason,
-      requireApproval: codec.readBool(row.require_approval),
-      authoredBy: row.authored_by,
-      createdAt: codec.readTime(row.created_at),
-      updatedAt: codec.readTime(row.updated_at),
-      closedAt: codec.readTimeOrNull(row.closed_at),
-    };
+    return decodeIntention(row, this.#ctx.codec);
   }
+}
+
+/** A row of Intentions as its record. */
+export function decodeIntention(row: Selectable<IntentionsTable>, codec: Codec): IntentionRecord {
+  return {
+    id: row.id,
+    mindId: row.mind_id,
+    parentId: row.parent_id,
+    objective: row.objective,
+    means: codec.readJsonOrNull<IntentionMeans>(row.means),
+    beliefId: row.belief_id,
+    origin: row.origin,
+    status: row.status,
+    reason: row.reason,
+    requireApproval: codec.readBool(row.require_approval),
+    authoredBy: row.authored_by,
+    createdAt: codec.readTime(row.created_at),
+    updatedAt: codec.readTime(row.updated_at),
+    closedAt: codec.readTimeOrNull(row.closed_at),
+  };
+}
+
+/** The intention of a step's plan, found through the step. */
+export function intentionOfStep(db: RepositoryContext['db'], stepId: string) {
+  return db
+    .selectFrom('intentions')
+    .selectAll()
+    .where('id', '=', (eb) =>
+      eb
+        .selectFrom('plans')
+        .select('plans.intention_id')
+        .where('plans.id', '=', eb.selectFrom('plan_steps as s').select('s.plan_id').where('s.id', '=', stepId)),
+    );
 }

@@ -5,6 +5,7 @@ import { newId } from '../../core/ids.ts';
 import type { MindStatus } from '../../core/vocabulary.ts';
 import type { MindsTable } from '../schema.ts';
 import type { RepositoryContext } from './context.ts';
+import type { Codec } from '../codec.ts';
 
 export interface MindRecord {
   id: string;
@@ -85,15 +86,19 @@ export class MindRepository {
   }
 
   #decode(row: Selectable<MindsTable>): MindRecord {
-    const { codec } = this.#ctx;
-    return {
-      id: row.id,
-      name: row.name,
-      status: row.status,
-      sandbox: codec.readBool(row.sandbox),
-      host: row.host,
-      createdAt: codec.readTime(row.created_at),
-      updatedAt: codec.readTime(row.updated_at),
-    };
+    return decodeMind(row, this.#ctx.codec);
   }
+}
+
+/** A row of Minds as its record. */
+export function decodeMind(row: Selectable<MindsTable>, codec: Codec): MindRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    status: row.status,
+    sandbox: codec.readBool(row.sandbox),
+    host: row.host,
+    createdAt: codec.readTime(row.created_at),
+    updatedAt: codec.readTime(row.updated_at),
+  };
 }

@@ -10,6 +10,7 @@ import type { PlanStepsTable, PlansTable } from '../schema.ts';
 import { chunksFor, rowTable } from '../row-table.ts';
 import { asList, IDS_PER_STATEMENT, inTransaction, type RepositoryContext } from './context.ts';
 import { decodeStep, type StepRecord } from './steps.ts';
+import type { Codec } from '../codec.ts';
 
 export interface PlanRecord {
   id: string;
@@ -180,21 +181,6 @@ export class PlanRepository {
     const [row, stepRows] = await Promise.all([
       db.selectFrom('plans').selectAll().where('id', '=', id).executeTakeFirst(),
       db.selectFrom('plan_steps').selectAll().where('plan_id', '=', id).orderBy('position').execute(),
-    ]);
-    if (!row) return undefined;
-    return { ...this.#decode(row), steps: stepRows.map((step) => decodeStep(step, codec)) };
-  }
-
-  /**
-   * The plan of a step, with its steps, found through the step: for a reader that knows only the
-   * step (an approval's wake-up names its step), read side by side with the step itself.
-   */
-  async getOfStep(stepId: string): Promise<PlanWithSteps | undefined> {
-    const { db, codec } = this.#ctx;
-    const planOfStep = db.selectFrom('plan_steps as s').select('s.plan_id').where('s.id', '=', stepId);
-    const [row, stepRows] = await Promise.all([
-      db.selectFrom('plans').selectAll().where('id', '=', planOfStep).executeTakeFirst(),
-      db.selectFrom('plan_steps').selectAll().where('plan_id', '=', planOfStep).orderBy('position').execute(),
     ]);
     if (!row) return undefined;
     return { ...this.#decode(row), steps: stepRows.map((step) => decodeStep(step, codec)) };
@@ -381,36 +367,57 @@ from v where plans.id = v.id and plans.status in (${sql.join([...from])}) return
   }
 
   #decode(row: Selectable<PlansTable>): PlanRecord {
-    const { codec } = this.#ctx;
-    return {
-      id: row.id,
-      mindId: row.mind_id,
-      intentionId: row.intention_id,
-      revision: codec.readInt(row.revision),
-      supersedes: row.supersedes,
-      supersededBy: row.superseded_by,
-      objective: row.objective,
-      origin: row.origin,
-      strategy: row.strategy,
-      status: row.status,
-      assumptions: codec.readJson<Assumption[]>(row.assumptions),
-      completionCriteria: row.completion_criteria,
-      abortConditions: normaliseAbortConditions(codec.readJson<unknown>(row.abort_conditions)),
-      alternatives: codec.readJson<Alternative[]>(row.alternatives),
-      risk: row.risk,
-      estimate: codec.readJson<Partial<Resources>>(row.estimate),
-      actual: codec.readJson<Partial<Resources>>(row.actual),
-      budget: codec.readJson<Budget>(row.budget),
-      validation: codec.readJson<ValidationResult>(row.validation),
-      requireApproval: codec.readBool(row.require_approval),
-      authoredBy: row.authored_by,
-      maxReplans: codec.readInt(row.max_replans),
-      llmCall: row.llm_call,
-      statusReason: row.status_reason,
-      closedAt: codec.readTimeOrNull(row.closed_at),
-      pause: row.paused_at === null || row.paused_at === undefined ? null : { at: codec.readTime(row.paused_at), by: row.paused_by, reason: row.pause_reason },
-      createdAt: codec.readTime(row.created_at),
-      updatedAt: codec.readTime(row.updated_at),
-    };
+    return decodePlan(row, this.#ctx.codec);
   }
+}
+
+/** A row of Plans as its record. */
+export function decodePlan(row: Selectable<PlansTable>, codec: Codec): PlanRecord {
+  return {
+    id: row.id,
+    mindId: row.mind_id,
+    intentionId: row.intention_id,
+    revision: codec.readInt(row.revision),
+    supersedes: row.supersedes,
+    supersededBy: row.superseded_by,
+    objective: row.objective,
+    origin: row.origin,
+    strategy: row.strategy,
+    status: row.status,
+    assumptions: codec.readJson<Assumption[]>(row.assumptions),
+    completionCriteria: row.completion_criteria,
+    abortConditions: normaliseAbortConditions(codec.readJson<unknown>(row.abort_conditions)),
+    alternatives: codec.readJson<Alternative[]>(row.alternatives),
+    risk: row.risk,
+    estimate: codec.readJson<Partial<Resources>>(row.estimate),
+    actual: codec.readJson<Partial<Resources>>(row.actual),
+    budget: codec.readJson<Budget>(row.budget),
+    validation: codec.readJson<ValidationResult>(row.validation),
+    requireApproval: codec.readBool(row.require_approval),
+    authoredBy: row.authored_by,
+    maxReplans: codec.readInt(row.max_replans),
+    llmCall: row.llm_call,
+    statusReason: row.status_reason,
+    closedAt: codec.readTimeOrNull(row.closed_at),
+    pause: row.paused_at === null || row.paused_at === undefined ? null : { at: codec.readTime(row.paused_at), by: row.paused_by, reason: row.pause_reason },
+    createdAt: codec.readTime(row.created_at),
+    updatedAt: codec.readTime(row.updated_at),
+  };
+}
+
+/** The plan of a step, found through the step. */
+export function planOfStep(db: RepositoryContext['db'], stepId: string) {
+  return db
+    .selectFrom('plans')
+    .selectAll()
+    .where('id', '=', db.selectFrom('plan_steps as s').select('s.plan_id').where('s.id', '=', stepId));
+}
+
+/** Every step of a step's plan (the step among them), in plan order. */
+export function stepsOfPlanOfStep(db: RepositoryContext['db'], stepId: string) {
+  return db
+    .selectFrom('plan_steps')
+    .selectAll()
+    .where('plan_id', '=', db.selectFrom('plan_steps as s').select('s.plan_id').where('s.id', '=', stepId))
+    .orderBy('position');
 }

@@ -6,6 +6,7 @@ import { newId } from '../../core/ids.ts';
 import type { PolicyDecision } from '../../core/vocabulary.ts';
 import type { PolicyRulesTable } from '../schema.ts';
 import type { RepositoryContext } from './context.ts';
+import type { Codec } from '../codec.ts';
 
 export interface PolicyRuleRecord {
   id: string;
@@ -70,20 +71,29 @@ export class PolicyRuleRepository {
 
   /** Ordered by capability, then target pattern. */
   async listByMind(mindId: string): Promise<PolicyRuleRecord[]> {
-    const rows = await this.#ctx.db.selectFrom('policy_rules').selectAll().where('mind_id', '=', mindId).orderBy('capability').orderBy('target_pattern').execute();
+    const rows = await rulesOfMind(this.#ctx.db, mindId).execute();
     return rows.map((row) => this.#decode(row));
   }
 
   #decode(row: Selectable<PolicyRulesTable>): PolicyRuleRecord {
-    const { codec } = this.#ctx;
-    return {
-      id: row.id,
-      mindId: row.mind_id,
-      capability: row.capability,
-      targetPattern: row.target_pattern,
-      decision: row.decision,
-      approvers: codec.readInt(row.approvers),
-      createdAt: codec.readTime(row.created_at),
-    };
+    return decodePolicyRule(row, this.#ctx.codec);
   }
+}
+
+/** A row of PolicyRules as its record. */
+export function decodePolicyRule(row: Selectable<PolicyRulesTable>, codec: Codec): PolicyRuleRecord {
+  return {
+    id: row.id,
+    mindId: row.mind_id,
+    capability: row.capability,
+    targetPattern: row.target_pattern,
+    decision: row.decision,
+    approvers: codec.readInt(row.approvers),
+    createdAt: codec.readTime(row.created_at),
+  };
+}
+
+/** A mind's rules, in the order policy reads them (by capability, then target pattern). */
+export function rulesOfMind(db: RepositoryContext['db'], mindId: string) {
+  return db.selectFrom('policy_rules').selectAll().where('mind_id', '=', mindId).orderBy('capability').orderBy('target_pattern');
 }

@@ -1,0 +1,67 @@
+// Named prepared statements on PostgreSQL (src/store/pg-statements.ts): each fixed-shape SQL text
+// is prepared once per connection and then only bound and executed; texts whose shape follows a
+// batch's size run unnamed, and so do texts beyond the limit.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { StatementNames } from '../../src/store/pg-statements.ts';
+import { seedPlan } from '../support/fixtures.ts';
+import { useStore } from '../support/stores.ts';
+
+describe('statement names', () => {
+  it('names a fixed-shape text once and gives it the same name again', () => {
+    const names = new StatementNames();
+    const byId = 'select * from "minds" where "id" = $1';
+    const first = names.nameFor(byId);
+    assert.ok(first);
+    assert.equal(names.nameFor(byId), first);
+    assert.notEqual(names.nameFor('select * from "plans" where "id" = $1'), first);
+    assert.equal(names.size, 2);
+  });
+
+  it('leaves unnamed a text that comes in one shape per batch size', () => {
+    const names = new StatementNames();
+    assert.equal(names.nameFor('select * from "plans" where "id" in ($1, $2, $3)'), undefined);
+    assert.equal(names.nameFor('insert into "events" ("id", "type") values ($1, $2), ($3, $4)'), undefined);
+    // One value in a list, or one row of values, is one shape.
+    assert.ok(names.nameFor('select * from "plans" where "id" in ($1)'));
+    assert.ok(names.nameFor('insert into "events" ("id", "type") values ($1, $2)'));
+  });
+
+  it('names no more texts than its limit; the rest run unnamed', () => {
+    const names = new StatementNames(2);
+    assert.ok(names.nameFor('select $1::int'));
+    assert.ok(names.nameFor('select $1::text'));
+    assert.equal(names.nameFor('select $1::uuid'), undefined);
+    assert.ok(names.nameFor('select $1::int'), 'a text named before keeps its name');
+  });
+});
+
+describe('prepared statements on a PostgreSQL store', () => {
+  const current = useStore('postgres');
+
+  it('prepares a read once on its connection and answers it the same way every time', async () => {
+    const { store } = current();
+    const { mind, plan } = await seedPlan(store);
+    // One connection, so what it prepared is in that session's catalogue.
+    const prepared = await store.db.connection().execute(async (db) => {
+      const byId = () => db.selectFrom('minds').selectAll().where('id', '=', mind.id).executeTakeFirst();
+      const reads = [await byId(), await byId(), await byId()];
+      assert.deepEqual(reads[2], reads[0]);
+      assert.equal(reads[0]?.name, mind.name);
+      const two = await db.selectFrom('plans').select('id').where('id', 'in', [plan.id, mind.id]).execute();
+      assert.deepEqual(
+        two.map((row) => row.id),
+        [plan.id],
+      );
+      await db.transaction().execute((tx) => tx.selectFrom('minds').select('name').where('id', '=', mind.id).execute());
+      return (await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(db)).rows;
+    });
+    const minds = prepared.filter((p) => p.statement.startsWith('select * from "minds" where "id" = $1'));
+    assert.equal(minds.length, 1, 'prepared once for three reads');
+    assert.match(minds[0]!.name, /^praxis_\d+$/);
+    assert.ok(!prepared.some((p) => /"id" in \(\$1, \$2/.test(p.statement)), 'a read of two ids is not prepared');
+    assert.ok(!prepared.some((p) => /^(begin|commit)/i.test(p.statement)), 'a statement without parameters is not prepared');
+  });
+});
