@@ -14,6 +14,12 @@ export interface PostgresStoreConfig {
   url: string;
   /** A schema to hold every table instead of the connection's default (usually `public`). */
   schema?: string;
+  /**
+   * Whether fixed-shape statements are sent as named prepared statements (pg-statements.ts); on
+   * unless the URL says `praxis_prepared_statements=off`, for a pooler that cannot keep them (a
+   * PgBouncer before 1.21 in transaction mode hands each transaction another server session).
+   */
+  namedStatements?: boolean;
 }
 
 export type StoreConfig = SqliteStoreConfig | PostgresStoreConfig;
@@ -52,14 +58,22 @@ function fromLocation(value: string, source: string): StoreConfig {
   return { kind: 'sqlite', path: value };
 }
 
+/** The URL parameter that turns named prepared statements off; Praxis's own, taken out of the URL pg is given. */
+export const PREPARED_STATEMENTS_PARAMETER = 'praxis_prepared_statements';
+
 function postgresConfig(url: string, source: string): PostgresStoreConfig {
+  let parsed: URL;
   try {
-    const parsed = new URL(url);
+    parsed = new URL(url);
     if (!parsed.hostname && !parsed.searchParams.get('host')) throw new Error('no host');
   } catch {
     throw invalid(source, `not a valid PostgreSQL URL: "${redact(url)}"`);
   }
-  return { kind: 'postgres', url };
+  const prepared = parsed.searchParams.get(PREPARED_STATEMENTS_PARAMETER);
+  if (prepared === null) return { kind: 'postgres', url };
+  if (prepared !== 'on' && prepared !== 'off') throw invalid(source, `${PREPARED_STATEMENTS_PARAMETER} must be on or off, not "${prepared}"`);
+  parsed.searchParams.delete(PREPARED_STATEMENTS_PARAMETER);
+  return { kind: 'postgres', url: parsed.toString(), namedStatements: prepared === 'on' };
 }
 
 export function assertSchemaName(schema: string): void {

@@ -199,5 +199,5 @@ async function openPostgres(config: PostgresStoreConfig, log: QueryLog | undefin
   // An idle client can lose its server (restart, failover); the pool drops it and the next query
   // reconnects. Without a listener the error would crash the process.
   pool.on('error', () => {});
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }), ...(log ? { log } : {}) });
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: config.namedStatements === false ? pool : withNamedStatements(pool) }), ...(log ? { log } : {}) });
 }

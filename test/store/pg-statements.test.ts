@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { StatementNames } from '../../src/store/pg-statements.ts';
+import type { PostgresStoreConfig } from '../../src/store/config.ts';
+import { openStore } from '../../src/store/store.ts';
 import { seedPlan } from '../support/fixtures.ts';
 import { useStore } from '../support/stores.ts';
 
@@ -63,5 +65,20 @@ describe('prepared statements on a PostgreSQL store', () => {
     assert.match(minds[0]!.name, /^praxis_\d+$/);
     assert.ok(!prepared.some((p) => /"id" in \(\$1, \$2/.test(p.statement)), 'a read of two ids is not prepared');
     assert.ok(!prepared.some((p) => /^(begin|commit)/i.test(p.statement)), 'a statement without parameters is not prepared');
+  });
+
+  it('prepares nothing when the URL said praxis_prepared_statements=off', async () => {
+    const { store, config } = current();
+    const { mind } = await seedPlan(store);
+    const unprepared = await openStore({ ...(config as PostgresStoreConfig), namedStatements: false });
+    try {
+      const prepared = await unprepared.db.connection().execute(async (db) => {
+        assert.equal((await db.selectFrom('minds').select('name').where('id', '=', mind.id).executeTakeFirst())?.name, mind.name);
+        return (await sql<{ name: string }>`select name from pg_prepared_statements`.execute(db)).rows;
+      });
+      assert.deepEqual(prepared, []);
+    } finally {
+      await unprepared.close();
+    }
   });
 });

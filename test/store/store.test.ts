@@ -34,6 +34,15 @@ describe('resolveStoreConfig', () => {
     assert.deepEqual(resolveStoreConfig({ db: alt }, {}), { kind: 'postgres', url: alt });
   });
 
+  it('takes praxis_prepared_statements out of a PostgreSQL URL (for a pooler that cannot keep prepared statements)', () => {
+    assert.deepEqual(resolveStoreConfig({ db: `${url}?sslmode=require&praxis_prepared_statements=off` }, {}), {
+      kind: 'postgres',
+      url: `${url}?sslmode=require`,
+      namedStatements: false,
+    });
+    assert.deepEqual(resolveStoreConfig({}, { PRAXIS_DATABASE_URL: `${url}?praxis_prepared_statements=on` }), { kind: 'postgres', url, namedStatements: true });
+  });
+
   it('refuses unclear input with a typed error naming its source', () => {
     const refused = (flags: { db?: string }, env: Record<string, string>, path: string, message: RegExp) =>
       assert.throws(
@@ -45,6 +54,7 @@ describe('resolveStoreConfig', () => {
     refused({ db: 'mysql://x/y' }, {}, '--db', /unsupported database URL scheme/);
     refused({}, { PRAXIS_DATABASE_URL: '/tmp/file.db' }, 'PRAXIS_DATABASE_URL', /postgres:\/\//);
     refused({ db: 'postgres://user:secret@/' }, {}, '--db', /not a valid PostgreSQL URL/);
+    refused({}, { PRAXIS_DATABASE_URL: `${url}?praxis_prepared_statements=no` }, 'PRAXIS_DATABASE_URL', /praxis_prepared_statements must be on or off, not "no"/);
     assert.throws(
       () => resolveStoreConfig({ db: 'postgres://user:secret@/' }, {}),
       (e: Error) => !e.message.includes('secret'),
