@@ -321,7 +321,7 @@ export class ApprovalRepository {
   }
 }
 
-/** A row of ApprovalRequests as its record. */
+/** A row of `approval_requests` as its record. */
 export function decodeApproval(row: Selectable<ApprovalRequestsTable>, codec: Codec): ApprovalRecord {
   return {
     ...decodeAction(row, codec),

@@ -84,7 +84,7 @@ export class CommitmentRepository {
   }
 }
 
-/** A row of Commitments as its record. */
+/** A row of `commitments` as its record. */
 export function decodeCommitment(row: Selectable<CommitmentsTable>, codec: Codec): CommitmentRecord {
   return {
     id: row.id,

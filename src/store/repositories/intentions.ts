@@ -227,7 +227,7 @@ export class IntentionRepository {
   }
 }
 
-/** A row of Intentions as its record. */
+/** A row of `intentions` as its record. */
 export function decodeIntention(row: Selectable<IntentionsTable>, codec: Codec): IntentionRecord {
   return {
     id: row.id,

@@ -90,7 +90,7 @@ export class MindRepository {
   }
 }
 
-/** A row of Minds as its record. */
+/** A row of `minds` as its record. */
 export function decodeMind(row: Selectable<MindsTable>, codec: Codec): MindRecord {
   return {
     id: row.id,

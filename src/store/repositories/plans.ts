@@ -371,7 +371,7 @@ from v where plans.id = v.id and plans.status in (${sql.join([...from])}) return
   }
 }
 
-/** A row of Plans as its record. */
+/** A row of `plans` as its record. */
 export function decodePlan(row: Selectable<PlansTable>, codec: Codec): PlanRecord {
   return {
     id: row.id,

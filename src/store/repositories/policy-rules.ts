@@ -80,7 +80,7 @@ export class PolicyRuleRepository {
   }
 }
 
-/** A row of PolicyRules as its record. */
+/** A row of `policy_rules` as its record. */
 export function decodePolicyRule(row: Selectable<PolicyRulesTable>, codec: Codec): PolicyRuleRecord {
   return {
     id: row.id,
