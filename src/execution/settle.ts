@@ -7,7 +7,7 @@ import { RUNNING_PLAN_STATUSES, RunningPlanStatuses, type EventType, type PlanSt
 import { blockIntention, fulfilIntentions } from '../mind/intentions.ts';
 import { isEscalation, recordProcedures } from '../mind/procedural-memory.ts';
 import type { Resources } from '../core/plan.ts';
-import { FINAL_STEP_STATUSES, type NewEvent, type OriginCounts, type PlanWithSteps, type StepRecord, type Store } from '../store/index.ts';
+import { FINAL_STEP_STATUSES, type IntentionRecord, type NewEvent, type OriginCounts, type PlanWithSteps, type StepRecord, type Store } from '../store/index.ts';
 import { originsOf, usage } from './budget.ts';
 import type { ExecutorContext } from './context.ts';
 import { abortReason, foldsFailures, heldAbort, isFoldedFailure, withCancellations } from './abort.ts';
@@ -100,7 +100,7 @@ export async function startPlans(ctx: ExecutorContext, limit: number): Promise<n
   const { store } = ctx;
   const ids = await store.executorQueries.startablePlanIds({ host: ctx.host, limit });
   if (ids.length === 0) return 0;
-  const candidates: { plan: PlanWithSteps; closed: string | null }[] = [];
+  const candidates: { plan: PlanWithSteps; intention: IntentionRecord | undefined; closed: string | null }[] = [];
   const plans = await store.plans.getMany(ids);
   const intentions = await store.intentions.getMany([...plans.values()].map((p) => p.intentionId));
   for (const id of ids) {
@@ -108,7 +108,7 @@ export async function startPlans(ctx: ExecutorContext, limit: number): Promise<n
     if (plan?.status !== 'validated') continue;
     const intention = intentions.get(plan.intentionId);
     const closed = !intention || intention.status === 'fulfilled' || intention.status === 'abandoned' ? (intention?.status ?? 'gone') : null;
-    candidates.push({ plan, closed });
+    candidates.push({ plan, intention, closed });
   }
   const start = (some: typeof candidates) =>
     store.transaction(async (tx) => {
@@ -158,7 +158,11 @@ export async function startPlans(ctx: ExecutorContext, limit: number): Promise<n
       }
     }
   }
-  await settlePlansTogether(ctx, started);
+  // Settled from the plans as read here, now executing: the light read of their statuses in
+  // settlePlansTogether stands in for reading them whole again, unless something moved since.
+  const known = new Map<string, Loaded>();
+  for (const { plan, intention } of candidates) if (intention) known.set(plan.id, { plan: { ...plan, status: 'executing' }, intention });
+  await settlePlansTogether(ctx, started, known);
   return started.length;
 }
 

@@ -1,0 +1,42 @@
+// Starting plans: a pass starts every validated plan it may advance in one transaction and then
+// settles them from the reading that started them (their first steps promoted), after a light
+// read of their statuses rather than a second read of every plan and step.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { openStore } from '../../src/store/store.ts';
+import { STORE_KINDS, useStore } from '../support/stores.ts';
+import { draftOf, makeWorld, readStep } from './support.ts';
+
+for (const kind of STORE_KINDS) {
+  describe(`starting plans (${kind})`, () => {
+    const current = useStore(kind);
+
+    it('reads the plans it starts once: their first steps are promoted from that reading', async () => {
+      const ts = current();
+      const statements: string[] = [];
+      const observed = await openStore(ts.config, { clock: ts.clock, observeQuery: (text) => void statements.push(text.replace(/\s+/g, ' ')) });
+      try {
+        const w = await makeWorld({ ...ts, store: observed });
+        await w.allow('test.read');
+        const plans = [];
+        for (let i = 0; i < 3; i += 1) plans.push((await w.plan(draftOf([readStep('A'), readStep('B', 'test.read', { name: 'b' }, { depends_on: ['A'] })]))).plan);
+        statements.length = 0;
+        const report = await w.executor().tick();
+        assert.equal(report.startedPlans, 3);
+        for (const plan of plans) {
+          const read = await observed.plans.get(plan.id);
+          assert.notEqual(read?.status, 'validated');
+          assert.notEqual(read?.steps[0]?.status, 'pending', 'the first step was promoted');
+        }
+        const started = statements.findIndex((text) => /^update "plans" set .*"status" = /.test(text) && !text.includes('"status" = \'abandoned\''));
+        const promoted = statements.findIndex((text, i) => i > started && /^update "plan_steps" set/.test(text));
+        assert.ok(started >= 0 && promoted > started, 'the plans were started, then their first steps promoted');
+        const stepReads = statements.slice(0, promoted).filter((text) => text.startsWith('select * from "plan_steps"'));
+        assert.equal(stepReads.length, 1, `one read of the plans' steps before the promotion: ${stepReads.join('; ')}`);
+      } finally {
+        await observed.close();
+      }
+    });
+  });
+}
