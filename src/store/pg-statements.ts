@@ -14,8 +14,11 @@
 // `unnest`, whose text does not vary; row-table.ts.) The number of names is bounded as well;
 // texts beyond it run unnamed, as before.
 //
-// A prepared statement's result columns are fixed when it is prepared: a migration that changes a
-// table's columns must run before the statements that read it (the store migrates when it opens).
+// A prepared statement's result columns are fixed when it is prepared. When a table changes under
+// it (another daemon, upgraded, migrated the shared database while this one runs), PostgreSQL
+// refuses the statement ("cached plan must not change result type"); the text is then never named
+// again, and the call is run once more unnamed, unless it was inside a transaction, which the
+// error has already aborted: that unit of work fails once, and its retry runs unnamed.
 
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
@@ -31,14 +34,26 @@ export class StatementNames {
   readonly #names = new Map<string, string>();
   constructor(readonly limit = NAMED_STATEMENT_LIMIT) {}
 
+  /** Texts whose prepared statements went stale; they run unnamed from then on. */
+  readonly #stale = new Set<string>();
+  #issued = 0;
+
   /** The name for this text, or undefined when it runs unnamed. */
   nameFor(text: string): string | undefined {
     let name = this.#names.get(text);
-    if (name === undefined && this.#names.size < this.limit && !VARIABLE_SHAPE.test(text)) {
-      name = `praxis_${this.#names.size + 1}`;
+    if (name === undefined && this.#issued < this.limit && !VARIABLE_SHAPE.test(text) && !this.#stale.has(text)) {
+      // Never a name given before: a connection may still hold the stale statement under it.
+      this.#issued += 1;
+      name = `praxis_${this.#issued}`;
       this.#names.set(text, name);
     }
     return name;
+  }
+
+  /** This text's statement went stale (its table changed): it runs unnamed from now on. */
+  forget(text: string): void {
+    this.#names.delete(text);
+    this.#stale.add(text);
   }
 
   get size(): number {
@@ -46,18 +61,42 @@ export class StatementNames {
   }
 }
 
+/** PostgreSQL's refusal of a prepared statement whose result columns changed since it was prepared. */
+function isStalePlan(error: unknown): boolean {
+  return (error as { code?: unknown }).code === '0A000' && /cached plan must not change result type/.test((error as Error).message);
+}
+
+/** A text that opens or ends a transaction, as Kysely's driver sends them. */
+const TRANSACTION_START = /^(begin|start transaction)\b/i;
+const TRANSACTION_END = /^(commit|rollback)\b/i;
+
 /** The pool Kysely is given: pg's, with each eligible text sent as a named prepared statement. */
 export function withNamedStatements(pool: pg.Pool, names = new StatementNames()): PostgresPool {
   return {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect();
+      // Kysely ends every transaction before it gives the connection back.
+      let inTransaction = false;
       return {
         query: ((sqlOrCursor: unknown, parameters?: readonly unknown[]) => {
+          if (typeof sqlOrCursor === 'string') {
+            if (TRANSACTION_START.test(sqlOrCursor)) inTransaction = true;
+            else if (TRANSACTION_END.test(sqlOrCursor)) inTransaction = false;
+          }
           // A text without parameters goes by the simple protocol, in one message: a transaction's
           // begin and commit, a migration's DDL. There is no plan to keep.
           if (typeof sqlOrCursor === 'string' && parameters && parameters.length > 0) {
-            const name = names.nameFor(sqlOrCursor);
-            if (name) return client.query({ name, text: sqlOrCursor, values: [...parameters] });
+            const text = sqlOrCursor;
+            const values = [...parameters];
+            const name = names.nameFor(text);
+            if (name) {
+              return client.query({ name, text, values }).catch((error: unknown) => {
+                if (!isStalePlan(error)) throw error;
+                names.forget(text);
+                if (inTransaction) throw error;
+                return client.query(text, values);
+              });
+            }
           }
           return client.query(sqlOrCursor as string, parameters as unknown[]);
         }) as unknown as PostgresPoolClient['query'],

@@ -31,6 +31,15 @@ describe('statement names', () => {
     assert.ok(names.nameFor('insert into "events" ("id", "type") values ($1, $2)'));
   });
 
+  it('never names a text again once its statement went stale, nor gives its name to another', () => {
+    const names = new StatementNames();
+    const byId = 'select * from "minds" where "id" = $1';
+    const first = names.nameFor(byId);
+    names.forget(byId);
+    assert.equal(names.nameFor(byId), undefined);
+    assert.notEqual(names.nameFor('select * from "plans" where "id" = $1'), first);
+  });
+
   it('names no more texts than its limit; the rest run unnamed', () => {
     const names = new StatementNames(2);
     assert.ok(names.nameFor('select $1::int'));
@@ -80,5 +89,30 @@ describe('prepared statements on a PostgreSQL store', () => {
     } finally {
       await unprepared.close();
     }
+  });
+
+  it('runs a read again unnamed when its table changed under the prepared statement; in a transaction the unit fails once', async () => {
+    const { store } = current();
+    const { mind } = await seedPlan(store);
+    // Another daemon's migration adds a column while this one runs.
+    await store.db.connection().execute(async (db) => {
+      const byId = () => db.selectFrom('minds').selectAll().where('id', '=', mind.id).executeTakeFirst();
+      assert.equal((await byId())?.name, mind.name);
+      await sql`alter table minds add column added_by_a_newer_daemon text`.execute(db);
+      const again = (await byId()) as Record<string, unknown> | undefined;
+      assert.equal(again?.name, mind.name);
+      assert.ok(again && 'added_by_a_newer_daemon' in again, 'read unnamed, with the new column');
+
+      const plansOf = (on: typeof db) => on.selectFrom('plans').selectAll().where('mind_id', '=', mind.id).execute();
+      assert.equal((await plansOf(db)).length, 1);
+      await sql`alter table plans add column added_by_a_newer_daemon text`.execute(db);
+      await assert.rejects(
+        db.transaction().execute((tx) => plansOf(tx)),
+        /cached plan must not change result type/,
+      );
+      const retried = await db.transaction().execute((tx) => plansOf(tx));
+      assert.equal(retried.length, 1, 'the retry of the unit of work runs unnamed');
+    });
+    assert.equal((await store.minds.get(mind.id))?.name, mind.name, 'the store reads on');
   });
 });
