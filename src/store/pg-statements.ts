@@ -26,17 +26,17 @@ import type pg from 'pg';
 /** An `in` list of more than one parameter, or a second row of values: a text per batch size. */
 const VARIABLE_SHAPE = /\bin \(\$\d+, \$|\), \(\$\d+/;
 
-/** Distinct texts named in a process; later ones run unnamed. */
+/** Distinct texts named per pool; later ones run unnamed. */
 export const NAMED_STATEMENT_LIMIT = 200;
 
 /** Names for SQL texts, shared by every connection of a pool (a name is per connection on the server). */
 export class StatementNames {
   readonly #names = new Map<string, string>();
-  constructor(readonly limit = NAMED_STATEMENT_LIMIT) {}
-
   /** Texts whose prepared statements went stale; they run unnamed from then on. */
   readonly #stale = new Set<string>();
+  /** Names given so far, including those of stale texts. */
   #issued = 0;
+  constructor(readonly limit = NAMED_STATEMENT_LIMIT) {}
 
   /** The name for this text, or undefined when it runs unnamed. */
   nameFor(text: string): string | undefined {
