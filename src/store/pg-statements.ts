@@ -16,9 +16,10 @@
 //
 // A prepared statement's result columns are fixed when it is prepared. When a table changes under
 // it (another daemon, upgraded, migrated the shared database while this one runs), PostgreSQL
-// refuses the statement ("cached plan must not change result type"); the text is then never named
-// again, and the call is run once more unnamed, unless it was inside a transaction, which the
-// error has already aborted: that unit of work fails once, and its retry runs unnamed.
+// refuses the statement ("cached plan must not change result type") while re-planning it, before
+// it runs; the text is then never named again, and the call is run once more unnamed (safe even
+// for a write, which never ran), unless it was inside a transaction, which the error has already
+// aborted: that unit of work fails once, and its retry runs unnamed.
 
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
