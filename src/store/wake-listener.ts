@@ -6,6 +6,14 @@
 import type pg from 'pg';
 import type { PostgresStoreConfig } from './config.ts';
 
+/**
+ * TCP keepalive after this long without traffic, on every PostgreSQL connection (the pool's and
+ * the wake listener's): a connection kept open for hours must neither be dropped unseen by a
+ * firewall or NAT between hosts that forgets quiet flows, nor, once its peer is gone, hang the
+ * next query until the kernel gives up retransmitting.
+ */
+export const KEEPALIVE_AFTER_MS = 30_000;
+
 /** The channel of one store; a schema gets its own, so stores sharing a database stay apart. */
 export function wakeChannel(schema?: string): string {
   return schema ? `praxis_wake_${schema}` : 'praxis_wake';
@@ -52,7 +60,7 @@ export function listenForWakeUps(config: PostgresStoreConfig, options: WakeListe
     // Loaded on first use, like the store's pool (src/store/store.ts), so SQLite never loads it.
     const { default: pg } = await import('pg');
     if (closed) return;
-    const next = new pg.Client({ connectionString: config.url });
+    const next = new pg.Client({ connectionString: config.url, keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_AFTER_MS });
     client = next;
     // A dropped connection ends the client; both paths lead to one retry.
     next.on('error', (error) => {

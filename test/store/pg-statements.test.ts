@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { StatementNames } from '../../src/store/pg-statements.ts';
 import type { PostgresStoreConfig } from '../../src/store/config.ts';
-import { openStore } from '../../src/store/store.ts';
+import { openStore, WARM_CONNECTIONS } from '../../src/store/store.ts';
 import { seedPlan } from '../support/fixtures.ts';
 import { useStore } from '../support/stores.ts';
 
@@ -114,5 +114,32 @@ describe('prepared statements on a PostgreSQL store', () => {
       assert.equal(retried.length, 1, 'the retry of the unit of work runs unnamed');
     });
     assert.equal((await store.minds.get(mind.id))?.name, mind.name, 'the store reads on');
+  });
+});
+
+describe('connections a PostgreSQL store keeps', () => {
+  const current = useStore('postgres');
+
+  it('keeps WARM_CONNECTIONS open through a quiet spell and reads on one of them afterwards', async () => {
+    const { store, config } = current();
+    const quick = await openStore(config, { idleConnectionMs: 50 });
+    try {
+      // Four reads at once hold four connections.
+      const pidOf = async () => (await sql<{ pid: number }>`select pg_backend_pid() as pid from pg_sleep(0.05)`.execute(quick.db)).rows[0]!.pid;
+      const opened = new Set(await Promise.all([pidOf(), pidOf(), pidOf(), pidOf()]));
+      assert.equal(opened.size, 4);
+      // A quiet spell well past the idle timeout: the connections beyond the warm ones close.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const alive = async () => {
+        const rows = (await sql<{ pid: number }>`select pid from pg_stat_activity where pid = any(${[...opened]})`.execute(store.db)).rows;
+        return new Set(rows.map((row) => row.pid));
+      };
+      const kept = await alive();
+      assert.equal(kept.size, WARM_CONNECTIONS, 'the warm connections are still open');
+      const next = await pidOf();
+      assert.ok(kept.has(next), 'the next read runs on a connection kept open, not a new one');
+    } finally {
+      await quick.close();
+    }
   });
 });
