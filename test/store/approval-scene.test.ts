@@ -21,7 +21,11 @@ for (const kind of STORE_KINDS) {
       await store.policyRules.set({ mindId: mind.id, capability: 'service.restart', targetPattern: 'web-*', decision: 'ask', approvers: 2 });
       await store.policyRules.set({ mindId: mind.id, capability: 'service.restart', targetPattern: 'db-*', decision: 'deny', approvers: 1 });
       await store.policyRules.set({ mindId: mind.id, capability: 'logs.read', targetPattern: '*', decision: 'allow', approvers: 1 });
+      // Last by target, first by capability: the order is the capability's, then the target's.
+      await store.policyRules.set({ mindId: mind.id, capability: 'disk.usage', targetPattern: 'zz-*', decision: 'allow', approvers: 1 });
       await store.commitments.create({ mindId: mind.id, capability: 'service.restart', targetPattern: 'pay-*', reason: 'payments are frozen' });
+      // Made later, first by target: commitments come in the order they were made.
+      await store.commitments.create({ mindId: mind.id, capability: 'service.restart', targetPattern: 'a-*', reason: 'audit' });
       const released = await store.commitments.create({ mindId: mind.id, capability: 'service.restart', targetPattern: 'old-*', reason: 'gone' });
       await store.commitments.release(released.id);
       const approval = await store.approvals.create(restartApproval(mind.id, store.clock, { origin: `plan_step:${step.id}` }));
@@ -33,12 +37,12 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(scene.rules, await store.policyRules.listByMind(mind.id));
       assert.deepEqual(
         scene.rules.map((r) => r.targetPattern),
-        ['*', 'db-*', 'web-*'],
+        ['zz-*', '*', 'db-*', 'web-*'],
       );
       assert.deepEqual(scene.commitments, await store.commitments.listActive(mind.id));
       assert.deepEqual(
         scene.commitments.map((c) => c.targetPattern),
-        ['pay-*'],
+        ['pay-*', 'a-*'],
       );
       assert.deepEqual(scene.plan, await store.plans.get(plan.id));
       assert.deepEqual(

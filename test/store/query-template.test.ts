@@ -1,0 +1,43 @@
+// Queries compiled once and run with new values (src/store/query-template.ts).
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql } from 'kysely';
+import { QueryTemplate } from '../../src/store/query-template.ts';
+import type { Database } from '../../src/store/schema.ts';
+
+// Compiles for PostgreSQL without a server: a template only ever compiles.
+const db = new Kysely<Database>({
+  dialect: {
+    createAdapter: () => new PostgresAdapter(),
+    createDriver: () => new DummyDriver(),
+    createIntrospector: (on) => new PostgresIntrospector(on),
+    createQueryCompiler: () => new PostgresQueryCompiler(),
+  },
+});
+
+describe('query templates', () => {
+  it('puts each call’s values where the query used them, a value used twice in both places, constants kept', () => {
+    let built = 0;
+    const template = new QueryTemplate<readonly [string, string], unknown>((on, [mindId, name]) => {
+      built += 1;
+      return on.selectFrom('minds').selectAll().where('id', '=', mindId).where('name', '=', name).where('status', '=', 'active').where('host', '=', mindId);
+    });
+    const first = template.compile(db, 'postgres', ['m-1', 'alpha']);
+    const second = template.compile(db, 'postgres', ['m-2', 'beta']);
+    assert.equal(built, 1, 'built once');
+    assert.equal(second.sql, first.sql);
+    assert.equal(first.sql, 'select * from "minds" where "id" = $1 and "name" = $2 and "status" = $3 and "host" = $4');
+    assert.deepEqual(first.parameters, ['m-1', 'alpha', 'active', 'm-1']);
+    assert.deepEqual(second.parameters, ['m-2', 'beta', 'active', 'm-2']);
+  });
+
+  it('refuses a query that changes, splices or leaves out a value it was given', () => {
+    const changed = new QueryTemplate<readonly [string], unknown>((on, [id]) => on.selectFrom('minds').selectAll().where('id', '=', `${id}-suffix`));
+    assert.throws(() => changed.compile(db, 'postgres', ['m-1']), /changed a value/);
+    const spliced = new QueryTemplate<readonly [string], unknown>((on, [id]) => on.selectFrom('minds').selectAll().where('id', '=', sql.lit(id)));
+    assert.throws(() => spliced.compile(db, 'postgres', ['m-1']), /spliced a value/);
+    const leftOut = new QueryTemplate<readonly [string, string], unknown>((on, [id]) => on.selectFrom('minds').selectAll().where('id', '=', id));
+    assert.throws(() => leftOut.compile(db, 'postgres', ['m-1', 'm-2']), /left out value 1/);
+  });
+});
