@@ -6,7 +6,7 @@
 // batch is one statement. SQLite has no arrays; it keeps the VALUES list, in chunks below its
 // limit on bound parameters, and pays nothing per round trip anyway.
 
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely';
 import type { StoreKind } from './codec.ts';
 import type { Database } from './schema.ts';
 
@@ -67,7 +67,31 @@ export function insertStatement(
   return sql`insert into ${sql.table(table)} (${sql.join(Object.keys(columns).map((name) => sql.id(name)))}) ${rowTable(kind, columns, rows, onlyIf)}`;
 }
 
-/** Inserts `rows` into `table`: one statement on PostgreSQL, one per chunk on SQLite. */
+/**
+ * Inserts `rows` into `table`: one statement on PostgreSQL, one per chunk on SQLite. On SQLite the
+ * statement's text and parameters are written directly rather than through Kysely's builders:
+ * a node per value, frozen and then visited by the compiler, cost about 1 ms for a chunk of 500
+ * events (2 µs a row), and a pass writes hundreds of rows for every kind it records.
+ */
 export async function insertRows(db: Kysely<Database>, kind: StoreKind, table: keyof Database & string, columns: RowColumns, rows: readonly Readonly<Record<string, unknown>>[]): Promise<void> {
-  for (const chunk of chunksFor(kind, rows)) await insertStatement(kind, table, columns, chunk).execute(db);
+  if (kind === 'postgres') {
+    if (rows.length > 0) await insertStatement(kind, table, columns, rows).execute(db);
+    return;
+  }
+  const names = Object.keys(columns);
+  for (const row of rows) {
+    for (const name of names) if (!(name in row)) throw new TypeError(`a row for the table lacks its ${name} column`);
+  }
+  const head = `insert into ${quoted(table)} (${names.map(quoted).join(', ')}) values `;
+  const tuple = `(${names.map(() => '?').join(', ')})`;
+  for (const chunk of chunksFor(kind, rows)) {
+    const parameters: unknown[] = [];
+    for (const row of chunk) for (const name of names) parameters.push(row[name] ?? null);
+    await db.executeQuery(CompiledQuery.raw(head + new Array(chunk.length).fill(tuple).join(', '), parameters));
+  }
+}
+
+/** An identifier as SQLite reads it, as Kysely's compiler writes it. */
+function quoted(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
 }

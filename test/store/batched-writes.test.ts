@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { newId } from '../../src/core/ids.ts';
 import { openStore, type NewEvent } from '../../src/store/index.ts';
+import { EVENT_COLUMNS } from '../../src/store/repositories/events.ts';
+import { insertRows } from '../../src/store/row-table.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 
 // A batch is one statement on PostgreSQL (one array per column) and chunks of a VALUES list on
@@ -41,6 +43,16 @@ for (const kind of STORE_KINDS) {
         assert.equal(event.stepId, given.stepId);
         assert.deepEqual(event.data, given.data);
       }
+    });
+
+    it('refuses a batch with a row that lacks a column, writing none of it, even beyond the first chunk', async () => {
+      const { store } = current();
+      const at = store.codec.time(store.clock.now());
+      const rows = Array.from({ length: 700 }, (_, i) => ({ id: newId(), type: 'plan_started', mind_id: null, intention_id: null, plan_id: null, step_id: null, data: `{"i":${i}}`, created_at: at }));
+      const { data: _, ...lacking } = rows[600]!;
+      const before = await store.events.latestSeq();
+      await assert.rejects(insertRows(store.db, kind, 'events', EVENT_COLUMNS, [...rows.slice(0, 600), lacking, ...rows.slice(601)]), /lacks its data column/);
+      assert.equal(await store.events.latestSeq(), before);
     });
 
     it("inserts a transaction's events with one statement, in order, before its commit; a rollback leaves none", async () => {
