@@ -5,6 +5,8 @@
 // - cross_process_wake_ms_p50 (PostgreSQL): the same, with the approval made in this process and
 //   the step claimed by an executor in another process, woken by NOTIFY; that process reports
 //   the moment of its claim on the shared wall clock (performance.timeOrigin + now()).
+//   `cross_process_after_quiet` (in details, not a target): the same with the operator pausing
+//   QUIET_PAUSE_MS before each approval, past the pool's idle timeout.
 // - takeover_after_kill_ms_p50 (PostgreSQL): an executor process claims a non-idempotent write
 //   and is killed (SIGKILL) mid-act; from the kill to another executor having resolved the step
 //   (blocked: the outcome is unknown), long before the claim's 35 s lease would run out: the
@@ -92,25 +94,32 @@ class ClaimTimes {
  * approves within a millisecond of a request appearing. Approving earlier would time the
  * executor finishing the pass that raised the request, not the wake-up.
  */
-async function settled(store: Store, planId: string): Promise<void> {
+async function settled(store: Store, planId: string, pauseMs: number): Promise<void> {
   const deadline = performance.now() + 60_000;
   while ((await store.plans.get(planId))?.status !== 'awaiting_approval') {
     if (performance.now() > deadline) throw new Error('the plan never showed that it awaits approval');
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
-  await new Promise((resolve) => setTimeout(resolve, OPERATOR_PAUSE_MS));
+  await new Promise((resolve) => setTimeout(resolve, pauseMs));
 }
 
 /** How long the benchmark's operator looks at a request before approving it. */
 const OPERATOR_PAUSE_MS = 100;
 
+/**
+ * The pause before the approvals of `cross_process_after_quiet`: longer than the PostgreSQL pool's
+ * idle timeout (10 s, store.ts), as when an operator takes a while over a request. Only the
+ * connections the pool keeps warm are still open then.
+ */
+export const QUIET_PAUSE_MS = 11_000;
+
 /** From each approval returning to its step's claim by whichever executor serves the mind, in ms. */
-async function sampleApprovals(store: Store, mind: MindRecord, service: CapabilityService, claims: ClaimTimes, samples: number): Promise<number[]> {
+async function sampleApprovals(store: Store, mind: MindRecord, service: CapabilityService, claims: ClaimTimes, samples: number, pauseMs = OPERATOR_PAUSE_MS): Promise<number[]> {
   const latencies: number[] = [];
   for (let i = 0; i < samples; i += 1) {
     const stepId = await writePlan(store, mind);
     const waiting = await until(store, stepId, (s) => s.status === 'awaiting_approval');
-    await settled(store, waiting.planId);
+    await settled(store, waiting.planId, pauseMs);
     const answer = await service.approve(waiting.approvalId!, 'bench-operator');
     const approved = wallMs();
     if (answer.status !== 'approved') throw new Error(`approval answered ${answer.status}`);
@@ -176,7 +185,7 @@ async function stopRemote(remote: Remote): Promise<void> {
   if (remote.child.exitCode === null) remote.child.kill('SIGKILL');
 }
 
-export async function crossProcessWake(samples: number): Promise<{ p50: number; p90: number; samples: number }> {
+export async function crossProcessWake(samples: number, pauseMs = OPERATOR_PAUSE_MS): Promise<{ p50: number; p90: number; samples: number }> {
   const bench = await benchStore('postgres');
   try {
     const { store } = bench;
@@ -186,7 +195,7 @@ export async function crossProcessWake(samples: number): Promise<{ p50: number; 
     const remote = await startRemote(JSON.stringify(bench.config), 'bench-remote', 'serve', claims);
     let latencies: number[];
     try {
-      latencies = await sampleApprovals(store, mind, service, claims, samples);
+      latencies = await sampleApprovals(store, mind, service, claims, samples, pauseMs);
     } finally {
       await stopRemote(remote);
     }

@@ -9,7 +9,9 @@
 //   from the store's query log (costs.ts): what one more step in a pass adds; and
 //   per_step_in_a_batch: everything 50 plans of four steps cost together, shared out per step.
 // - approval_to_executing_ms_p50 in process on SQLite, cross_process_wake_ms_p50 and
-//   takeover_after_kill_ms_p50 on PostgreSQL (latency.ts).
+//   takeover_after_kill_ms_p50 on PostgreSQL (latency.ts); in details.latency also
+//   cross_process_after_quiet: BENCH_QUIET_SAMPLES approvals (default 3; 0 skips them) each
+//   after 11 s of quiet, past the pool's idle timeout, as approvals usually come.
 // - tick_cost_ratio_100k {sqlite, postgres}: the median cost of a pass with nothing due, with
 //   BENCH_HISTORY closed plans (default 100,000) in the store, over the same with none.
 //
@@ -25,7 +27,7 @@ import type { StoreKind } from '../src/store/index.ts';
 import { benchImplementations, benchRegistry } from './capabilities.ts';
 import { costPerStep, type Counts } from './costs.ts';
 import { fillHistory } from './history.ts';
-import { approvalToExecuting, crossProcessWake, median, takeoverAfterKill } from './latency.ts';
+import { approvalToExecuting, crossProcessWake, median, QUIET_PAUSE_MS, takeoverAfterKill } from './latency.ts';
 import { benchStore } from './stores.ts';
 import { throughput, type Throughput } from './throughput.ts';
 
@@ -125,11 +127,16 @@ const crossProcess = await crossProcessWake(SAMPLES);
 results.cross_process_wake_ms_p50 = crossProcess.p50;
 process.stdout.write(`p50 ${crossProcess.p50} ms, p90 ${crossProcess.p90} ms over ${crossProcess.samples} approvals\n`);
 
+const QUIET_SAMPLES = Number(process.env.BENCH_QUIET_SAMPLES ?? 3);
+process.stdout.write(`postgres: the same after ${QUIET_PAUSE_MS / 1000} s of quiet before each approval... `);
+const afterQuiet = QUIET_SAMPLES > 0 ? await crossProcessWake(QUIET_SAMPLES, QUIET_PAUSE_MS) : null;
+process.stdout.write(afterQuiet ? `p50 ${afterQuiet.p50} ms, p90 ${afterQuiet.p90} ms over ${afterQuiet.samples} approvals\n` : 'skipped (BENCH_QUIET_SAMPLES=0)\n');
+
 process.stdout.write('postgres: takeover of a write claimed by a killed executor... ');
 const takeover = await takeoverAfterKill(Math.max(3, Math.min(5, SAMPLES)));
 results.takeover_after_kill_ms_p50 = takeover.p50;
 process.stdout.write(`p50 ${takeover.p50} ms over ${takeover.samples} kills (the claim's lease was ${takeover.lease_seconds} s)\n`);
-results.details.latency = { in_process: inProcess, cross_process: crossProcess, takeover };
+results.details.latency = { in_process: inProcess, cross_process: crossProcess, cross_process_after_quiet: afterQuiet && { ...afterQuiet, quiet_ms: QUIET_PAUSE_MS }, takeover };
 
 const file = new URL('./results.json', import.meta.url);
 writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
