@@ -106,7 +106,7 @@ export interface StoreOptions {
  * comes after a quiet spell longer than the pool's idle timeout; with every connection closed by
  * then, the executor woken for it opened a new one and prepared its statements again before it
  * could read the request: 11-14 ms from the approval to the claim on this machine kind after 11 s
- * of quiet, 6-9 ms with connections kept open (the rest is both processes waking from idle).
+ * of quiet, 6-9.5 ms with connections kept open (the rest is both processes waking from idle).
  * Two, because a pass reads side by side.
  */
 export const WARM_CONNECTIONS = 2;
