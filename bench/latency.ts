@@ -24,6 +24,7 @@ import { newId } from '../src/core/ids.ts';
 import { Executor } from '../src/execution/executor.ts';
 import { validate } from '../src/planning/validate.ts';
 import type { MindRecord, StepRecord, Store, StoreKind } from '../src/store/index.ts';
+import { IDLE_CONNECTION_MS } from '../src/store/store.ts';
 import { benchImplementations, benchRegistry } from './capabilities.ts';
 import { benchStore } from './stores.ts';
 import { benchDraft, benchStep } from './throughput.ts';
@@ -107,11 +108,11 @@ async function settled(store: Store, planId: string, pauseMs: number): Promise<v
 const OPERATOR_PAUSE_MS = 100;
 
 /**
- * The pause before the approvals of `cross_process_after_quiet`: longer than the PostgreSQL pool's
- * idle timeout (10 s, store.ts), as when an operator takes a while over a request. Only the
- * connections the pool keeps warm are still open then.
+ * The pause before the approvals of `cross_process_after_quiet`: longer than the PostgreSQL
+ * pool's idle timeout (IDLE_CONNECTION_MS, store.ts), as when an operator takes a while over a
+ * request. Only the connections the pool keeps warm are still open then.
  */
-export const QUIET_PAUSE_MS = 11_000;
+export const QUIET_PAUSE_MS = IDLE_CONNECTION_MS + 1000;
 
 /** From each approval returning to its step's claim by whichever executor serves the mind, in ms. */
 async function sampleApprovals(store: Store, mind: MindRecord, service: CapabilityService, claims: ClaimTimes, samples: number, pauseMs = OPERATOR_PAUSE_MS): Promise<number[]> {

@@ -21,7 +21,9 @@ export class QueryTemplate<Args extends readonly string[], Row> {
   /**
    * `build` must pass each of its arguments into the query as a value, unchanged (not encoded,
    * not spliced into the SQL text); it may use one several times. The first compile checks that
-   * and throws if it does not hold.
+   * and throws if it does not hold. Everything else in the query is fixed by that first compile:
+   * `build` must not choose the query's shape from its arguments (a branch on a null host, say)
+   * nor compute other values from them or from the clock; such a query is not a template.
    */
   constructor(build: (db: Kysely<Database>, args: Args) => Compilable<Row>) {
     this.#build = build;

@@ -57,22 +57,23 @@ type DriverStatement = Pick<Statement, 'reader' | 'all' | 'run' | 'iterate'>;
 /**
  * A statement that returns rows reads them as arrays (better-sqlite3's raw mode) and makes each
  * into an object by a function written for its columns: one object literal, so every row of the
- * statement has the same shape. The columns are looked at on every call that returns rows, not
- * once: SQLite prepares a statement again when the schema changed under it (another process
- * migrated the file), and `select *` then has other columns.
+ * statement has the same shape. SQLite prepares a statement again, as it runs, when the schema
+ * changed under it (another process migrated the file), and `select *` then has other columns:
+ * so after every run that returned rows the schema's version is read (one prepared pragma, far
+ * cheaper than asking for the columns, which costs about 0.6 µs a column) and the function is
+ * written again when it moved.
  */
 export function shapedRows(statement: Statement): DriverStatement {
   if (!statement.reader) return statement;
   statement.raw(true);
-  let names = '';
+  const schemaVersion = schemaVersionOf(statement.database);
+  let version: number | undefined;
   let shape: (row: unknown[]) => Record<string, unknown> = () => ({});
-  // Asked after the statement ran: SQLite prepares it again, with the new columns, when it steps.
   const shaper = () => {
-    const columns = statement.columns().map((column) => column.name);
-    const key = columns.join('\u0000');
-    if (key !== names) {
-      names = key;
-      shape = rowShape(columns);
+    const now = schemaVersion();
+    if (now !== version) {
+      version = now;
+      shape = rowShape(statement.columns().map((column) => column.name));
     }
     return shape;
   };
@@ -93,10 +94,24 @@ export function shapedRows(statement: Statement): DriverStatement {
   };
 }
 
+const schemaVersions = new WeakMap<SqliteDatabase, () => number>();
+
+/** Reads the database's schema version (bumped by every schema change, in any connection). */
+function schemaVersionOf(database: SqliteDatabase): () => number {
+  let read = schemaVersions.get(database);
+  if (!read) {
+    const pragma = database.prepare('pragma schema_version').pluck();
+    read = () => pragma.get() as number;
+    schemaVersions.set(database, read);
+  }
+  return read;
+}
+
 /**
  * The function that makes a row array into an object with `columns` as keys, the last of a name
  * that appears twice winning as in better-sqlite3's own objects. Written as source (the names
  * are JSON string literals, never code) so that it is one object literal V8 gives a fixed shape.
+ * Unlike better-sqlite3, which drops a column named `__proto__`, it keeps it as a property.
  */
 function rowShape(columns: readonly string[]): (row: unknown[]) => Record<string, unknown> {
   // A literal `"__proto__": …` would set the prototype instead of a property.

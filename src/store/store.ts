@@ -96,13 +96,17 @@ export interface StoreOptions {
   observeQuery?: (sql: string, durationMs: number) => void;
   /**
    * PostgreSQL: how long a pooled connection beyond the warm ones (WARM_CONNECTIONS) may sit idle
-   * before it is closed; 10 s unless given.
+   * before it is closed; IDLE_CONNECTION_MS unless given.
    */
   idleConnectionMs?: number;
 }
 
+/** How long a PostgreSQL connection beyond the warm ones may sit idle before the pool closes it. */
+export const IDLE_CONNECTION_MS = 10_000;
+
 /**
- * PostgreSQL connections the pool keeps open however long they sit idle. An approval usually
+ * PostgreSQL connections the pool keeps open however long they sit idle (they are opened as
+ * queries need them, and after a server restart opened again the same way). An approval usually
  * comes after a quiet spell longer than the pool's idle timeout; with every connection closed by
  * then, the executor woken for it opened a new one and prepared its statements again before it
  * could read the request: 11-14 ms from the approval to the claim on this machine kind after 11 s
@@ -200,7 +204,7 @@ function openSqlite(config: SqliteStoreConfig, log: QueryLog | undefined): Kysel
   return new Kysely<Database>({ dialect: new PraxisSqliteDialect({ database: withStatementCache(database) }), ...(log ? { log } : {}) });
 }
 
-async function openPostgres(config: PostgresStoreConfig, log: QueryLog | undefined, idleConnectionMs = 10_000): Promise<Kysely<Database>> {
+async function openPostgres(config: PostgresStoreConfig, log: QueryLog | undefined, idleConnectionMs = IDLE_CONNECTION_MS): Promise<Kysely<Database>> {
   if (config.schema !== undefined) assertSchemaName(config.schema);
   // Loaded here, not at start: a process on SQLite never needs the PostgreSQL client.
   const { default: pg } = await import('pg');

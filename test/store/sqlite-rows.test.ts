@@ -1,5 +1,6 @@
 // SQLite statements kept prepared and their rows made by a function of their columns
-// (src/store/sqlite-dialect.ts): the rows must be what better-sqlite3 itself would return.
+// (src/store/sqlite-dialect.ts): the rows must be what better-sqlite3 itself would return (but
+// for a column named __proto__, which better-sqlite3 drops and these keep).
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -28,12 +29,21 @@ describe('SQLite rows made by shape', () => {
       'select t.*, u.* from t join u on u.t_id = t.id order by t.id',
       'select count(*) as n, max(score) as top from t',
       'select * from t where id = ?',
+      // An empty name, names that look like numbers (an object puts those first), names needing quotes.
+      `select 1 as "", 2 as "10", 3 as "2", 4 as "a ""quoted"" name", 5 as "line
+break"`,
     ]) {
       const params = text.includes('?') ? [2] : [];
-      const expected = database.prepare(text).all(...params);
+      const expected = database.prepare(text).all(...params) as Record<string, unknown>[];
       const shaped = shapedRows(database.prepare(text));
-      assert.deepEqual(shaped.all(...params), expected, text);
+      const all = shaped.all(...params) as Record<string, unknown>[];
+      assert.deepEqual(all, expected, text);
       assert.deepEqual([...shaped.iterate(...params)], expected, text);
+      assert.deepEqual(
+        all.map((row) => Object.keys(row)),
+        expected.map((row) => Object.keys(row)),
+        `${text}: keys in the same order`,
+      );
     }
     const joined = shapedRows(database.prepare('select t.*, u.* from t join u on u.t_id = t.id order by t.id')).all() as Record<string, unknown>[];
     assert.equal(joined[0]!.id, 10, 'the later id column wins');

@@ -209,13 +209,17 @@ function rowJson<T extends keyof Database & string>(query: SelectQueryBuilder<Da
   return query.clearSelect().select(sql<Selectable<Database[T]>>`to_json(${sql.table(table)})`.as('json'));
 }
 
-/** The rows `query` finds in `table`, as a JSON array in `order` (the repository's own; approval-scene.test.ts compares them). */
-function rowsJson<T extends keyof Database & string>(query: SelectQueryBuilder<Database, T, object>, table: T, order: readonly string[]) {
-  const by = sql.join(order.map((column) => sql.ref(column)));
+/**
+ * The rows `query` finds in `table`, as a JSON array in the query's own order (its ORDER BY moved
+ * into the aggregate): `coalesce(json_agg(<table> order by …), '[]')`.
+ */
+function rowsJson<T extends keyof Database & string>(query: SelectQueryBuilder<Database, T, object>, table: T) {
+  const order = query.toOperationNode().orderBy;
+  const ordered = order ? sql` ${{ toOperationNode: () => order }}` : sql``;
   return query
     .clearSelect()
     .clearOrderBy()
-    .select(sql<Selectable<Database[T]>[]>`coalesce(json_agg(${sql.table(table)} order by ${by}), '[]')`.as('json'));
+    .select(sql<Selectable<Database[T]>[]>`coalesce(json_agg(${sql.table(table)}${ordered}), '[]')`.as('json'));
 }
 
 /** What the approval scene's statement returns: a JSON value per part, a list empty rather than null. */
@@ -235,10 +239,10 @@ const APPROVAL_SCENE = new QueryTemplate<readonly [string, string, string], Appr
     db.selectNoFrom([
       rowJson(approvalById(db, approvalId), 'approval_requests').as('approval'),
       rowJson(mindById(db, mindId), 'minds').as('mind'),
-      rowsJson(rulesOfMind(db, mindId), 'policy_rules', ['capability', 'target_pattern']).as('rules'),
-      rowsJson(activeCommitmentsOf(db, mindId), 'commitments', ['created_at', 'id']).as('commitments'),
+      rowsJson(rulesOfMind(db, mindId), 'policy_rules').as('rules'),
+      rowsJson(activeCommitmentsOf(db, mindId), 'commitments').as('commitments'),
       rowJson(planOfStep(db, stepId), 'plans').as('plan'),
-      rowsJson(stepsOfPlanOfStep(db, stepId), 'plan_steps', ['position']).as('steps'),
+      rowsJson(stepsOfPlanOfStep(db, stepId), 'plan_steps').as('steps'),
       rowJson(intentionOfStep(db, stepId), 'intentions').as('intention'),
     ]) as Compilable<ApprovalSceneRow>,
 );
