@@ -1,5 +1,5 @@
-// Closed vocabularies rendered as SQL. The migration's CHECK constraints and the queries that
-// must match a partial index use the same fragments, built from the lists in src/core, so the
+// Closed vocabularies rendered as SQL. The migrations' CHECK constraints and the queries that
+// must match a partial index use these fragments, built from the lists in src/core, so the
 // database and the code cannot disagree about a vocabulary.
 
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
@@ -11,6 +11,21 @@ import { DUE_STEP_STATUSES } from '../core/vocabulary.ts';
  */
 export function oneOf(column: string, values: readonly string[]): RawBuilder<SqlBool> {
   return sql<SqlBool>`${sql.ref(column)} in (${sql.join(values.map((value) => sql.lit(value)))})`;
+}
+
+/**
+ * The same test as `oneOf`, written as `(column = 'a' or column = 'b' ...)`: for a CHECK on a
+ * table written row by row in bulk. In a query SQLite builds an IN list's lookup table once per
+ * statement, but in a CHECK it builds it again for every row it tests (EXPLAIN shows the
+ * OpenEphemeral inside the insert loop, with no Once before it): 4.2 µs a row for the 62 event
+ * types, against 0.5 µs for the equalities, which stop at the first match.
+ */
+export function equalsOneOf(column: string, values: readonly string[]): RawBuilder<SqlBool> {
+  if (values.length === 0) throw new TypeError(`no values for ${column} to equal`);
+  return sql<SqlBool>`(${sql.join(
+    values.map((value) => sql`${sql.ref(column)} = ${sql.lit(value)}`),
+    sql` or `,
+  )})`;
 }
 
 /** The statuses the executor must look at again; the predicate of `plan_steps_due_idx`. */

@@ -3,18 +3,21 @@
 // every type; one created before a type was added refuses it until its check is rebuilt. A
 // migration that adds event types calls this. PostgreSQL replaces the constraint by name; SQLite
 // cannot alter a constraint, so the table is rebuilt from its own stored definition with the new
-// check (same columns, rows, sequence and indexes).
+// check (same columns, rows, sequence and indexes). The check is a chain of equalities
+// (equalsOneOf, and migration 0013 for why): an older database's `type in (...)` is replaced by it
+// the first time the check is refreshed.
 
 import { sql, type Kysely } from 'kysely';
 import { EVENT_TYPES } from '../../core/vocabulary.ts';
 import type { StoreKind } from '../codec.ts';
-import { oneOf } from '../vocabulary-sql.ts';
+import { equalsOneOf } from '../vocabulary-sql.ts';
 
-const SQLITE_CHECK = /constraint "events_type_check" check \("type" in \([^)]*\)\)/;
+/** The type check as SQLite stores it: a list (0001 to 0012) or a chain of equalities (0013 on). */
+const SQLITE_CHECK = /constraint "events_type_check" check \((?:"type" in \([^)]*\)|\("type" = '[a-z_]+'(?: or "type" = '[a-z_]+')*\))\)/;
 
 /** `types` is the vocabulary to check against: the current one, unless a test needs an older one. */
 export async function refreshEventTypeCheck(db: Kysely<any>, kind: StoreKind, types: readonly string[] = EVENT_TYPES): Promise<void> {
-  const check = oneOf('type', types);
+  const check = equalsOneOf('type', types);
   if (kind === 'postgres') {
     await sql`alter table events drop constraint events_type_check`.execute(db);
     await sql`alter table events add constraint events_type_check check (${check})`.execute(db);

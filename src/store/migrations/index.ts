@@ -17,6 +17,7 @@ import { eventConsumers } from './0009_event_consumers.ts';
 import { planPauses } from './0010_plan_pauses.ts';
 import { approvalAmendments } from './0011_approval_amendments.ts';
 import { abortAndFindings } from './0012_abort_and_findings.ts';
+import { eventTypeEqualities } from './0013_event_type_equalities.ts';
 
 export const MIGRATION_TABLE = 'praxis_migrations';
 export const MIGRATION_LOCK_TABLE = 'praxis_migration_lock';
@@ -39,6 +40,7 @@ export function migrationsFor(kind: StoreKind): Record<string, Migration> {
     '0010_plan_pauses': planPauses(kind),
     '0011_approval_amendments': approvalAmendments(kind),
     '0012_abort_and_findings': abortAndFindings(kind),
+    '0013_event_type_equalities': eventTypeEqualities(kind),
   };
 }
 
