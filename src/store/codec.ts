@@ -3,6 +3,8 @@
 // both stores and the records they return are identical: timestamps as Date, JSON parsed,
 // arrays as string[], booleans as boolean, counters as number.
 
+import { sortedJson } from './sorted-json.ts';
+
 export type StoreKind = 'sqlite' | 'postgres';
 
 export interface Codec {
@@ -29,31 +31,20 @@ export interface Codec {
   readInt(raw: unknown): number;
 }
 
-/**
- * Plain objects are rewritten with their keys in sorted order, at every depth, so equal values
- * always encode to the same text whatever order their keys were built in. SQLite compares stored
- * JSON as text (an optimistic check on a decision list, for example), so the text has to be a
- * function of the value alone. The copy has no prototype, so a "__proto__" key stays a key.
- */
-function sortKeys(_key: string, value: unknown): unknown {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
-  const sorted: Record<string, unknown> = Object.create(null);
-  for (const key of Object.keys(value).sort()) sorted[key] = (value as Record<string, unknown>)[key];
-  return sorted;
-}
-
 /** \u0000 preceded by an even number of backslashes (none included): an escape, not escaped text. */
 const ESCAPED_NUL = /(?<!\\)(?:\\\\)*\\u0000/;
 
+/** Keys sorted at every depth (sorted-json.ts), so equal values always give the same text. */
 function encodeJson(value: unknown): string {
-  const text = JSON.stringify(value, sortKeys);
+  const text = sortedJson(value);
   if (text === undefined) throw new TypeError(`cannot store ${typeof value} as JSON`);
   // PostgreSQL's jsonb refuses the NUL character while SQLite would keep it; refusing it on both
   // keeps the two stores behaving the same.
   // A NUL is written as \u0000 with an unescaped backslash; text such as the six characters
   // "\u0000" inside a string (a regular expression in a schema, say) is written as \\u0000 and
   // is fine on both stores.
-  if (ESCAPED_NUL.test(text)) throw new TypeError('JSON text must not contain the NUL character');
+  // The plain search first: most texts hold no escape of the kind at all.
+  if (text.includes('\\u0000') && ESCAPED_NUL.test(text)) throw new TypeError('JSON text must not contain the NUL character');
   return text;
 }
 
