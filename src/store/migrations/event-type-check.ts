@@ -12,7 +12,7 @@ import { EVENT_TYPES } from '../../core/vocabulary.ts';
 import type { StoreKind } from '../codec.ts';
 import { equalsOneOf } from '../vocabulary-sql.ts';
 
-/** The type check as SQLite stores it: a list (0001 to 0012) or a chain of equalities (0013 on). */
+/** The type check as SQLite stores it: a list (as 0001 writes it, and every refresh before 0013) or a chain of equalities. */
 const SQLITE_CHECK = /constraint "events_type_check" check \((?:"type" in \([^)]*\)|\("type" = '[a-z_]+'(?: or "type" = '[a-z_]+')*\))\)/;
 
 /** `types` is the vocabulary to check against: the current one, unless a test needs an older one. */
