@@ -90,7 +90,7 @@ function generate(next: () => number, depth: number): unknown {
     }
     default: {
       const array = Array.from({ length: Math.floor(next() * 5) }, () => generate(next, depth + 1));
-      // eslint-style holes: an array with an element never set.
+      // A hole: an element never set.
       if (next() < 0.1) array.length += 1;
       return array;
     }
@@ -105,7 +105,7 @@ describe('the JSON text the store writes', () => {
       ['__proto__ as a key', JSON.parse('{"__proto__": {"x": 1}, "a": 2}')],
       ['toJSON with its key', { at: new Date(Date.UTC(2026, 0, 2)), custom: { toJSON: (key: string) => ({ key, b: 1, a: 2 }) } }],
       ['left out and null', { u: undefined, f: () => 1, s: Symbol('x'), list: [undefined, () => 1, Symbol('y'), Number.NaN, -0] }],
-      ['a sparse array', [1, , 3]],
+      ['a sparse array', Object.assign(new Array(3), { 0: 1, 2: 3 })],
       ['getters', Object.defineProperty({ b: 1 }, 'a', { get: () => 'got', enumerable: true })],
       [
         'a class instance',
