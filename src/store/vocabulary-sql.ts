@@ -3,7 +3,7 @@
 // database and the code cannot disagree about a vocabulary.
 
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
-import { DUE_STEP_STATUSES } from '../core/vocabulary.ts';
+import { AUDIT_EVENT_TYPES, DUE_STEP_STATUSES } from '../core/vocabulary.ts';
 
 /**
  * `column IN ('a', 'b', ...)` with the values inlined as literals: DDL cannot take bind
@@ -26,6 +26,14 @@ export function equalsOneOf(column: string, values: readonly string[]): RawBuild
     values.map((value) => sql`${sql.ref(column)} = ${sql.lit(value)}`),
     sql` or `,
   )})`;
+}
+
+/**
+ * The audit trail's events (policy, tokens, authors, tampering): the predicate of
+ * `events_audit_idx`, which queries for them repeat as written so the index is used.
+ */
+export function isAuditEvent(): RawBuilder<SqlBool> {
+  return equalsOneOf('type', AUDIT_EVENT_TYPES);
 }
 
 /** The statuses the executor must look at again; the predicate of `plan_steps_due_idx`. */

@@ -181,7 +181,7 @@ for (const kind of STORE_KINDS) {
       const names = Object.keys(migrationsFor(kind));
       const last = names.at(-1)!;
       await sql`delete from ${sql.table(MIGRATION_TABLE)} where name = ${last}`.execute(store.db);
-      // The migrator runs it again (the last migrations only refresh a CHECK, which may run twice).
+      // The migrator runs it again (the last migrations refresh a CHECK and create an index if it is missing: either may run twice).
       await store.migrate();
       const applied = await sql<{ name: string }>`select name from ${sql.table(MIGRATION_TABLE)} order by name`.execute(store.db);
       assert.deepEqual(

@@ -18,6 +18,7 @@ import { planPauses } from './0010_plan_pauses.ts';
 import { approvalAmendments } from './0011_approval_amendments.ts';
 import { abortAndFindings } from './0012_abort_and_findings.ts';
 import { eventTypeEqualities } from './0013_event_type_equalities.ts';
+import { auditIndex } from './0014_audit_index.ts';
 
 export const MIGRATION_TABLE = 'praxis_migrations';
 export const MIGRATION_LOCK_TABLE = 'praxis_migration_lock';
@@ -41,6 +42,7 @@ export function migrationsFor(kind: StoreKind): Record<string, Migration> {
     '0011_approval_amendments': approvalAmendments(kind),
     '0012_abort_and_findings': abortAndFindings(kind),
     '0013_event_type_equalities': eventTypeEqualities(kind),
+    '0014_audit_index': auditIndex(kind),
   };
 }
 

@@ -1,15 +1,18 @@
 // The append-only event log. `seq` orders it; readers resume from the last seq they saw.
 
-import type { Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { newId } from '../../core/ids.ts';
 import type { JsonObject } from '../../core/plan.ts';
 import { sql } from 'kysely';
-import { EventTypes, WAKE_EVENT_TYPES, type EventType } from '../../core/vocabulary.ts';
-import type { EventsTable } from '../schema.ts';
+import { AUDIT_EVENT_TYPES, EventTypes, WAKE_EVENT_TYPES, type EventType } from '../../core/vocabulary.ts';
+import type { Database, EventsTable } from '../schema.ts';
 import { insertRows, insertStatement } from '../row-table.ts';
+import { isAuditEvent } from '../vocabulary-sql.ts';
 import type { Clock } from '../../core/clock.ts';
-import type { Codec } from '../codec.ts';
+import type { Codec, StoreKind } from '../codec.ts';
 import type { RepositoryContext } from './context.ts';
+
+const AUDIT_TYPES: ReadonlySet<EventType> = new Set(AUDIT_EVENT_TYPES);
 
 export interface EventRecord {
   seq: number;
@@ -105,6 +108,28 @@ export function eventRows(codec: Codec, clock: Clock, events: readonly NewEvent[
   }));
 }
 
+/** The events matching `query`, oldest first (EventRepository.list; exported to test its plan). */
+export function eventsQuery(db: Kysely<Database>, kind: StoreKind, query: EventQuery) {
+  const audit = query.types !== undefined && query.types.length > 0 && query.types.every((type) => AUDIT_TYPES.has(type));
+  let select = db.selectFrom('events').selectAll();
+  if (query.mindId !== undefined) {
+    // An agent's audit trail: SQLite would rather walk the mind's whole log by its index than the
+    // few audit events by theirs (it keeps no statistics to know better); a unary plus keeps it
+    // off the mind's index. PostgreSQL chooses by its statistics.
+    const mind = audit && kind === 'sqlite' ? sql<string>`+${sql.ref('mind_id')}` : sql<string>`${sql.ref('mind_id')}`;
+    select = select.where(mind, '=', query.mindId);
+  }
+  if (query.intentionId !== undefined) select = select.where('intention_id', '=', query.intentionId);
+  if (query.planId !== undefined) select = select.where('plan_id', '=', query.planId);
+  if (query.types !== undefined) {
+    select = select.where('type', 'in', [...query.types]);
+    // Audit events only: their index serves when its predicate is repeated as written.
+    if (audit) select = select.where(isAuditEvent());
+  }
+  if (query.afterSeq !== undefined) select = select.where('seq', '>', query.afterSeq);
+  return select.orderBy('seq').limit(query.limit ?? 100);
+}
+
 export class EventRepository {
   readonly #ctx: RepositoryContext;
   /**
@@ -188,19 +213,8 @@ export class EventRepository {
   /** Oldest first. */
   async list(query: EventQuery = {}): Promise<EventRecord[]> {
     await this.flush();
-    let select = this.#ctx.db.selectFrom('events').selectAll();
-    if (query.mindId !== undefined) select = select.where('mind_id', '=', query.mindId);
-    if (query.intentionId !== undefined) select = select.where('intention_id', '=', query.intentionId);
-    if (query.planId !== undefined) select = select.where('plan_id', '=', query.planId);
-    if (query.types !== undefined) {
-      if (query.types.length === 0) return [];
-      select = select.where('type', 'in', [...query.types]);
-    }
-    if (query.afterSeq !== undefined) select = select.where('seq', '>', query.afterSeq);
-    const rows = await select
-      .orderBy('seq')
-      .limit(query.limit ?? 100)
-      .execute();
+    if (query.types !== undefined && query.types.length === 0) return [];
+    const rows = await eventsQuery(this.#ctx.db, this.#ctx.codec.kind, query).execute();
     return rows.map((row) => this.#decode(row));
   }
 
