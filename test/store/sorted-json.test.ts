@@ -115,6 +115,7 @@ describe('the JSON text the store writes', () => {
         })(),
       ],
       ['a typed array', new Uint8Array([3, 1, 2])],
+      ['many keys, sorted by the library sort', Object.fromEntries(Array.from({ length: 40 }, (_, i) => [i % 3 === 0 ? String(40 - i) : `k${(i * 7919) % 97}`, i]))],
       ['top-level scalars', 'just text'],
     ];
     for (const [label, value] of cases) same(value, label);
