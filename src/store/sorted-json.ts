@@ -5,7 +5,7 @@
 // It is exactly the text `JSON.stringify(value, sortKeys)` gave, where the replacer copied every
 // object into a prototype-less object with its keys in sorted order; the store held that text for
 // every row it wrote before, and a stored text is compared with a new one. Writing the text
-// directly saves the copies: the executor encodes several objects a step (events, executions,
+// directly saves the copies (only the key lists are still arrays): the executor encodes several objects a step (events, executions,
 // step results), and the copying replacer was 8 % of a busy SQLite run and much of its garbage.
 //
 // What the copy did, kept here:
@@ -14,11 +14,14 @@
 // - a "__proto__" key stays a key;
 // - every object that is not an array is written from its own enumerable string keys, so a Map,
 //   a Set or a boxed primitive is written as an object of those keys ({} for most);
-// - `toJSON` is called (with the property's key) before anything else, as JSON.stringify does;
+// - `toJSON` is called (with the property's key) before anything else, as JSON.stringify does,
+//   on objects, functions and bigints alike;
 // - undefined, functions and symbols are left out of objects and written as null in arrays;
 //   numbers that are not finite are written as null; a bigint is refused.
 // A value that contains itself is refused with a TypeError (JSON.stringify overflowed the stack
-// on the copies).
+// on the copies). One difference is left: the copy read all of an object's properties before
+// writing any of them, and this reads each as it writes it, so a toJSON or a getter that changes
+// a sibling property already read can give other text. Nothing the store writes does that.
 
 const MAX_ARRAY_INDEX = 4294967294;
 
@@ -29,7 +32,7 @@ export function sortedJson(value: unknown): string | undefined {
 
 function encode(input: unknown, key: string, open: object[]): string | undefined {
   let value = input;
-  if ((typeof value === 'object' && value !== null) || typeof value === 'bigint') {
+  if ((typeof value === 'object' && value !== null) || typeof value === 'function' || typeof value === 'bigint') {
     const toJSON = (value as { toJSON?: unknown }).toJSON;
     if (typeof toJSON === 'function') value = toJSON.call(value, key);
   }

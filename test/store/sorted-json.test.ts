@@ -105,6 +105,21 @@ describe('the JSON text the store writes', () => {
       ['__proto__ as a key', JSON.parse('{"__proto__": {"x": 1}, "a": 2}')],
       ['toJSON with its key', { at: new Date(Date.UTC(2026, 0, 2)), custom: { toJSON: (key: string) => ({ key, b: 1, a: 2 }) } }],
       ['left out and null', { u: undefined, f: () => 1, s: Symbol('x'), list: [undefined, () => 1, Symbol('y'), Number.NaN, -0] }],
+      [
+        'a function with toJSON, in an object and in an array',
+        { f: Object.assign(() => 1, { toJSON: (key: string) => `fn ${key}` }), list: [Object.assign(() => 2, { toJSON: () => ({ b: 1, a: 2 }) })] },
+      ],
+      [
+        'a class with a static toJSON',
+        {
+          c: class Named {
+            readonly name = 'instance';
+            static toJSON() {
+              return 'the class';
+            }
+          },
+        },
+      ],
       ['a sparse array', Object.assign(new Array(3), { 0: 1, 2: 3 })],
       ['getters', Object.defineProperty({ b: 1 }, 'a', { get: () => 'got', enumerable: true })],
       [

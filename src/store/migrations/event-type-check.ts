@@ -13,7 +13,7 @@ import type { StoreKind } from '../codec.ts';
 import { equalsOneOf } from '../vocabulary-sql.ts';
 
 /** The type check as SQLite stores it: a list (as 0001 writes it, and every refresh before 0013) or a chain of equalities. */
-const SQLITE_CHECK = /constraint "events_type_check" check \((?:"type" in \([^)]*\)|\("type" = '[a-z_]+'(?: or "type" = '[a-z_]+')*\))\)/;
+const SQLITE_CHECK = /constraint "events_type_check" check \((?:"type" in \([^)]*\)|\("type" = '[a-z0-9_]+'(?: or "type" = '[a-z0-9_]+')*\))\)/;
 
 /** `types` is the vocabulary to check against: the current one, unless a test needs an older one. */
 export async function refreshEventTypeCheck(db: Kysely<any>, kind: StoreKind, types: readonly string[] = EVENT_TYPES): Promise<void> {
@@ -29,9 +29,16 @@ export async function refreshEventTypeCheck(db: Kysely<any>, kind: StoreKind, ty
   const indexes = await sql<{ sql: string }>`select sql from sqlite_master where type = 'index' and tbl_name = 'events' and sql is not null`.execute(db);
   const compiled = check.compile(db).sql;
   const rebuilt = definition.replace(/^create table "?events"?/i, 'create table "events_rebuilt"').replace(SQLITE_CHECK, `constraint "events_type_check" check (${compiled})`);
-  await sql.raw(rebuilt).execute(db);
-  await sql`insert into events_rebuilt select * from events`.execute(db);
-  await sql`drop table events`.execute(db);
-  await sql`alter table events_rebuilt rename to events`.execute(db);
-  for (const index of indexes.rows) await sql.raw(index.sql).execute(db);
+  // All or nothing: Kysely runs no SQLite migration in a transaction (it reports SQLite's DDL as
+  // not transactional), and a crash between the drop and the rename would leave only
+  // events_rebuilt, which no later refresh recognises.
+  const rebuild = async (tx: Kysely<any>) => {
+    await sql.raw(rebuilt).execute(tx);
+    await sql`insert into events_rebuilt select * from events`.execute(tx);
+    await sql`drop table events`.execute(tx);
+    await sql`alter table events_rebuilt rename to events`.execute(tx);
+    for (const index of indexes.rows) await sql.raw(index.sql).execute(tx);
+  };
+  if (db.isTransaction) await rebuild(db);
+  else await db.transaction().execute(rebuild);
 }
