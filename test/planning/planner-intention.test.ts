@@ -23,6 +23,24 @@ async function intentionFor(store: Store, input: { objective?: string; means?: I
   return { mind, intention: formed.intention };
 }
 
+/** The store, but each transaction waits until `count` of them have been asked for. */
+function storeWhoseTransactionsWaitFor(store: Store, count: number): Store {
+  let waiting = 0;
+  let release: () => void = () => {};
+  const allArrived = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  return {
+    ...store,
+    async transaction(work) {
+      waiting += 1;
+      if (waiting >= count) release();
+      await allArrived;
+      return store.transaction(work);
+    },
+  };
+}
+
 function expectPlanned(result: PlanIntentionResult) {
   if (result.status !== 'planned') assert.fail(`expected a plan, got ${JSON.stringify(result)}`);
   return result;
@@ -213,7 +231,11 @@ for (const kind of STORE_KINDS) {
     it('stores one plan when two planners race for the same revision', async () => {
       const { store } = current();
       const { intention } = await intentionFor(store, { objective: 'restart atlas-worker.service', means: restartMeans });
-      const results = await Promise.all([planIntention(store, services, intention.id), planIntention(store, services, intention.id)]);
+      // Both planners must read the intention's revisions before either stores its plan: left to
+      // chance, one may finish before the other starts (a cold pool connection is enough), and the
+      // late one then rightly plans revision 2 over the validated revision 1.
+      const racing = storeWhoseTransactionsWaitFor(store, 2);
+      const results = await Promise.all([planIntention(racing, services, intention.id), planIntention(racing, services, intention.id)]);
       assert.deepEqual(results.map((r) => r.status).sort(), ['planned', 'refused']);
       const loser = results.find((r) => r.status === 'refused');
       assert.equal(loser?.status === 'refused' && loser.code, 'planned_concurrently');
