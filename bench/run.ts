@@ -15,7 +15,8 @@
 // - tick_cost_ratio_100k {sqlite, postgres}: the median cost of a pass with nothing due, with
 //   BENCH_HISTORY closed plans (default 100,000) in the store, over the same with none.
 //
-// Environment: PRAXIS_TEST_PG_URL as for the tests; BENCH_STEPS, BENCH_RUNS, BENCH_HISTORY and
+// Environment: PRAXIS_TEST_PG_URL as for the tests; BENCH_PASSES sets the executor's passes side by
+// side (default: as the daemon, 2 on PostgreSQL, 1 on SQLite); BENCH_STEPS, BENCH_RUNS, BENCH_HISTORY and
 // BENCH_SAMPLES scale the runs down for a quick look (results.json records what was used).
 
 import { writeFileSync } from 'node:fs';
@@ -93,7 +94,7 @@ for (const kind of kinds) {
     const measured = await throughput(kind, STEPS);
     runs.push(measured);
     process.stdout.write(
-      `${measured.steps_per_second} (${measured.steps} steps in ${measured.seconds} s; the store commits ${measured.commits_per_second}/s: ratio ${measured.ratio_to_commit_limit})\n`,
+      `${measured.steps_per_second} (${measured.steps} steps in ${measured.seconds} s; the store commits ${measured.commits_per_second}/s: ratio ${measured.ratio_to_commit_limit}; ${measured.passes} pass(es) side by side, the process busy ${Math.round(measured.process_cpu_share * 100)} % of the run)\n`,
     );
   }
   results.steps_per_second[kind] = median(runs.map((r) => r.steps_per_second));

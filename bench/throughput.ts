@@ -42,6 +42,10 @@ export interface Throughput {
   /** The store's one-row commit stream in the same run, at the same durability. */
   commits_per_second: number;
   ratio_to_commit_limit: number;
+  /** This process's CPU time over the run's wall time: near 1 (or above, with GC threads), the executor is bound by its own CPU. */
+  process_cpu_share: number;
+  /** Passes the executor ran side by side (BENCH_PASSES; by default 2 on PostgreSQL, 1 on SQLite, as the daemon runs). */
+  passes: number;
 }
 
 export async function throughput(kind: StoreKind, steps: number, options: StoreOptions = {}): Promise<Throughput> {
@@ -82,18 +86,22 @@ export async function throughput(kind: StoreKind, steps: number, options: StoreO
         reading = false;
       }
     };
+    const passes = Number(process.env.BENCH_PASSES ?? (kind === 'postgres' ? 2 : 1));
     const executor = new Executor({
       store,
       capabilities: new CapabilityService(store, benchRegistry, benchImplementations),
       intervalMs: 1000,
       concurrency: kind === 'postgres' ? 8 : 4,
+      passes,
       batch: 500,
       observer: { tick: () => void readCompletions() },
     });
     const started = performance.now();
+    const cpu0 = process.cpuUsage();
     executor.start();
     await finished;
     const seconds = (performance.now() - started) / 1000;
+    const cpu = process.cpuUsage(cpu0);
     await executor.stop();
     const commits = await commitRate(bench.config);
     const perSecond = Math.round((plans * DIAMOND.steps.length) / seconds);
@@ -103,6 +111,8 @@ export async function throughput(kind: StoreKind, steps: number, options: StoreO
       seconds: Math.round(seconds * 1000) / 1000,
       commits_per_second: commits,
       ratio_to_commit_limit: Math.round((perSecond / commits) * 1000) / 1000,
+      process_cpu_share: Math.round(((cpu.user + cpu.system) / 1e6 / seconds) * 100) / 100,
+      passes,
     };
   } finally {
     await bench.dispose();

@@ -90,6 +90,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       host: config.executorHost,
       bus,
       intervalMs: config.tickMs,
+      // A pass waits on PostgreSQL's server for much of its time; a second one works meanwhile.
+      // On SQLite every statement runs in this thread, so a second pass would only take turns.
+      passes: config.store.kind === 'postgres' ? 2 : 1,
       log: executorLog(logger),
       observer: metrics.observer,
     });

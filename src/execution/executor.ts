@@ -19,6 +19,7 @@ import type { PlanningServices } from '../drafting/plan-intention.ts';
 import { releaseStep, type Release } from './recovery.ts';
 import { tick, type ExecutorObserver, type TickReport } from './tick.ts';
 import { FailureTally } from './stuck.ts';
+import { InFlight } from './in-flight.ts';
 
 export const DEFAULT_TICK_INTERVAL_MS = 15_000;
 /** How often, by the store's clock, a pass also sweeps every executing plan for settling to repair (see TickOptions.sweep). */
@@ -29,6 +30,9 @@ const DUE_MARGIN_MS = 5;
 
 /** How long a busy loop may go without its passes' housekeeping (see TickOptions.housekeeping). */
 export const HOUSEKEEPING_MS = 1000;
+
+/** Most passes an executor runs side by side (ExecutorOptions.passes). */
+export const MAX_PASSES = 8;
 
 /** How often a sleeping loop looks whether the processes of watched claimants still exist. */
 export const CLAIMANT_WATCH_MS = 1000;
@@ -73,6 +77,14 @@ export interface ExecutorOptions {
   batch?: number;
   /** Due steps handled side by side within a tick. */
   concurrency?: number;
+  /**
+   * Passes run side by side, each over different due steps, while more is due than one pass
+   * takes (default 1, at most MAX_PASSES). A pass spends much of its time waiting on the store's
+   * server; on PostgreSQL a second pass works in that time (the daemon runs two there). The
+   * extra passes only run steps and settle their plans; starting plans, sweeping and the
+   * housekeeping stay with the loop.
+   */
+  passes?: number;
   name?: string;
   log?: ExecutorLog;
   /** Told about each pass, lost claims and verification outcomes (the daemon feeds its metrics from it). */
@@ -86,9 +98,15 @@ export class Executor {
   readonly #intervalMs: number;
   readonly #batch: number;
   readonly #concurrency: number;
+  readonly #passes: number;
+  /** The steps the passes hold while several run side by side; none with one pass. */
+  readonly #inFlight: InFlight | undefined;
+  /** Extra passes waiting for a backlog to share (see #assist). */
+  readonly #idleAssistants: (() => void)[] = [];
   readonly #observer: ExecutorObserver | undefined;
   #abort: AbortController | null = null;
   #loop: Promise<void> | null = null;
+  #assistants: Promise<void>[] = [];
   #ticks = 0;
   /** When (performance.now) this executor's last pass did its housekeeping. */
   #housekeptAt = Number.NEGATIVE_INFINITY;
@@ -120,6 +138,10 @@ export class Executor {
     this.#intervalMs = options.intervalMs ?? DEFAULT_TICK_INTERVAL_MS;
     this.#batch = options.batch ?? 100;
     this.#concurrency = options.concurrency ?? 4;
+    const passes = options.passes ?? 1;
+    if (!Number.isInteger(passes) || passes < 1 || passes > MAX_PASSES) throw new RangeError(`passes must be a whole number from 1 to ${MAX_PASSES}, not ${passes}`);
+    this.#passes = passes;
+    this.#inFlight = passes > 1 ? new InFlight() : undefined;
     this.#observer = options.observer;
   }
 
@@ -144,14 +166,26 @@ export class Executor {
     return this.#tick(signal, true);
   }
 
-  async #tick(signal: AbortSignal | undefined, housekeeping: boolean): Promise<TickReport> {
+  /** A pass: the loop's own (`assisting` false), or one of the extra passes beside it, which only runs steps and settles their plans. */
+  async #tick(signal: AbortSignal | undefined, housekeeping: boolean, assisting = false): Promise<TickReport> {
     const observer = this.#observer;
     const started = performance.now();
     if (housekeeping) this.#housekeptAt = started;
     const now = this.#ctx.clock.now().getTime();
-    const sweep = this.#sweptAt === null || now - this.#sweptAt >= SETTLE_SWEEP_SECONDS * 1000 || now < this.#sweptAt;
+    const sweep = !assisting && (this.#sweptAt === null || now - this.#sweptAt >= SETTLE_SWEEP_SECONDS * 1000 || now < this.#sweptAt);
     if (sweep) this.#sweptAt = now;
-    const report = await tick(this.#ctx, { batch: this.#batch, concurrency: this.#concurrency, sweep, housekeeping, ...(signal ? { signal } : {}), ...(observer ? { observer } : {}) });
+    const report = await tick(this.#ctx, {
+      batch: this.#batch,
+      concurrency: this.#concurrency,
+      sweep,
+      housekeeping,
+      startPlans: !assisting,
+      ...(this.#inFlight ? { inFlight: this.#inFlight } : {}),
+      ...(signal ? { signal } : {}),
+      ...(observer ? { observer } : {}),
+    });
+    // More is due than this pass took: an idle extra pass takes its share beside it.
+    if (report.backlog) for (const wake of this.#idleAssistants.splice(0)) wake();
     if (observer?.tick) {
       try {
         observer.tick(report, (performance.now() - started) / 1000);
@@ -261,6 +295,7 @@ export class Executor {
       this.#performApprovals(abort.signal);
     });
     this.#loop = this.#run(abort.signal);
+    this.#assistants = Array.from({ length: this.#passes - 1 }, () => this.#assist(abort.signal));
   }
 
   /**
@@ -272,7 +307,9 @@ export class Executor {
     const loop = this.#loop;
     if (!loop) return;
     this.#abort?.abort();
-    await loop;
+    for (const wake of this.#idleAssistants.splice(0)) wake();
+    await Promise.all([loop, ...this.#assistants]);
+    this.#assistants = [];
     await this.#performing;
     this.#stopListening?.();
     this.#stopListening = null;
@@ -286,21 +323,27 @@ export class Executor {
     return releaseStep(this.#ctx.store, stepId, operator);
   }
 
+  /** A pass of the loop or beside it, its failure logged; null when it failed. */
+  async #pass(signal: AbortSignal, housekeeping: boolean, assisting: boolean): Promise<TickReport | null> {
+    try {
+      return await this.#tick(signal, housekeeping, assisting);
+    } catch (error) {
+      this.#ctx.log.error('tick failed', { error: error instanceof Error ? error.message : String(error), executor: this.#ctx.name });
+      return null;
+    } finally {
+      this.#ticks += 1;
+    }
+  }
+
   async #run(signal: AbortSignal): Promise<void> {
     // A pass that follows a busy one at once skips the housekeeping for up to HOUSEKEEPING_MS.
     let following = false;
     while (!signal.aborted) {
-      let busy = false;
       // Approvals being performed go first: the pass their wake-up started would only compete with them.
       if (this.#performing) await this.#performing;
-      try {
-        const report = await this.#tick(signal, !following || performance.now() - this.#housekeptAt >= HOUSEKEEPING_MS);
-        busy = report.busy;
-        if (report.liveClaimants) this.#watched = report.liveClaimants;
-      } catch (error) {
-        this.#ctx.log.error('tick failed', { error: error instanceof Error ? error.message : String(error), executor: this.#ctx.name });
-      }
-      this.#ticks += 1;
+      const report = await this.#pass(signal, !following || performance.now() - this.#housekeptAt >= HOUSEKEEPING_MS, false);
+      const busy = report?.busy ?? false;
+      if (report?.liveClaimants) this.#watched = report.liveClaimants;
       if (signal.aborted) break;
       following = busy;
       if (busy) {
@@ -309,6 +352,22 @@ export class Executor {
         continue;
       }
       await this.#sleep(await this.#sleepMs(), signal);
+    }
+  }
+
+  /**
+   * An extra pass beside the loop (ExecutorOptions.passes): it waits until a pass finds more due
+   * than it took, then runs passes over the steps the others do not hold until one finds nothing
+   * to do. An idle daemon thus runs one pass per wake-up, as with a single pass.
+   */
+  async #assist(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      await new Promise<void>((resolve) => this.#idleAssistants.push(resolve));
+      while (!signal.aborted) {
+        const report = await this.#pass(signal, false, true);
+        if (!report?.busy) break;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
     }
   }
 

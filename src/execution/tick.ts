@@ -12,6 +12,7 @@ import { applyMoves, type Move } from './apply.ts';
 import { runDueStep } from './run-step.ts';
 import { claimantGone, claimantHere } from './claimants.ts';
 import { Pass } from './pass.ts';
+import type { InFlight } from './in-flight.ts';
 import { recoverStep } from './recovery.ts';
 import { settlePlans, settlePlansTogether, startPlans } from './settle.ts';
 
@@ -39,6 +40,18 @@ export interface TickOptions {
    * millisecond and a busy loop would otherwise pay for it on every pass.
    */
   housekeeping?: boolean;
+  /**
+   * Also start validated plans. Default true; the extra passes an executor runs beside its loop
+   * (Executor: passes) leave it to the loop, since two passes starting the same plans at once
+   * only collide.
+   */
+  startPlans?: boolean;
+  /**
+   * The steps this executor's other passes are handling right now: this pass leaves them, and
+   * the other due steps of their plans, alone (in-flight.ts). Without it, a pass takes every due
+   * step it finds.
+   */
+  inFlight?: InFlight;
 }
 
 /** How a verify step's run ended: its prediction's fate, or still looking. */
@@ -80,6 +93,8 @@ export interface TickReport {
    */
   liveClaimants: string[] | null;
   dueSteps: number;
+  /** More steps were due than the pass took: another pass, at once or beside this one, finds work. */
+  backlog: boolean;
   movedSteps: number;
   errors: number;
   /** True when the pass found a full batch or moved something: another pass may find more at once. */
@@ -103,6 +118,7 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
     takenOver: 0,
     liveClaimants: null,
     dueSteps: 0,
+    backlog: false,
     movedSteps: 0,
     errors: 0,
     busy: false,
@@ -124,7 +140,7 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
     report.expiredPredictions = await guarded('expiring forgotten predictions', () => expireForgottenPredictions(ctx, options.batch), 0);
   }
   if (options.signal?.aborted) return report;
-  report.startedPlans = await guarded('starting plans', () => startPlans(ctx, options.batch), 0);
+  if (options.startPlans ?? true) report.startedPlans = await guarded('starting plans', () => startPlans(ctx, options.batch), 0);
   if (housekeeping) report.resumedReplans = await guarded('resuming stalled replans', () => resumeStalledReplans(ctx, STALLED_REPLAN_SECONDS, options.batch), 0);
   if (options.sweep ?? true) report.settled = await guarded('settling plans', () => settlePlans(ctx, options.batch), 0);
   // Before any due step runs: a step bound by a commitment taken since its plan was made must
@@ -139,46 +155,55 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
     report.takenOver = takeOver.moved;
     report.liveClaimants = takeOver.live;
   }
-  const due = await guarded('finding due steps', () => store.executorQueries.dueSteps({ now: ctx.clock.now(), host: ctx.host, limit: options.batch }), []);
+  const { inFlight } = options;
+  // Past the steps other passes hold, so that a full batch of free ones can still be found.
+  const limit = options.batch + (inFlight?.size ?? 0);
+  const found = await guarded('finding due steps', () => store.executorQueries.dueSteps({ now: ctx.clock.now(), host: ctx.host, limit }), []);
+  const due = inFlight ? inFlight.take(found, options.batch) : found;
   report.dueSteps = due.length;
-  // Every plan the due steps belong to, with its intention and its budget's counts, in a few statements.
-  await guarded('reading the plans of the due steps', () => pass.preload(store, due), undefined);
-  // Steps that acted before moving hand their moves back; they commit together, in one
-  // transaction per pass, once every worker is done.
-  const moves: { due: StepRecord; move: Move }[] = [];
-  const finished: { due: StepRecord; moved: boolean }[] = [];
-  let next = 0;
-  const worker = async () => {
-    while (next < due.length && !options.signal?.aborted) {
-      const step = due[next++]!;
-      // null: the step failed (already counted as an error) or had nothing to claim; neither is a lost claim.
-      const outcome = await guarded<boolean | null | Move>(`step ${step.id} (${step.kind}, ${step.status})`, () => runDueStep(ctx, pass, step), null);
-      if (outcome === null) continue;
-      if (typeof outcome === 'boolean') finished.push({ due: step, moved: outcome });
-      else moves.push({ due: step, move: outcome });
+  report.backlog = found.length >= limit;
+  try {
+    // Every plan the due steps belong to, with its intention and its budget's counts, in a few statements.
+    await guarded('reading the plans of the due steps', () => pass.preload(store, due), undefined);
+    // Steps that acted before moving hand their moves back; they commit together, in one
+    // transaction per pass, once every worker is done.
+    const moves: { due: StepRecord; move: Move }[] = [];
+    const finished: { due: StepRecord; moved: boolean }[] = [];
+    let next = 0;
+    const worker = async () => {
+      while (next < due.length && !options.signal?.aborted) {
+        const step = due[next++]!;
+        // null: the step failed (already counted as an error) or had nothing to claim; neither is a lost claim.
+        const outcome = await guarded<boolean | null | Move>(`step ${step.id} (${step.kind}, ${step.status})`, () => runDueStep(ctx, pass, step), null);
+        if (outcome === null) continue;
+        if (typeof outcome === 'boolean') finished.push({ due: step, moved: outcome });
+        else moves.push({ due: step, move: outcome });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, due.length)) }, worker));
+    const applied = await guarded(
+      'moving the steps of the pass',
+      () =>
+        applyMoves(
+          ctx,
+          moves.map((m) => m.move),
+        ),
+      [] as (StepRecord | undefined)[],
+    );
+    moves.forEach((m, i) => finished.push({ due: m.due, moved: applied[i] !== undefined }));
+    for (const { due: step, moved } of finished) {
+      if (moved) report.movedSteps += 1;
+      if (options.observer) await observeStep(ctx, options.observer, step, moved);
     }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, due.length)) }, worker));
-  const applied = await guarded(
-    'moving the steps of the pass',
-    () =>
-      applyMoves(
-        ctx,
-        moves.map((m) => m.move),
-      ),
-    [] as (StepRecord | undefined)[],
-  );
-  moves.forEach((m, i) => finished.push({ due: m.due, moved: applied[i] !== undefined }));
-  for (const { due: step, moved } of finished) {
-    if (moved) report.movedSteps += 1;
-    if (options.observer) await observeStep(ctx, options.observer, step, moved);
+    // Each plan whose steps finished is settled once, after all of them (promoting what became ready).
+    const { planIds, known } = pass.takePlansToSettle();
+    report.settled += await guarded('settling the plans whose steps finished', () => settlePlansTogether(ctx, planIds, known), 0);
+  } finally {
+    inFlight?.release(due);
   }
-  // Each plan whose steps finished is settled once, after all of them (promoting what became ready).
-  const { planIds, known } = pass.takePlansToSettle();
-  report.settled += await guarded('settling the plans whose steps finished', () => settlePlansTogether(ctx, planIds, known), 0);
 
   report.busy =
-    due.length >= options.batch ||
+    report.backlog ||
     report.performedApprovals > 0 ||
     report.takenOver > 0 ||
     report.startedPlans > 0 ||
