@@ -11,7 +11,7 @@ import type { Database } from '../schema.ts';
 import { DUE_STEP_STATUSES, RUNNING_PLAN_STATUSES, type IntentionStatus, type PlanStatus, type StepStatus } from '../../core/vocabulary.ts';
 import { hasOrigin, oneOf } from '../vocabulary-sql.ts';
 import { chunksFor, isAnyOf } from '../row-table.ts';
-import { IDS_PER_STATEMENT, type RepositoryContext } from './context.ts';
+import type { RepositoryContext } from './context.ts';
 import { decodeStep, FINAL_STEP_STATUSES, type StepRecord } from './steps.ts';
 import { decodeApproval, type ApprovalRecord } from './approvals.ts';
 import { activeCommitmentsOf, decodeCommitment, type CommitmentRecord } from './commitments.ts';
@@ -453,13 +453,13 @@ export class ExecutorQueryRepository {
   async planStatuses(planIds: readonly string[]): Promise<Map<string, PlanStatuses>> {
     const found = new Map<string, PlanStatuses>();
     const unique = [...new Set(planIds)];
-    for (let i = 0; i < unique.length; i += IDS_PER_STATEMENT) {
+    for (const chunk of chunksFor(this.#ctx.codec.kind, unique)) {
       const rows = await this.#ctx.db
         .selectFrom('plans as p')
         .innerJoin('intentions as i', 'i.id', 'p.intention_id')
         .leftJoin('plan_steps as s', 's.plan_id', 'p.id')
         .select(['p.id as planId', 'p.status as planStatus', 'i.status as intentionStatus', 's.id as stepId', 's.status as stepStatus'])
-        .where('p.id', 'in', unique.slice(i, i + IDS_PER_STATEMENT))
+        .where(isAnyOf(this.#ctx.codec.kind, 'p.id', chunk, 'uuid'))
         .execute();
       for (const row of rows) {
         let plan = found.get(row.planId);

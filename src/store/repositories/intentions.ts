@@ -5,7 +5,8 @@ import { newId } from '../../core/ids.ts';
 import type { JsonObject } from '../../core/plan.ts';
 import type { IntentionReason, IntentionStatus } from '../../core/vocabulary.ts';
 import type { IntentionsTable } from '../schema.ts';
-import { asList, IDS_PER_STATEMENT, type RepositoryContext } from './context.ts';
+import { asList, type RepositoryContext } from './context.ts';
+import { chunksFor, isAnyOf } from '../row-table.ts';
 import type { Codec } from '../codec.ts';
 
 /** The concrete action an intention names, when it names one. */
@@ -106,12 +107,16 @@ export class IntentionRepository {
   async getOfPlans(planIds: readonly string[]): Promise<Map<string, IntentionRecord>> {
     const found = new Map<string, IntentionRecord>();
     const unique = [...new Set(planIds)];
-    for (let i = 0; i < unique.length; i += IDS_PER_STATEMENT) {
-      const chunk = unique.slice(i, i + IDS_PER_STATEMENT);
+    for (const chunk of chunksFor(this.#ctx.codec.kind, unique)) {
       const rows = await this.#ctx.db
         .selectFrom('intentions')
         .selectAll()
-        .where('id', 'in', (eb) => eb.selectFrom('plans').select('plans.intention_id').where('plans.id', 'in', chunk))
+        .where('id', 'in', (eb) =>
+          eb
+            .selectFrom('plans')
+            .select('plans.intention_id')
+            .where(isAnyOf(this.#ctx.codec.kind, 'plans.id', chunk, 'uuid')),
+        )
         .execute();
       for (const row of rows) found.set(row.id, this.#decode(row));
     }
@@ -122,11 +127,11 @@ export class IntentionRepository {
   async getMany(ids: readonly string[]): Promise<Map<string, IntentionRecord>> {
     const found = new Map<string, IntentionRecord>();
     const unique = [...new Set(ids)];
-    for (let i = 0; i < unique.length; i += IDS_PER_STATEMENT) {
+    for (const chunk of chunksFor(this.#ctx.codec.kind, unique)) {
       const rows = await this.#ctx.db
         .selectFrom('intentions')
         .selectAll()
-        .where('id', 'in', unique.slice(i, i + IDS_PER_STATEMENT))
+        .where(isAnyOf(this.#ctx.codec.kind, 'id', chunk, 'uuid'))
         .execute();
       for (const row of rows) found.set(row.id, this.#decode(row));
     }
@@ -182,11 +187,11 @@ export class IntentionRepository {
     const { db, codec, clock } = this.#ctx;
     const now = codec.time(clock.now());
     const moved: IntentionRecord[] = [];
-    for (let i = 0; i < ids.length; i += IDS_PER_STATEMENT) {
+    for (const chunk of chunksFor(codec.kind, ids)) {
       const rows = await db
         .updateTable('intentions')
         .set({ status: to, reason, updated_at: now, closed_at: CLOSED.includes(to) ? now : null })
-        .where('id', 'in', ids.slice(i, i + IDS_PER_STATEMENT))
+        .where(isAnyOf(codec.kind, 'id', chunk, 'uuid'))
         .where('status', 'in', from)
         .returningAll()
         .execute();

@@ -7,7 +7,7 @@ import { newId } from '../../core/ids.ts';
 import { MAX_REPLANS, type Alternative, type Assumption, type Budget, type PlanDraft, type Resources, type ValidationResult } from '../../core/plan.ts';
 import { CLOSED_PLAN_STATUSES, type PlanOrigin, type PlanStatus } from '../../core/vocabulary.ts';
 import type { PlanStepsTable, PlansTable } from '../schema.ts';
-import { chunksFor, rowTable } from '../row-table.ts';
+import { chunksFor, isAnyOf, rowTable } from '../row-table.ts';
 import { asList, IDS_PER_STATEMENT, inTransaction, type RepositoryContext } from './context.ts';
 import { decodeStep, type StepRecord } from './steps.ts';
 import type { Codec } from '../codec.ts';
@@ -195,12 +195,21 @@ export class PlanRepository {
     const { db, codec } = this.#ctx;
     const found = new Map<string, PlanWithSteps>();
     const unique = [...new Set(ids)];
-    for (let i = 0; i < unique.length; i += IDS_PER_STATEMENT) {
-      const chunk = unique.slice(i, i + IDS_PER_STATEMENT);
+    for (const chunk of chunksFor(codec.kind, unique)) {
       // Rows and steps side by side (on PostgreSQL, on two connections at once), as get does.
       const [rows, stepRows] = await Promise.all([
-        db.selectFrom('plans').selectAll().where('id', 'in', chunk).execute(),
-        db.selectFrom('plan_steps').selectAll().where('plan_id', 'in', chunk).orderBy('plan_id').orderBy('position').execute(),
+        db
+          .selectFrom('plans')
+          .selectAll()
+          .where(isAnyOf(codec.kind, 'id', chunk, 'uuid'))
+          .execute(),
+        db
+          .selectFrom('plan_steps')
+          .selectAll()
+          .where(isAnyOf(codec.kind, 'plan_id', chunk, 'uuid'))
+          .orderBy('plan_id')
+          .orderBy('position')
+          .execute(),
       ]);
       for (const row of rows) found.set(row.id, { ...this.#decode(row), steps: [] });
       for (const step of stepRows) found.get(step.plan_id)?.steps.push(decodeStep(step, codec));
@@ -271,11 +280,11 @@ export class PlanRepository {
     if (patch.statusReason !== undefined) set.status_reason = patch.statusReason;
     if (CLOSED_PLAN_STATUSES.includes(to)) Object.assign(set, { closed_at: codec.time(now), ...UNPAUSED });
     const moved: string[] = [];
-    for (let i = 0; i < ids.length; i += IDS_PER_STATEMENT) {
+    for (const chunk of chunksFor(codec.kind, ids)) {
       const rows = await db
         .updateTable('plans')
         .set(set)
-        .where('id', 'in', ids.slice(i, i + IDS_PER_STATEMENT))
+        .where(isAnyOf(codec.kind, 'id', chunk, 'uuid'))
         .where('status', '=', from)
         .returning('id')
         .execute();

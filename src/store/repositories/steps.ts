@@ -11,8 +11,8 @@ import { targetOf, type StepVerb } from '../../core/step-moves.ts';
 import { RUNNING_PLAN_STATUSES, type StepKind, type StepStatus } from '../../core/vocabulary.ts';
 import type { Codec } from '../codec.ts';
 import type { PlanStepsTable } from '../schema.ts';
-import { asList, IDS_PER_STATEMENT, inTransaction, type RepositoryContext } from './context.ts';
-import { chunksFor, insertRows, insertStatement } from '../row-table.ts';
+import { asList, inTransaction, type RepositoryContext } from './context.ts';
+import { chunksFor, insertRows, insertStatement, isAnyOf } from '../row-table.ts';
 import { EVENT_COLUMNS, eventRows, notifyQuery, wakeReasons, type NewEvent } from './events.ts';
 import { EXECUTION_COLUMNS, executionRow, type ExecutionOutcome, type NewExecution } from './executions.ts';
 import { movesStatement, shapeOf, type EncodedMove } from './step-moves.ts';
@@ -408,11 +408,11 @@ select step.*${notify} from step`.execute(db);
   async promote(stepIds: readonly string[]): Promise<string[]> {
     const { db, codec, clock } = this.#ctx;
     const moved: string[] = [];
-    for (let i = 0; i < stepIds.length; i += IDS_PER_STATEMENT) {
+    for (const chunk of chunksFor(codec.kind, stepIds)) {
       const rows = await db
         .updateTable('plan_steps')
         .set({ status: 'ready', status_reason: 'dependencies done', next_run_at: null, updated_at: codec.time(clock.now()) })
-        .where('id', 'in', stepIds.slice(i, i + IDS_PER_STATEMENT))
+        .where(isAnyOf(codec.kind, 'id', chunk, 'uuid'))
         .where('status', '=', 'pending')
         .where(({ exists, selectFrom }) =>
           exists(
