@@ -6,9 +6,8 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
-import { draftOf, makeWorld, readStep, step } from './support.ts';
+import { draftOf, makeWorld, readStep, step, untilPlansClose } from './support.ts';
 
 const PLANS = 30;
 
@@ -35,14 +34,8 @@ for (const kind of STORE_KINDS) {
       const two = w.executor({ intervalMs: 5, concurrency: 3, batch: 20 });
       one.start();
       two.start();
-      const deadline = Date.now() + 60_000;
       try {
-        for (;;) {
-          const open = await w.store.plans.listByMind(w.mind.id, { status: ['validated', 'executing'], limit: 1 });
-          if (open.length === 0) break;
-          assert.ok(Date.now() < deadline, 'the plans finish within a minute');
-          await sleep(20);
-        }
+        await untilPlansClose(w);
       } finally {
         await Promise.all([one.stop(), two.stop()]);
       }

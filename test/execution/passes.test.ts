@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { CapabilityImplementation } from '../../src/capabilities/implementation.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 import { testImplementations, type CallLog } from '../support/test-capabilities.ts';
-import { draftOf, makeWorld, readStep, step } from './support.ts';
+import { draftOf, makeWorld, readStep, step, untilPlansClose } from './support.ts';
 
 const PLANS = 24;
 
@@ -47,14 +47,8 @@ for (const kind of STORE_KINDS) {
       }
       const executor = w.executor({ intervalMs: 5, concurrency: 1, batch: 4, passes: 3 });
       executor.start();
-      const deadline = Date.now() + 60_000;
       try {
-        for (;;) {
-          const open = await w.store.plans.listByMind(w.mind.id, { status: ['validated', 'executing'], limit: 1 });
-          if (open.length === 0) break;
-          assert.ok(Date.now() < deadline, 'the plans finish within a minute');
-          await sleep(20);
-        }
+        await untilPlansClose(w);
       } finally {
         await executor.stop();
       }

@@ -5,6 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { after, afterEach } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { builtinImplementations } from '../../src/capabilities/builtin-implementations.ts';
 import { SimulatedHost } from '../../src/capabilities/host/simulated/host.ts';
 import type { CapabilityImplementations } from '../../src/capabilities/implementation.ts';
@@ -221,4 +222,15 @@ export function restartPlan(): PlanDraft {
     ],
     { objective: 'Restart atlas-worker and confirm it is healthy', strategy: 'direct', budget: { invocations: 10, wall_seconds: 600 } },
   );
+}
+
+/** Waits, by looking at the store every 20 ms, until none of the world's plans is validated or executing; fails after a minute. */
+export async function untilPlansClose(w: World): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const open = await w.store.plans.listByMind(w.mind.id, { status: ['validated', 'executing'], limit: 1 });
+    if (open.length === 0) return;
+    assert.ok(Date.now() < deadline, 'the plans finish within a minute');
+    await sleep(20);
+  }
 }
