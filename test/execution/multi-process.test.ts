@@ -7,9 +7,8 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { useStore } from '../support/stores.ts';
-import { draftOf, makeWorld, readStep, step } from './support.ts';
+import { draftOf, makeWorld, readStep, step, untilPlansClose } from './support.ts';
 import { programArgs } from '../support/programs.ts';
 
 const PROCESSES = 3;
@@ -57,13 +56,7 @@ describe('executors in separate processes (postgres)', () => {
     try {
       const names = await Promise.all(racers.map(async (r) => (await nextLine(r)).replace(/^ready /, '')));
       for (const r of racers) r.child.stdin.write('go\n');
-      const deadline = Date.now() + 120_000;
-      for (;;) {
-        const open = await w.store.plans.listByMind(w.mind.id, { status: ['validated', 'executing'], limit: 1 });
-        if (open.length === 0) break;
-        assert.ok(Date.now() < deadline, 'the plans finish within two minutes');
-        await sleep(100);
-      }
+      await untilPlansClose(w, { minutes: 2, everyMs: 100 });
       for (const r of racers) r.child.stdin.write('stop\n');
       const reports = await Promise.all(racers.map(async (r) => JSON.parse((await nextLine(r)).replace(/^stopped \S+ /, '')) as { errors: string[] }));
       assert.deepEqual(

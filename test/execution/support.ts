@@ -224,13 +224,13 @@ export function restartPlan(): PlanDraft {
   );
 }
 
-/** Waits, by looking at the store every 20 ms, until none of the world's plans is validated or executing; fails after a minute. */
-export async function untilPlansClose(w: World): Promise<void> {
-  const deadline = Date.now() + 60_000;
+/** Waits, looking at the store every `everyMs`, until none of the world's plans is validated or executing; fails after `minutes`. */
+export async function untilPlansClose(w: World, { minutes = 1, everyMs = 20 } = {}): Promise<void> {
+  const deadline = Date.now() + minutes * 60_000;
   for (;;) {
     const open = await w.store.plans.listByMind(w.mind.id, { status: ['validated', 'executing'], limit: 1 });
     if (open.length === 0) return;
-    assert.ok(Date.now() < deadline, 'the plans finish within a minute');
-    await sleep(20);
+    assert.ok(Date.now() < deadline, `the plans finish within ${minutes} minute(s)`);
+    await sleep(everyMs);
   }
 }
