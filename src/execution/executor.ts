@@ -17,7 +17,7 @@ import { isRunning, settlePlansTogether } from './settle.ts';
 import { silentLog, type ExecutorContext, type ExecutorLog } from './context.ts';
 import type { PlanningServices } from '../drafting/plan-intention.ts';
 import { releaseStep, type Release } from './recovery.ts';
-import { tick, type ExecutorObserver, type TickReport } from './tick.ts';
+import { MAX_ROUNDS, tick, type ExecutorObserver, type TickReport } from './tick.ts';
 import { FailureTally } from './stuck.ts';
 import { InFlight } from './in-flight.ts';
 
@@ -85,6 +85,12 @@ export interface ExecutorOptions {
    * housekeeping stay with the loop.
    */
   passes?: number;
+  /**
+   * Most rounds of a pass (default MAX_ROUNDS, at least 1): after the steps it found due, a pass
+   * runs the steps their settling promoted in the same plans, without reading them again, so a
+   * plan whose steps act at once finishes several levels in one pass (TickOptions.rounds).
+   */
+  rounds?: number;
   name?: string;
   log?: ExecutorLog;
   /** Told about each pass, lost claims and verification outcomes (the daemon feeds its metrics from it). */
@@ -99,6 +105,7 @@ export class Executor {
   readonly #batch: number;
   readonly #concurrency: number;
   readonly #passes: number;
+  readonly #rounds: number;
   /** The steps the passes hold while several run side by side; none with one pass. */
   readonly #inFlight: InFlight | undefined;
   /** Extra passes waiting for a backlog to share (see #assist). */
@@ -141,6 +148,9 @@ export class Executor {
     const passes = options.passes ?? 1;
     if (!Number.isInteger(passes) || passes < 1 || passes > MAX_PASSES) throw new RangeError(`passes must be a whole number from 1 to ${MAX_PASSES}, not ${passes}`);
     this.#passes = passes;
+    const rounds = options.rounds ?? MAX_ROUNDS;
+    if (!Number.isInteger(rounds) || rounds < 1 || rounds > MAX_ROUNDS) throw new RangeError(`rounds must be a whole number from 1 to ${MAX_ROUNDS}, not ${rounds}`);
+    this.#rounds = rounds;
     this.#inFlight = passes > 1 ? new InFlight() : undefined;
     this.#observer = options.observer;
   }
@@ -176,6 +186,10 @@ export class Executor {
     if (sweep) this.#sweptAt = now;
     const report = await tick(this.#ctx, {
       batch: this.#batch,
+      // Plans enough for every pass: the loop's pass runs the plans it starts through their
+      // levels (rounds), and the first steps of the rest are the other passes' share.
+      startBatch: this.#batch * this.#passes,
+      rounds: this.#rounds,
       concurrency: this.#concurrency,
       sweep,
       housekeeping,

@@ -38,7 +38,16 @@ export class InFlight {
     return taken;
   }
 
-  /** Lets go of steps `take` returned, once their pass has moved them and settled their plans. */
+  /** Holds steps too that became due, in plans this pass holds already (a pass's later rounds, tick.ts). */
+  hold(steps: readonly Held[]): void {
+    for (const step of steps) {
+      if (this.#steps.has(step.id)) continue;
+      this.#steps.add(step.id);
+      this.#plans.set(step.planId, (this.#plans.get(step.planId) ?? 0) + 1);
+    }
+  }
+
+  /** Lets go of steps `take` or `hold` took, once their pass has moved them and settled their plans. */
   release(steps: readonly Held[]): void {
     for (const step of steps) {
       if (!this.#steps.delete(step.id)) continue;

@@ -7,7 +7,7 @@ import { RUNNING_PLAN_STATUSES, RunningPlanStatuses, type EventType, type PlanSt
 import { blockIntention, fulfilIntentions } from '../mind/intentions.ts';
 import { isEscalation, recordProcedures } from '../mind/procedural-memory.ts';
 import type { Resources } from '../core/plan.ts';
-import { FINAL_STEP_STATUSES, type IntentionRecord, type NewEvent, type OriginCounts, type PlanWithSteps, type StepRecord, type Store } from '../store/index.ts';
+import { FINAL_STEP_STATUSES, promotedStep, type IntentionRecord, type NewEvent, type OriginCounts, type PlanWithSteps, type StepRecord, type Store } from '../store/index.ts';
 import { originsOf, usage } from './budget.ts';
 import type { ExecutorContext } from './context.ts';
 import { abortReason, foldsFailures, heldAbort, isFoldedFailure, withCancellations } from './abort.ts';
@@ -188,12 +188,21 @@ interface ToSettle {
 }
 
 /**
+ * Told of the steps settling promoted in a plan the pass read (`loaded`, patched in place to
+ * show them ready): exactly as the store now has them, so the pass may run them at once without
+ * reading them or their plan again (tick.ts).
+ */
+export type OnPromoted = (loaded: Loaded, ready: StepRecord[]) => void;
+
+/**
  * Settles several executing plans: every promotion (in one statement), cancellation and
  * completion they call for commits in one transaction. A failed plan is reconsidered after the
  * commit, each on its own. Should the shared transaction fail, each plan is settled alone, so
  * one plan that cannot be settled never holds back the others. Returns how many things moved.
+ * With `onPromoted`, a plan settled from `known` that only had steps promoted (no cancellation,
+ * no change of its own status) reports them.
  */
-export async function settlePlansTogether(ctx: ExecutorContext, planIds: readonly string[], known: ReadonlyMap<string, Loaded> = new Map()): Promise<number> {
+export async function settlePlansTogether(ctx: ExecutorContext, planIds: readonly string[], known: ReadonlyMap<string, Loaded> = new Map(), onPromoted?: OnPromoted): Promise<number> {
   const { store } = ctx;
   const plans: ToSettle[] = [];
   let moved = 0;
@@ -245,15 +254,22 @@ export async function settlePlansTogether(ctx: ExecutorContext, planIds: readonl
     for (const p of completing) p.actual = usage(p.plan, p.plan.steps, counts, ctx.registry, now);
   }
   let outcomes: number[];
+  // When the promotions were written, and which steps they moved.
+  const at = ctx.clock.now();
+  const promoted = new Set<string>();
   try {
-    outcomes = await inUnitOfWork(store, (scoped) => settleIn(ctx, scoped, plans));
+    const settled = await inUnitOfWork(store, (scoped) => settleIn(ctx, scoped, plans, at));
+    outcomes = settled.moved;
+    for (const id of settled.promoted) promoted.add(id);
     for (const { plan } of plans) ctx.failures.moved(plan.id);
   } catch (error) {
     if (plans.length > 1) ctx.log.warn('settling plans together failed; settling them one at a time', { plans: plans.length, error: errorText(error) });
     outcomes = [];
     for (const one of plans) {
       try {
-        outcomes.push(...(await (plans.length > 1 ? inUnitOfWork(store, (scoped) => settleIn(ctx, scoped, [one])) : Promise.reject(error))));
+        const settled = await (plans.length > 1 ? inUnitOfWork(store, (scoped) => settleIn(ctx, scoped, [one], at)) : Promise.reject(error));
+        outcomes.push(...settled.moved);
+        for (const id of settled.promoted) promoted.add(id);
         ctx.failures.moved(one.plan.id);
       } catch (single) {
         await stuckPlan(ctx, one.plan, single);
@@ -261,6 +277,7 @@ export async function settlePlansTogether(ctx: ExecutorContext, planIds: readonl
       }
     }
   }
+  if (onPromoted) reportPromoted(plans, current, promoted, at, onPromoted);
   const again: string[] = [];
   for (const [i, { plan, decided }] of plans.entries()) {
     moved += outcomes[i]!;
@@ -309,10 +326,32 @@ async function unchanged(store: Store, planIds: readonly string[], known: Readon
   return same;
 }
 
-/** The settlements' writes inside one unit of work; how many things moved for each plan. */
-async function settleIn(ctx: ExecutorContext, scoped: Store, plans: readonly ToSettle[]): Promise<number[]> {
+/**
+ * Patches the promoted steps into the plans settled from a reading of the pass, and reports
+ * them: only where promoting was all that happened to the plan, so the patched reading is the
+ * plan as the store has it.
+ */
+function reportPromoted(plans: readonly ToSettle[], read: ReadonlyMap<string, Loaded>, promoted: ReadonlySet<string>, at: Date, onPromoted: OnPromoted): void {
+  for (const { plan, decided } of plans) {
+    const loaded = read.get(plan.id);
+    if (!loaded || loaded.plan !== plan || decided.outcome || decided.cancel.length > 0 || decided.status !== plan.status) continue;
+    const ready = decided.promote.filter((s) => promoted.has(s.id)).map((s) => promotedStep(s, at));
+    if (ready.length === 0) continue;
+    const byId = new Map(ready.map((s) => [s.id, s]));
+    loaded.plan = { ...plan, steps: plan.steps.map((s) => byId.get(s.id) ?? s) };
+    onPromoted(loaded, ready);
+  }
+}
+
+/** The settlements' writes inside one unit of work: how many things moved for each plan, and the steps promoted (at `at`). */
+async function settleIn(ctx: ExecutorContext, scoped: Store, plans: readonly ToSettle[], at: Date): Promise<{ moved: number[]; promoted: Set<string> }> {
   const moved = plans.map(() => 0);
-  const promoted = new Set(await scoped.steps.promote(plans.flatMap((p) => p.decided.promote.map((s) => s.id))));
+  const promoted = new Set(
+    await scoped.steps.promote(
+      plans.flatMap((p) => p.decided.promote.map((s) => s.id)),
+      at,
+    ),
+  );
   const events: NewEvent[] = [];
   for (const [i, { plan, decided }] of plans.entries()) {
     moved[i]! += decided.promote.filter((s) => promoted.has(s.id)).length;
@@ -332,7 +371,7 @@ async function settleIn(ctx: ExecutorContext, scoped: Store, plans: readonly ToS
   const completing = plans.flatMap((p, i) => (p.decided.outcome === 'completed' && p.actual ? [{ plan: p.plan, actual: p.actual, i }] : []));
   const completed = await completeIn(ctx, scoped, completing);
   for (const { plan, i } of completing) if (completed.has(plan.id)) moved[i]! += 1;
-  return moved;
+  return { moved, promoted };
 }
 
 /**

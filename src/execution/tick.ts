@@ -14,13 +14,22 @@ import { claimantGone, claimantHere } from './claimants.ts';
 import { Pass } from './pass.ts';
 import type { InFlight } from './in-flight.ts';
 import { recoverStep } from './recovery.ts';
-import { settlePlans, settlePlansTogether, startPlans } from './settle.ts';
+import { settlePlans, settlePlansTogether, startPlans, type OnPromoted } from './settle.ts';
 
 export interface TickOptions {
   /** Most plans and steps looked at per phase. */
   batch: number;
+  /** Most validated plans started by the pass (default `batch`). */
+  startBatch?: number;
   /** Due steps handled side by side. */
   concurrency: number;
+  /**
+   * Most rounds a pass runs (default MAX_ROUNDS). Its first round runs the steps the due query
+   * found; each later one runs the steps settling the round before promoted in those plans, as
+   * the pass knows them (no due query, no read), so a plan whose steps act at once runs
+   * several of its levels in one pass. 1 runs only what the due query found.
+   */
+  rounds?: number;
   /** Stops claiming new work once aborted; work already claimed is finished. */
   signal?: AbortSignal;
   /** Told about lost claims and verification outcomes, e.g. for metrics. */
@@ -101,6 +110,12 @@ export interface TickReport {
   busy: boolean;
 }
 
+/**
+ * Most rounds of a pass (TickOptions.rounds): a plan deeper than that goes on in the next pass,
+ * so a pass over deep plans still ends soon enough for the loop's other work.
+ */
+export const MAX_ROUNDS = 8;
+
 /** A prediction nobody verified is expired this long after its window closed (a verify step gets there first). */
 export const FORGOTTEN_PREDICTION_SECONDS = 3600;
 
@@ -140,7 +155,7 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
     report.expiredPredictions = await guarded('expiring forgotten predictions', () => expireForgottenPredictions(ctx, options.batch), 0);
   }
   if (options.signal?.aborted) return report;
-  if (options.startPlans ?? true) report.startedPlans = await guarded('starting plans', () => startPlans(ctx, options.batch), 0);
+  if (options.startPlans ?? true) report.startedPlans = await guarded('starting plans', () => startPlans(ctx, options.startBatch ?? options.batch), 0);
   if (housekeeping) report.resumedReplans = await guarded('resuming stalled replans', () => resumeStalledReplans(ctx, STALLED_REPLAN_SECONDS, options.batch), 0);
   if (options.sweep ?? true) report.settled = await guarded('settling plans', () => settlePlans(ctx, options.batch), 0);
   // Before any due step runs: a step bound by a commitment taken since its plan was made must
@@ -162,44 +177,26 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
   const due = inFlight ? inFlight.take(found, options.batch) : found;
   report.dueSteps = due.length;
   report.backlog = found.length >= limit;
+  // Every step this pass handles, for the other passes to leave alone until it is done.
+  const held = [...due];
   try {
     // Every plan the due steps belong to, with its intention and its budget's counts, in a few statements.
     await guarded('reading the plans of the due steps', () => pass.preload(store, due), undefined);
-    // Steps that acted before moving hand their moves back; they commit together, in one
-    // transaction per pass, once every worker is done.
-    const moves: { due: StepRecord; move: Move }[] = [];
-    const finished: { due: StepRecord; moved: boolean }[] = [];
-    let next = 0;
-    const worker = async () => {
-      while (next < due.length && !options.signal?.aborted) {
-        const step = due[next++]!;
-        // null: the step failed (already counted as an error) or had nothing to claim; neither is a lost claim.
-        const outcome = await guarded<boolean | null | Move>(`step ${step.id} (${step.kind}, ${step.status})`, () => runDueStep(ctx, pass, step), null);
-        if (outcome === null) continue;
-        if (typeof outcome === 'boolean') finished.push({ due: step, moved: outcome });
-        else moves.push({ due: step, move: outcome });
-      }
-    };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, due.length)) }, worker));
-    const applied = await guarded(
-      'moving the steps of the pass',
-      () =>
-        applyMoves(
-          ctx,
-          moves.map((m) => m.move),
-        ),
-      [] as (StepRecord | undefined)[],
-    );
-    moves.forEach((m, i) => finished.push({ due: m.due, moved: applied[i] !== undefined }));
-    for (const { due: step, moved } of finished) {
-      if (moved) report.movedSteps += 1;
-      if (options.observer) await observeStep(ctx, options.observer, step, moved);
+    let round: StepRecord[] = due;
+    for (let rounds = 1; round.length > 0; rounds += 1) {
+      // Steps that settling this round promotes in plans the pass read: due now, and known as
+      // the store has them, so the next round runs them without a due query or a read.
+      const next: StepRecord[] = [];
+      const onPromoted = rounds < (options.rounds ?? MAX_ROUNDS) && !options.signal?.aborted ? (_: unknown, ready: StepRecord[]) => void next.push(...ready) : undefined;
+      await runRound(ctx, pass, round, options, report, guarded, onPromoted);
+      if (next.length === 0 || options.signal?.aborted) break;
+      inFlight?.hold(next);
+      held.push(...next);
+      report.dueSteps += next.length;
+      round = next;
     }
-    // Each plan whose steps finished is settled once, after all of them (promoting what became ready).
-    const { planIds, known } = pass.takePlansToSettle();
-    report.settled += await guarded('settling the plans whose steps finished', () => settlePlansTogether(ctx, planIds, known), 0);
   } finally {
-    inFlight?.release(due);
+    inFlight?.release(held);
   }
 
   report.busy =
@@ -212,6 +209,48 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
     report.movedSteps > 0 ||
     report.resumedReplans > 0;
   return report;
+}
+
+type Guarded = <T>(what: string, work: () => Promise<T>, fallback: T) => Promise<T>;
+
+/**
+ * One round of a pass: runs `due` (their plans read already), commits the moves of the steps
+ * that acted first together, and settles each plan whose steps moved once, after all of them.
+ */
+async function runRound(ctx: ExecutorContext, pass: Pass, due: readonly StepRecord[], options: TickOptions, report: TickReport, guarded: Guarded, onPromoted: OnPromoted | undefined): Promise<void> {
+  // Steps that acted before moving hand their moves back; they commit together, in one
+  // transaction per round, once every worker is done.
+  const moves: { due: StepRecord; move: Move }[] = [];
+  const finished: { due: StepRecord; moved: boolean }[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < due.length && !options.signal?.aborted) {
+      const step = due[next++]!;
+      // null: the step failed (already counted as an error) or had nothing to claim; neither is a lost claim.
+      const outcome = await guarded<boolean | null | Move>(`step ${step.id} (${step.kind}, ${step.status})`, () => runDueStep(ctx, pass, step), null);
+      if (outcome === null) continue;
+      if (typeof outcome === 'boolean') finished.push({ due: step, moved: outcome });
+      else moves.push({ due: step, move: outcome });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, due.length)) }, worker));
+  const applied = await guarded(
+    'moving the steps of the pass',
+    () =>
+      applyMoves(
+        ctx,
+        moves.map((m) => m.move),
+      ),
+    [] as (StepRecord | undefined)[],
+  );
+  moves.forEach((m, i) => finished.push({ due: m.due, moved: applied[i] !== undefined }));
+  for (const { due: step, moved } of finished) {
+    if (moved) report.movedSteps += 1;
+    if (options.observer) await observeStep(ctx, options.observer, step, moved);
+  }
+  // Each plan whose steps finished is settled once, after all of them (promoting what became ready).
+  const { planIds, known } = pass.takePlansToSettle();
+  report.settled += await guarded('settling the plans whose steps finished', () => settlePlansTogether(ctx, planIds, known, onPromoted), 0);
 }
 
 /**

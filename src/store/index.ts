@@ -15,7 +15,7 @@ export type { MindRecord, NewMind, MindRepository } from './repositories/minds.t
 export type { IntentionMeans, IntentionRecord, NewIntention, IntentionRepository } from './repositories/intentions.ts';
 export type { NewPlan, PlanListOptions, PlanPatch, PlanPause, PlanRecord, PlanWithSteps, PlanRepository } from './repositories/plans.ts';
 export { UNPAUSABLE_PLAN_STATUSES } from './repositories/plans.ts';
-export { FINAL_STEP_STATUSES } from './repositories/steps.ts';
+export { FINAL_STEP_STATUSES, promotedStep } from './repositories/steps.ts';
 export type { StepGuard, StepMove, StepPatch, StepRecord, StepRepository } from './repositories/steps.ts';
 export type { EventQuery, EventRecord, NewEvent, EventRepository } from './repositories/events.ts';
 export type { PolicyRuleInput, PolicyRuleRecord, PolicyRuleRepository } from './repositories/policy-rules.ts';

@@ -156,7 +156,8 @@ for (const kind of STORE_KINDS) {
       const { plan } = await w.plan(
         draftOf([step('W', { kind: 'capability', capability: 'test.write', params: { name: 'w' }, expectation }), step('V', { kind: 'verify', depends_on: ['W'], spec: { verifies: 'W' } })]),
       );
-      const executor = w.executor();
+      // One round per pass, so that the first pass runs W only.
+      const executor = w.executor({ rounds: 1 });
       // Run W only: start the plan and handle its first due step.
       await executor.tick();
       const v = plan.steps[1]!;

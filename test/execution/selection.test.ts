@@ -39,7 +39,8 @@ for (const kind of STORE_KINDS) {
       const w = await makeWorld(current());
       await w.allow('test.read');
       const { plan } = await w.plan(draftOf([readStep('A'), readStep('B', 'test.read', { name: 'b' }, { depends_on: ['A'] })]));
-      const executor = w.executor();
+      // One round per pass: the first pass runs A only, and B is left for the passes after.
+      const executor = w.executor({ rounds: 1 });
       await executor.tick();
       assert.equal((await w.store.plans.get(plan.id))?.status, 'executing');
       await w.store.minds.setStatus(w.mind.id, 'disabled');

@@ -144,6 +144,14 @@ function encodeMove({ id, verb, from, patch = {}, guard = {} }: StepMove, codec:
   return { id, from: asList(from), to, set, countAttempt: patch.countAttempt === true, guard: encodedGuard };
 }
 
+/** Why a promoted step is ready. */
+export const PROMOTED_REASON = 'dependencies done';
+
+/** A pending step as `promote` leaves it, promoted at `at`: the row it wrote, without reading it. */
+export function promotedStep(step: StepRecord, at: Date): StepRecord {
+  return { ...step, status: 'ready', statusReason: PROMOTED_REASON, nextRunAt: null, updatedAt: at };
+}
+
 /** Statuses a step never leaves; reaching one stamps finished_at unless the patch says otherwise. */
 export const FINAL_STEP_STATUSES: readonly StepStatus[] = ['completed', 'failed', 'skipped', 'cancelled'];
 
@@ -402,16 +410,17 @@ select step.*${notify} from step`.execute(db);
 
   /**
    * Moves pending steps to ready in one conditional statement per chunk (dependencies done);
-   * returns the ids that moved. A step that is no longer pending, or whose plan is no longer
+   * returns the ids that moved. Nothing else of a promoted step changes: a step read before is
+   * what it is now once promoted (see promotedStep), its `updated_at` being `at`. A step that is no longer pending, or whose plan is no longer
    * running (executing, waiting, awaiting_approval), is left alone: the caller may have decided from a plan it read earlier in its pass.
    */
-  async promote(stepIds: readonly string[]): Promise<string[]> {
-    const { db, codec, clock } = this.#ctx;
+  async promote(stepIds: readonly string[], at: Date = this.#ctx.clock.now()): Promise<string[]> {
+    const { db, codec } = this.#ctx;
     const moved: string[] = [];
     for (const chunk of chunksFor(codec.kind, stepIds)) {
       const rows = await db
         .updateTable('plan_steps')
-        .set({ status: 'ready', status_reason: 'dependencies done', next_run_at: null, updated_at: codec.time(clock.now()) })
+        .set({ status: 'ready', status_reason: PROMOTED_REASON, next_run_at: null, updated_at: codec.time(at) })
         .where(isAnyOf(codec.kind, 'id', chunk, 'uuid'))
         .where('status', '=', 'pending')
         .where(({ exists, selectFrom }) =>

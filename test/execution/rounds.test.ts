@@ -1,0 +1,111 @@
+// Rounds of a pass (ExecutorOptions.rounds): after the steps a pass found due, it runs the steps
+// their settling promoted in the same plans, from its own reading of those plans, so a plan whose
+// steps act at once runs several levels in one pass. What a later round starts from must be the
+// store's own rows, and every step still runs once.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { MAX_ROUNDS } from '../../src/execution/tick.ts';
+import { promotedStep } from '../../src/store/index.ts';
+import { seedPlan } from '../support/fixtures.ts';
+import { STORE_KINDS, useStore } from '../support/stores.ts';
+import { draftOf, makeWorld, readStep } from './support.ts';
+
+/** A diamond of reads: A, then B and C, then D. */
+const diamond = (tag: string) =>
+  draftOf([
+    readStep('A', 'test.read', { name: `a${tag}` }),
+    readStep('B', 'test.read', { name: `b${tag}` }, { depends_on: ['A'] }),
+    readStep('C', 'test.read', { name: `c${tag}` }, { depends_on: ['A'] }),
+    readStep('D', 'test.read', { name: `d${tag}` }, { depends_on: ['B', 'C'] }),
+  ]);
+
+for (const kind of STORE_KINDS) {
+  describe(`rounds of a pass (${kind})`, () => {
+    const current = useStore(kind);
+
+    it('run every level of a plan of reads in one pass, each step once', async () => {
+      const w = await makeWorld(current());
+      await w.allow('test.read');
+      const { plan } = await w.plan(diamond('1'));
+      const report = await w.executor().tick();
+      const stored = await w.store.plans.get(plan.id);
+      assert.equal(stored?.status, 'completed');
+      assert.deepEqual(
+        stored?.steps.map((s) => s.status),
+        ['completed', 'completed', 'completed', 'completed'],
+      );
+      assert.deepEqual(
+        w.log.calls.map((c) => c.params.name),
+        ['a1', 'b1', 'c1', 'd1'],
+      );
+      assert.equal(report.dueSteps, 4);
+      assert.equal(report.movedSteps, 4);
+      assert.deepEqual(w.errors, []);
+    });
+
+    it('stop at the rounds asked for and leave the next level to the next pass', async () => {
+      const w = await makeWorld(current());
+      await w.allow('test.read');
+      const { plan } = await w.plan(diamond('2'));
+      const executor = w.executor({ rounds: 2 });
+      await executor.tick();
+      const after = await w.store.plans.get(plan.id);
+      assert.equal(after?.status, 'executing');
+      assert.deepEqual(
+        after?.steps.map((s) => `${s.key}:${s.status}`),
+        ['A:completed', 'B:completed', 'C:completed', 'D:ready'],
+      );
+      await executor.tick();
+      assert.equal((await w.store.plans.get(plan.id))?.status, 'completed');
+      assert.deepEqual(
+        w.log.calls.map((c) => c.params.name),
+        ['a2', 'b2', 'c2', 'd2'],
+      );
+    });
+
+    it('give each step to one of two executors passing over the same plans at once', async () => {
+      const w = await makeWorld(current());
+      await w.allow('test.read');
+      const plans = [];
+      for (let i = 0; i < 12; i += 1) plans.push((await w.plan(diamond(`r${i}`))).plan);
+      const [one, two] = [w.executor({ concurrency: 2 }), w.executor({ concurrency: 2 })];
+      for (let pass = 0; pass < 10; pass += 1) await Promise.all([one.tick(), two.tick()]);
+      for (const plan of plans) assert.equal((await w.store.plans.get(plan.id))?.status, 'completed');
+      const names = w.log.calls.map((c) => String(c.params.name));
+      // A read may be repeated by the executor that lost its move; every step completed once, with one execution.
+      for (const plan of plans) {
+        for (const s of (await w.store.plans.get(plan.id))!.steps) {
+          const records = await w.store.executions.listByOrigin(`plan_step:${s.id}`);
+          assert.ok(
+            records.some((r) => r.id === s.executionId),
+            `${s.key} of plan ${plan.id} completed with an execution of its own`,
+          );
+        }
+      }
+      assert.ok(new Set(names).size === plans.length * 4);
+      assert.deepEqual(w.errors, []);
+    });
+
+    it('refuse rounds outside 1 to MAX_ROUNDS', async () => {
+      const w = await makeWorld(current());
+      for (const rounds of [0, MAX_ROUNDS + 1, 1.5]) assert.throws(() => w.executor({ rounds }), { name: 'RangeError', message: /rounds must be a whole number from 1 to 8/ });
+    });
+
+    it('a promoted step, as the pass patches it, is the row the store now has', async () => {
+      const { store } = current();
+      const { plan } = await seedPlan(store);
+      // Only the steps of a running plan are promoted.
+      assert.ok(await store.plans.transition(plan.id, 'validated', 'executing'));
+      const pending = plan.steps.filter((s) => s.status === 'pending');
+      assert.ok(pending.length > 0, 'the fixture has pending steps');
+      const at = new Date(store.clock.now().getTime() + 1234);
+      const moved = await store.steps.promote(
+        pending.map((s) => s.id),
+        at,
+      );
+      assert.deepEqual(moved.sort(), pending.map((s) => s.id).sort());
+      for (const step of pending) assert.deepEqual(promotedStep(step, at), await store.steps.get(step.id));
+    });
+  });
+}
