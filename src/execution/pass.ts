@@ -35,21 +35,23 @@ export class Pass {
 
   /**
    * Reads the plans (with steps and intentions) of all `steps` at once, and what the origins of
-   * those with a capability step to run caused: three statements side by side for the plans and
-   * one for the counts, however many plans the pass touches.
+   * those with a capability step to run caused: three statements side by side for the plans it
+   * has not read yet and one for the counts, however many plans the pass touches.
    */
   async preload(store: Store, steps: readonly StepRecord[]): Promise<void> {
     const ids = [...new Set(steps.map((s) => s.planId))].filter((id) => !this.#plans.has(id));
-    if (ids.length === 0) return;
-    // Plans, their steps and their intentions side by side: one round trip on PostgreSQL.
-    const [plans, intentions] = await Promise.all([store.plans.getMany(ids), store.intentions.getOfPlans(ids)]);
-    for (const id of ids) {
-      const plan = plans.get(id);
-      const loaded = plan && { plan, intention: intentions.get(plan.intentionId) ?? null };
-      if (loaded) this.#known.set(id, loaded);
-      this.#plans.set(id, Promise.resolve(loaded));
+    if (ids.length > 0) {
+      // Plans, their steps and their intentions side by side: one round trip on PostgreSQL.
+      const [plans, intentions] = await Promise.all([store.plans.getMany(ids), store.intentions.getOfPlans(ids)]);
+      for (const id of ids) {
+        const plan = plans.get(id);
+        const loaded = plan && { plan, intention: intentions.get(plan.intentionId) ?? null };
+        if (loaded) this.#known.set(id, loaded);
+        this.#plans.set(id, Promise.resolve(loaded));
+      }
     }
-    const budgeted = [...new Set(steps.filter(checksBudget).map((s) => s.planId))].flatMap((id) => plans.get(id) ?? []);
+    // Read here or adopted from the plans the pass started: one count for all of them.
+    const budgeted = [...new Set(steps.filter(checksBudget).map((s) => s.planId))].flatMap((id) => this.#known.get(id)?.plan ?? []);
     await this.#count(store, budgeted);
   }
 

@@ -94,9 +94,10 @@ export function settlement(steps: readonly StepRecord[]): Settlement {
 
 /**
  * Starts validated plans this daemon may advance, all in one transaction, then settles them
- * together (promoting their first steps); returns how many it started.
+ * together (promoting their first steps, reported to `onPromoted` with the plans as read here);
+ * returns how many it started.
  */
-export async function startPlans(ctx: ExecutorContext, limit: number): Promise<number> {
+export async function startPlans(ctx: ExecutorContext, limit: number, onPromoted?: OnPromoted): Promise<number> {
   const { store } = ctx;
   const ids = await store.executorQueries.startablePlanIds({ host: ctx.host, limit });
   if (ids.length === 0) return 0;
@@ -161,8 +162,8 @@ export async function startPlans(ctx: ExecutorContext, limit: number): Promise<n
   // Settled from the plans as read here, now executing: the light read of their statuses in
   // settlePlansTogether stands in for reading them whole again, unless something moved since.
   const known = new Map<string, Loaded>();
-  for (const { plan, intention } of candidates) if (intention) known.set(plan.id, { plan: { ...plan, status: 'executing' }, intention });
-  await settlePlansTogether(ctx, started, known);
+  for (const { plan, intention } of candidates) if (intention) known.set(plan.id, { plan: { ...plan, status: 'executing', statusReason: '' }, intention });
+  await settlePlansTogether(ctx, started, known, onPromoted);
   return started.length;
 }
 

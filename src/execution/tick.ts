@@ -155,7 +155,15 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
     report.expiredPredictions = await guarded('expiring forgotten predictions', () => expireForgottenPredictions(ctx, options.batch), 0);
   }
   if (options.signal?.aborted) return report;
-  if (options.startPlans ?? true) report.startedPlans = await guarded('starting plans', () => startPlans(ctx, options.startBatch ?? options.batch), 0);
+  const pass = new Pass(options.observer);
+  // The first steps of the plans this pass starts, as it read them: its first round runs them
+  // without reading them again (the due query below finds them too).
+  const firstSteps: StepRecord[] = [];
+  const adoptFirstSteps: OnPromoted = (loaded, ready) => {
+    pass.adopt(loaded);
+    firstSteps.push(...ready);
+  };
+  if (options.startPlans ?? true) report.startedPlans = await guarded('starting plans', () => startPlans(ctx, options.startBatch ?? options.batch, adoptFirstSteps), 0);
   if (housekeeping) report.resumedReplans = await guarded('resuming stalled replans', () => resumeStalledReplans(ctx, STALLED_REPLAN_SECONDS, options.batch), 0);
   if (options.sweep ?? true) report.settled = await guarded('settling plans', () => settlePlans(ctx, options.batch), 0);
   // Before any due step runs: a step bound by a commitment taken since its plan was made must
@@ -164,7 +172,6 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
   if (housekeeping) report.cancelledOrphans = await guarded('cancelling waits of closed plans', () => cancelOrphanedWaits(ctx, options.batch), 0);
   if (options.signal?.aborted) return report;
 
-  const pass = new Pass(options.observer);
   if (housekeeping) {
     const takeOver = await guarded('taking over from stopped executors', () => takeOverFromGone(ctx, pass, options.batch), { moved: 0, live: [] });
     report.takenOver = takeOver.moved;
@@ -174,9 +181,11 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
   // Past the steps other passes hold, so that a full batch of free ones can still be found.
   const limit = options.batch + (inFlight?.size ?? 0);
   const found = await guarded('finding due steps', () => store.executorQueries.dueSteps({ now: ctx.clock.now(), host: ctx.host, limit }), []);
-  const due = inFlight ? inFlight.take(found, options.batch) : found;
+  const started = new Set(firstSteps.map((s) => s.id));
+  const candidates = [...firstSteps, ...found.filter((s) => !started.has(s.id))];
+  const due = inFlight ? inFlight.take(candidates, options.batch) : candidates.slice(0, options.batch);
   report.dueSteps = due.length;
-  report.backlog = found.length >= limit;
+  report.backlog = found.length >= limit || candidates.length > due.length;
   // Every step this pass handles, for the other passes to leave alone until it is done.
   const held = [...due];
   try {
