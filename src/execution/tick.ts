@@ -25,9 +25,9 @@ export interface TickOptions {
   concurrency: number;
   /**
    * Most rounds a pass runs (default MAX_ROUNDS). Its first round runs the steps the due query
-   * found; each later one runs the steps settling the round before promoted in those plans, as
-   * the pass knows them (no due query, no read), so a plan whose steps act at once runs
-   * several of its levels in one pass. 1 runs only what the due query found.
+   * found and the first steps of the plans it started; each later one runs the steps settling
+   * the round before promoted in those plans, as the pass knows them (no due query, no read), so
+   * a plan whose steps act at once runs several of its levels in one pass. 1: the first round only.
    */
   rounds?: number;
   /** Stops claiming new work once aborted; work already claimed is finished. */
