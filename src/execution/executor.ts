@@ -126,6 +126,8 @@ export class Executor {
   /** Other executors on this host holding live claims, as the last housekeeping pass found them. */
   #watched: string[] = [];
   #stopListening: (() => void) | null = null;
+  /** The store readying its approval connection as the loop starts (executorQueries.readyForApprovals). */
+  #readying: Promise<void> | null = null;
 
   constructor(options: ExecutorOptions) {
     const registry = options.registry ?? options.capabilities.context.registry;
@@ -301,6 +303,10 @@ export class Executor {
     if (this.#loop) return;
     const abort = new AbortController();
     this.#abort = abort;
+    this.#readying = this.#ctx.store.executorQueries.readyForApprovals().catch((error: unknown) => {
+      // Only a head start: the first approval opens the connection itself.
+      this.#ctx.log.warn('readying the approval connection failed', { error: error instanceof Error ? error.message : String(error), executor: this.#ctx.name });
+    });
     this.#stopListening = this.#bus.onWake((reason) => {
       const approved = APPROVED_WAKE.exec(reason);
       if (!approved) return;
@@ -324,7 +330,8 @@ export class Executor {
     for (const wake of this.#idleAssistants.splice(0)) wake();
     await Promise.all([loop, ...this.#assistants]);
     this.#assistants = [];
-    await this.#performing;
+    await Promise.all([this.#performing, this.#readying]);
+    this.#readying = null;
     this.#stopListening?.();
     this.#stopListening = null;
     this.#loop = null;

@@ -6,6 +6,12 @@ import type { Database } from '../schema.ts';
 /** What every repository is built from: a connection (or a transaction), the codec and the clock. */
 export interface RepositoryContext {
   readonly db: Kysely<Database>;
+  /**
+   * Where an approval's wake-up reads its scene and claims its step: on PostgreSQL a connection of
+   * its own (store.ts APPROVAL_CONNECTION); `db` itself on SQLite and inside a transaction. Only
+   * for statements that look rows up by key and commit on their own.
+   */
+  readonly approvalDb: Kysely<Database>;
   readonly codec: Codec;
   readonly clock: Clock;
   /**

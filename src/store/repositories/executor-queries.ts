@@ -262,6 +262,9 @@ const SCENE_READS = {
   intention: new QueryTemplate<readonly [string], Selectable<Database['intentions']>>((db, [stepId]) => intentionOfStep(db, stepId)),
 };
 
+/** A well-formed id that no row has (the nil UUID; ids are generated as v7). */
+const NO_ROW = '00000000-0000-0000-0000-000000000000';
+
 export class ExecutorQueryRepository {
   readonly #ctx: RepositoryContext;
   constructor(ctx: RepositoryContext) {
@@ -270,17 +273,18 @@ export class ExecutorQueryRepository {
 
   /**
    * The approval scene of `approvalId`, read for the mind and step its wake-up names. On
-   * PostgreSQL it is one statement, each part a JSON value: the time from an approval to its
-   * claim in another process is mostly round trips, and seven reads side by side kept seven
-   * server processes and the client busy for 2-3 ms on a shared machine. On SQLite, in process,
+   * PostgreSQL it is one statement on the approval connection (APPROVAL_CONNECTION), each part a
+   * JSON value: the time from an approval to its claim in another process is mostly round trips,
+   * and seven reads side by side kept seven server processes and the client busy for 2-3 ms on a
+   * shared machine. On SQLite, in process,
    * the reads run one after another (SCENE_READS).
    */
   async approvalScene(approvalId: string, mindId: string, stepId: string): Promise<ApprovalScene> {
-    const { db, codec } = this.#ctx;
+    const { db, approvalDb, codec } = this.#ctx;
     const read =
       codec.kind === 'postgres'
         ? // A JSON timestamp is ISO text where pg gives a Date; the decoders read both alike.
-          (await db.executeQuery(APPROVAL_SCENE.compile(db, codec.kind, [approvalId, mindId, stepId]))).rows[0]!
+          (await approvalDb.executeQuery(APPROVAL_SCENE.compile(approvalDb, codec.kind, [approvalId, mindId, stepId]))).rows[0]!
         : await (async () => {
             const rows = async <Row>(template: QueryTemplate<readonly [string], Row>, arg: string) => (await db.executeQuery(template.compile(db, codec.kind, [arg]))).rows;
             return {
@@ -301,6 +305,18 @@ export class ExecutorQueryRepository {
       plan: read.plan ? { ...decodePlan(read.plan, codec), steps: read.steps.map((row) => decodeStep(row, codec)) } : undefined,
       intention: read.intention ? decodeIntention(read.intention, codec) : undefined,
     };
+  }
+
+  /**
+   * Readies the approval connection before any approval needs it (the executor calls it as it
+   * starts): on PostgreSQL opens it and prepares the scene read there, by reading the scene of an
+   * id no row has, so the first approval after a daemon starts waits neither for a connection
+   * (about 5 ms here) nor for the server to load those tables' catalog entries. Reads nothing on
+   * SQLite, where there is no connection to open.
+   */
+  async readyForApprovals(): Promise<void> {
+    if (this.#ctx.codec.kind !== 'postgres') return;
+    await this.approvalScene(NO_ROW, NO_ROW, NO_ROW);
   }
 
   async dueSteps(query: DueStepQuery): Promise<StepRecord[]> {

@@ -265,8 +265,8 @@ export class StepRepository {
    * must still be approved and claimed by nobody) and the step moves by `claim` under `patch`,
    * all of it or none. Undefined when the step or the request moved on.
    *
-   * On PostgreSQL this is one statement, one round trip between an operator's approval and the
-   * act: it locks the step first (FOR UPDATE, still awaiting this approval), claims the request
+   * On PostgreSQL this is one statement on the approval connection (APPROVAL_CONNECTION), one
+   * round trip between an operator's approval and the act: it locks the step first (FOR UPDATE, still awaiting this approval), claims the request
    * only if it holds that lock, moves the step only if the request was claimed, and inserts the
    * records only if the step moved; each part sees the one before it, so a request is never
    * claimed for a step that cannot move. On SQLite, one transaction of the same writes.
@@ -297,7 +297,7 @@ export class StepRepository {
 ), events as (
   ${events.length > 0 ? insertStatement(codec.kind, 'events', EVENT_COLUMNS, events, moved) : sql`select 1`}
 )
-select step.*${notify} from step`.execute(db);
+select step.*${notify} from step`.execute(this.#ctx.approvalDb);
       row = result.rows[0];
     } else {
       row = await inTransaction(db, async (tx) => {
