@@ -276,8 +276,7 @@ export class ExecutorQueryRepository {
    * PostgreSQL it is one statement on the approval connection (APPROVAL_CONNECTION), each part a
    * JSON value: the time from an approval to its claim in another process is mostly round trips,
    * and seven reads side by side kept seven server processes and the client busy for 2-3 ms on a
-   * shared machine. On SQLite, in process,
-   * the reads run one after another (SCENE_READS).
+   * shared machine. On SQLite, in process, the reads run one after another (SCENE_READS).
    */
   async approvalScene(approvalId: string, mindId: string, stepId: string): Promise<ApprovalScene> {
     const { db, approvalDb, codec } = this.#ctx;

@@ -266,10 +266,11 @@ export class StepRepository {
    * all of it or none. Undefined when the step or the request moved on.
    *
    * On PostgreSQL this is one statement on the approval connection (APPROVAL_CONNECTION), one
-   * round trip between an operator's approval and the act: it locks the step first (FOR UPDATE, still awaiting this approval), claims the request
-   * only if it holds that lock, moves the step only if the request was claimed, and inserts the
-   * records only if the step moved; each part sees the one before it, so a request is never
-   * claimed for a step that cannot move. On SQLite, one transaction of the same writes.
+   * round trip between an operator's approval and the act: it locks the step first (FOR UPDATE,
+   * still awaiting this approval), claims the request only if it holds that lock, moves the step
+   * only if the request was claimed, and inserts the records only if the step moved; each part
+   * sees the one before it, so a request is never claimed for a step that cannot move. On SQLite,
+   * one transaction of the same writes.
    */
   async claimApproved(claim: ApprovedClaim): Promise<StepRecord | undefined> {
     const { db, codec, clock } = this.#ctx;
