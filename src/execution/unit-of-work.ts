@@ -19,6 +19,9 @@ export function joinedStore(outer: Store, tx: Repositories): Store {
     get db(): never {
       throw new Error('the raw connection is not available inside a unit of work; use its repositories');
     },
+    get approvalDb(): never {
+      throw new Error('the approval connection is not available inside a unit of work; use its repositories');
+    },
     migrate: () => Promise.reject(new Error('cannot migrate inside a unit of work')),
     transaction: (work) => work(tx),
     close: () => Promise.reject(new Error('cannot close the store inside a unit of work')),

@@ -71,6 +71,8 @@ export interface Repositories {
 export interface Store extends Repositories {
   readonly kind: StoreKind;
   readonly db: Kysely<Database>;
+  /** Where an approval's wake-up reads and claims (APPROVAL_CONNECTION); `db` on SQLite. */
+  readonly approvalDb: Kysely<Database>;
   readonly codec: Codec;
   readonly clock: Clock;
   /** Signals, in this process, each committed event that can unblock work (see WAKE_EVENT_TYPES). */
@@ -168,6 +170,7 @@ export async function openStore(config: StoreConfig, options: StoreOptions = {})
   return {
     kind: config.kind,
     db,
+    approvalDb: approvalDb ?? db,
     codec,
     clock,
     ...repositories,
@@ -192,6 +195,19 @@ export async function openStore(config: StoreConfig, options: StoreOptions = {})
       await Promise.all([db.destroy(), approvalDb?.destroy()]);
     },
   };
+}
+
+/**
+ * The URL's `options` parameter (startup options such as `-c statement_timeout=5000`) and the
+ * URL without it. pg lets a URL's parameters override the client's configuration, so an
+ * `options` in the URL would otherwise replace the store's own (its durable commits among them).
+ */
+function startupOptionsOf(url: string): { url: string; options: string } {
+  const parsed = new URL(url);
+  const options = parsed.searchParams.get('options');
+  if (options === null) return { url, options: '' };
+  parsed.searchParams.delete('options');
+  return { url: parsed.toString(), options };
 }
 
 type QueryLog = (event: LogEvent) => void;
@@ -224,9 +240,11 @@ async function openPostgres(config: PostgresStoreConfig, log: QueryLog | undefin
   const { default: pg } = await import('pg');
   // Every commit is durable whatever the server's default (a claim or a write-ahead execution
   // row must never vanish after it was reported committed), and unqualified table names
-  // resolve in the configured schema.
-  const options = ['-c synchronous_commit=on', ...(config.schema ? [`-c search_path=${config.schema}`] : [])];
-  const connection = { connectionString: config.url, keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_AFTER_MS };
+  // resolve in the configured schema. Both follow the URL's own startup options, which pg would
+  // otherwise put in their place; the server applies them in order, so these win.
+  const given = startupOptionsOf(config.url);
+  const options = [...(given.options ? [given.options] : []), '-c synchronous_commit=on', ...(config.schema ? [`-c search_path=${config.schema}`] : [])];
+  const connection = { connectionString: given.url, keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_AFTER_MS };
   const pool: pg.Pool = new pg.Pool({ ...connection, options: options.join(' '), min: WARM_CONNECTIONS, idleTimeoutMillis: idleConnectionMs });
   // APPROVAL_CONNECTION: opened on first use, and an idle timeout of 0 never closes it.
   const approvalPool: pg.Pool = new pg.Pool({

@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { loadDaemonConfig } from '../../src/daemon/config.ts';
 import { startDaemon } from '../../src/daemon/serve.ts';
+import { openStore } from '../../src/store/index.ts';
 import { STORE_KINDS, openTestStore } from '../support/stores.ts';
 
 for (const kind of STORE_KINDS) {
@@ -34,3 +35,29 @@ for (const kind of STORE_KINDS) {
     });
   });
 }
+
+describe('a PostgreSQL URL with startup options of its own', () => {
+  it("keeps them beside the store's, which win: commits stay durable on every connection", { timeout: 30_000 }, async () => {
+    const place = await openTestStore('postgres');
+    if (place.config.kind !== 'postgres') throw new Error('a PostgreSQL store was asked for');
+    const url = new URL(place.config.url);
+    url.searchParams.set('options', '-c synchronous_commit=off -c statement_timeout=4321');
+    const store = await openStore({ ...place.config, url: url.toString() });
+    const settings = sql<{ name: string; setting: string }>`select name, setting from pg_settings where name in ('synchronous_commit', 'statement_timeout', 'plan_cache_mode') order by name`;
+    try {
+      assert.deepEqual((await settings.execute(store.db)).rows, [
+        { name: 'plan_cache_mode', setting: 'auto' },
+        { name: 'statement_timeout', setting: '4321' },
+        { name: 'synchronous_commit', setting: 'on' },
+      ]);
+      assert.deepEqual((await settings.execute(store.approvalDb)).rows, [
+        { name: 'plan_cache_mode', setting: 'force_generic_plan' },
+        { name: 'statement_timeout', setting: '4321' },
+        { name: 'synchronous_commit', setting: 'on' },
+      ]);
+    } finally {
+      await store.close();
+      await place.dispose();
+    }
+  });
+});
