@@ -384,7 +384,10 @@ select step.*${notify} from step`.execute(this.#ctx.approvalDb);
     const groups = new Map<string, number[]>();
     encoded.forEach((move, i) => {
       const shape = shapeOf(move);
-      groups.set(shape, [...(groups.get(shape) ?? []), i]);
+      const group = groups.get(shape);
+      // Appended in place: copying the group for every move made a batch's grouping quadratic.
+      if (group) group.push(i);
+      else groups.set(shape, [i]);
     });
     const answers: (StepRecord | undefined)[] = moves.map(() => undefined);
     for (const indexes of groups.values()) {
