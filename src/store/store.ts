@@ -166,11 +166,13 @@ export async function openStore(config: StoreConfig, options: StoreOptions = {})
   const schema = config.kind === 'postgres' ? config.schema : undefined;
   const wakeups = new WakeSignals();
   const wakeChannelName = config.kind === 'postgres' ? wakeChannel(config.schema) : null;
-  const repositories = repositoriesFor({ db, approvalDb: approvalDb ?? db, codec, clock, wake: (type) => wakeups.emit(type), wakeChannel: wakeChannelName });
+  // SQLite has one connection: approvals read and claim on it too.
+  const approvals = approvalDb ?? db;
+  const repositories = repositoriesFor({ db, approvalDb: approvals, codec, clock, wake: (type) => wakeups.emit(type), wakeChannel: wakeChannelName });
   return {
     kind: config.kind,
     db,
-    approvalDb: approvalDb ?? db,
+    approvalDb: approvals,
     codec,
     clock,
     ...repositories,
