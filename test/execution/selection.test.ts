@@ -4,10 +4,11 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CompiledQuery, sql } from 'kysely';
+import { sql } from 'kysely';
 import { newId } from '../../src/core/ids.ts';
 import { dueStepsForExecutorQuery, plansToSettleQuery, startablePlansQuery } from '../../src/store/repositories/executor-queries.ts';
 import { validate } from '../../src/planning/validate.ts';
+import { queryPlan } from '../support/query-plan.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 import { draftOf, makeWorld, readStep, stepsOf } from './support.ts';
 
@@ -91,17 +92,7 @@ for (const kind of STORE_KINDS) {
       await sql`update plans set status = 'completed'`.execute(db);
       await w.plan(draft);
       await sql`analyze`.execute(db);
-      const explain = async (compiled: { sql: string; parameters: readonly unknown[] }) => {
-        const prefix = kind === 'sqlite' ? 'explain query plan ' : 'explain ';
-        // On PostgreSQL, forbid sequential scans on one connection so the plan shows whether an index can serve.
-        const rows = await db.connection().execute(async (conn) => {
-          if (kind === 'postgres') await sql`set enable_seqscan = off`.execute(conn);
-          const result = await conn.executeQuery(CompiledQuery.raw(prefix + compiled.sql, [...compiled.parameters]));
-          if (kind === 'postgres') await sql`reset enable_seqscan`.execute(conn);
-          return result.rows;
-        });
-        return JSON.stringify(rows);
-      };
+      const explain = (compiled: { sql: string; parameters: readonly unknown[] }) => queryPlan(db, kind, compiled);
       const affinity = { host: 'h', limit: 10 };
       assert.match(await explain(dueStepsForExecutorQuery(db, new Date().toISOString(), { ...affinity, now: new Date() }).compile()), /plan_steps_due_idx/);
       assert.match(await explain(startablePlansQuery(db, affinity).compile()), /plans_live_idx/);

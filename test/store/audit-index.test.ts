@@ -4,26 +4,15 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CompiledQuery, sql } from 'kysely';
 import { newId } from '../../src/core/ids.ts';
 import { AUDIT_EVENT_TYPES, type EventType } from '../../src/core/vocabulary.ts';
 import { eventsQuery, type EventQuery, type EventRecord } from '../../src/store/repositories/events.ts';
 import type { Store } from '../../src/store/index.ts';
+import { queryPlan } from '../support/query-plan.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 
-async function plan(store: Store, query: EventQuery): Promise<string> {
-  const compiled = eventsQuery(store.db, store.kind, query).compile();
-  const rows = await store.db.connection().execute(async (conn) => {
-    // The test log is small, so PostgreSQL would rightly scan it; forbid that to learn whether the index serves.
-    if (store.kind === 'postgres') await sql`set enable_seqscan = off`.execute(conn);
-    try {
-      const prefix = store.kind === 'sqlite' ? 'explain query plan ' : 'explain ';
-      return (await conn.executeQuery(CompiledQuery.raw(prefix + compiled.sql, [...compiled.parameters]))).rows;
-    } finally {
-      if (store.kind === 'postgres') await sql`reset enable_seqscan`.execute(conn);
-    }
-  });
-  return JSON.stringify(rows);
+function plan(store: Store, query: EventQuery): Promise<string> {
+  return queryPlan(store.db, store.kind, eventsQuery(store.db, store.kind, query).compile());
 }
 
 for (const kind of STORE_KINDS) {

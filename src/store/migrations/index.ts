@@ -19,6 +19,7 @@ import { approvalAmendments } from './0011_approval_amendments.ts';
 import { abortAndFindings } from './0012_abort_and_findings.ts';
 import { eventTypeEqualities } from './0013_event_type_equalities.ts';
 import { auditIndex } from './0014_audit_index.ts';
+import { partialEventIndexes } from './0015_event_indexes_partial.ts';
 
 export const MIGRATION_TABLE = 'praxis_migrations';
 export const MIGRATION_LOCK_TABLE = 'praxis_migration_lock';
@@ -43,6 +44,7 @@ export function migrationsFor(kind: StoreKind): Record<string, Migration> {
     '0012_abort_and_findings': abortAndFindings(kind),
     '0013_event_type_equalities': eventTypeEqualities(kind),
     '0014_audit_index': auditIndex(kind),
+    '0015_event_indexes_partial': partialEventIndexes(kind),
   };
 }
 
