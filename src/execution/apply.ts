@@ -193,11 +193,14 @@ async function moveSteps(scoped: Store, moves: readonly Move[]): Promise<(StepRe
     const { step } = scene;
     const guard = options.guard ?? {};
     if (decision.kind === 'keep') {
-      if (decision.at) asked.push({ index, move: { id: step.id, verb: 'link', from: step.status, patch: { nextRunAt: decision.at }, guard } });
+      if (decision.at) asked.push({ index, move: { id: step.id, verb: 'link', from: step.status, patch: { nextRunAt: decision.at }, guard, known: step } });
       continue;
     }
     const transition = moveOf(decision);
-    asked.push({ index, move: { id: step.id, verb: transition.verb, from: options.from, patch: { ...transition.patch, ...(options.countAttempt ? { countAttempt: true } : {}) }, guard } });
+    asked.push({
+      index,
+      move: { id: step.id, verb: transition.verb, from: options.from, patch: { ...transition.patch, ...(options.countAttempt ? { countAttempt: true } : {}) }, guard, known: step },
+    });
   }
   const moved = await scoped.steps.moveMany(asked.map((a) => a.move));
   asked.forEach(({ index }, i) => (answers[index] = moved[i]));

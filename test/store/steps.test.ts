@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { addSeconds } from '../../src/core/clock.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 import type { StepRecord } from '../../src/store/index.ts';
+import { decodeState, decodeStep, STATE_COLUMNS } from '../../src/store/repositories/steps.ts';
 import { seedPlan, seedReadyStep } from '../support/fixtures.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 
@@ -172,6 +173,83 @@ for (const kind of STORE_KINDS) {
       } finally {
         await observed.close();
       }
+    });
+
+    it('makes a moved step from the step as read, with what others wrote since, and returns only state', async () => {
+      const { store, clock, config } = current();
+      const { plan } = await seedPlan(store);
+      const read: StepRecord[] = [];
+      for (const s of plan.steps) read.push((await store.steps.move('promote', s.id, 'pending'))!);
+      // Written by someone else after the reading, without a move: a linked prediction and a new status reason.
+      await store.steps.link(read[1]!.id, 'ready', { predictionId: '00000000-0000-7000-8000-0000000000f1', statusReason: 'looked at' });
+      clock.advance(3);
+      const due = clock.now();
+      const complete = (step: StepRecord, n: number) => ({
+        id: step.id,
+        verb: 'complete' as const,
+        from: 'ready' as const,
+        patch: {
+          countAttempt: true,
+          leaseUntil: null,
+          nextRunAt: null,
+          result: { n, list: [n, 'x'] },
+          observation: { state: 'active' },
+          executionId: `00000000-0000-7000-8000-00000000000${n}`,
+          statusReason: 'read',
+        },
+        guard: { dueBy: due },
+        known: step,
+      });
+      const statements: string[] = [];
+      const observed = await openStore(config, { clock, observeQuery: (text) => statements.push(text) });
+      try {
+        const got = await observed.steps.moveMany([complete(read[0]!, 1), complete(read[1]!, 2), complete(read[2]!, 3)]);
+        assert.equal(statements.length, 1);
+        const returning = statements[0]!.slice(statements[0]!.lastIndexOf('returning'));
+        for (const definition of ['spec', 'title', 'expectation', 'depends_on', 'result']) assert.doesNotMatch(returning, new RegExp(`"${definition}"`), `${definition} is not read back`);
+        assert.match(returning, /"prediction_id"/);
+        for (const [i, s] of got.entries()) assert.deepEqual(s, await store.steps.get(read[i]!.id), 'the answer is the stored row');
+        assert.equal(got[1]?.predictionId, '00000000-0000-7000-8000-0000000000f1', 'a link made since the reading shows');
+        assert.equal(got[1]?.attempts, 1);
+        // A move that lost is undefined, known or not.
+        assert.deepEqual(await observed.steps.moveMany([complete(read[0]!, 1), complete(read[1]!, 2)]), [undefined, undefined]);
+      } finally {
+        await observed.close();
+      }
+    });
+
+    it("reads a step's state columns as decodeStep does, and every other column is its definition", async () => {
+      const { store } = current();
+      const { stepId } = await seedReadyStep(store);
+      await store.steps.move('complete', stepId, 'ready', { countAttempt: true, result: { a: 1 }, observation: null, executionId: '00000000-0000-7000-8000-0000000000e9', statusReason: 'done' });
+      const row = await store.db.selectFrom('plan_steps').selectAll().where('id', '=', stepId).executeTakeFirstOrThrow();
+      const whole = decodeStep(row, store.codec) as unknown as Record<string, unknown>;
+      const state = decodeState(row, store.codec) as Record<string, unknown>;
+      assert.deepEqual(state, Object.fromEntries(Object.keys(state).map((field) => [field, whole[field]])));
+      // What a step is and never stops being: written with its plan, set by no writer since.
+      const definition = [
+        'id',
+        'plan_id',
+        'mind_id',
+        'key',
+        'position',
+        'title',
+        'kind',
+        'depends_on',
+        'capability',
+        'require_approval',
+        'expectation',
+        'precondition',
+        'spec',
+        'max_attempts',
+        'created_at',
+      ];
+      assert.deepEqual(
+        Object.keys(row)
+          .filter((column) => !(column in STATE_COLUMNS))
+          .sort(),
+        definition.sort(),
+      );
     });
 
     it('gives one winner to 20 concurrent claims from 4 connections', async () => {

@@ -63,8 +63,11 @@ export function shapeOf(move: EncodedMove): string {
   return [move.to, [...move.from].sort().join(','), Object.keys(move.set).sort().join(','), move.countAttempt ? 'attempt' : '', guards.join(',')].join('|');
 }
 
-/** The UPDATE for several moves of one shape (see the file's opening comment); `now` is encoded. */
-export function movesStatement(codec: Codec, moves: readonly EncodedMove[], now: string): RawBuilder<Record<string, unknown>> {
+/**
+ * The UPDATE for several moves of one shape (see the file's opening comment); `now` is encoded.
+ * It returns the moved steps whole, or only the `returning` columns when given.
+ */
+export function movesStatement(codec: Codec, moves: readonly EncodedMove[], now: string, returning: readonly string[] | null = null): RawBuilder<Record<string, unknown>> {
   const [first] = moves;
   if (!first) throw new TypeError('movesStatement needs at least one move');
   const setColumns = Object.keys(first.set).sort() as SetColumn[];
@@ -109,7 +112,8 @@ export function movesStatement(codec: Codec, moves: readonly EncodedMove[], now:
   ];
   // SQLite's RETURNING names only the updated table's columns and refuses `plan_steps.*`;
   // PostgreSQL's `*` would also bring v's columns, some named like the step's.
-  const returned = codec.kind === 'postgres' ? sql`plan_steps.*` : sql`*`;
+  // Named columns are the step's own on both stores.
+  const returned = returning ? sql.join(returning.map((c) => step(c))) : codec.kind === 'postgres' ? sql`plan_steps.*` : sql`*`;
   return sql<Record<string, unknown>>`with v (${sql.join(columns.map((c) => sql.id(c)))}) as (${rowTable(codec.kind, types, rows)})
 update plan_steps set ${sql.join(assignments)} from v where ${sql.join(conditions, sql` and `)} returning ${returned}`;
 }

@@ -119,6 +119,12 @@ export interface StepMove {
   from: StepStatus | readonly StepStatus[];
   patch?: StepPatch;
   guard?: StepGuard;
+  /**
+   * The step as the caller read it. With it, the moved record is made from this reading and the
+   * statement returns only the step's state columns the move does not write itself (see
+   * STATE_COLUMNS): the definition, a step's larger half, is never written after its plan is.
+   */
+  known?: StepRecord;
 }
 
 /** The status a move leaves its step in; throws IllegalStepMove for a move the table lacks. */
@@ -142,6 +148,71 @@ function encodeMove({ id, verb, from, patch = {}, guard = {} }: StepMove, codec:
   if (guard.dueBy !== undefined) encodedGuard.due_by = codec.time(guard.dueBy);
   if (guard.claimedBy !== undefined) encodedGuard.claimed_by = guard.claimedBy;
   return { id, from: asList(from), to, set, countAttempt: patch.countAttempt === true, guard: encodedGuard };
+}
+
+/**
+ * A step's state: the columns a move, a link, a claim or an amendment (target and params) may
+ * write, each with how it is read. The others (plan, mind, key, position, title, kind,
+ * dependencies, capability, approval requirement, expectation, precondition, spec, max attempts,
+ * created_at) are its definition, written once with its plan: no writer in this repository sets
+ * them, so a step read earlier still has them as read. decodeStep reads the same columns as
+ * these (a test holds the two together); it is written out field by field because it reads
+ * every step of every plan a pass touches, and one object literal keeps those records of one shape.
+ */
+export const STATE_COLUMNS = {
+  target: ['target', 'text'],
+  params: ['params', 'json'],
+  status: ['status', 'text'],
+  attempts: ['attempts', 'int'],
+  lease_until: ['leaseUntil', 'time'],
+  next_run_at: ['nextRunAt', 'time'],
+  approval_id: ['approvalId', 'text'],
+  request_id: ['requestId', 'text'],
+  execution_id: ['executionId', 'text'],
+  prediction_id: ['predictionId', 'text'],
+  intention_id: ['intentionId', 'text'],
+  result: ['result', 'json'],
+  observation: ['observation', 'json'],
+  error: ['error', 'text'],
+  status_reason: ['statusReason', 'text'],
+  claimed_by: ['claimedBy', 'text'],
+  started_at: ['startedAt', 'time'],
+  finished_at: ['finishedAt', 'time'],
+  updated_at: ['updatedAt', 'time'],
+} as const satisfies Partial<Record<keyof PlanStepsTable, readonly [keyof StepRecord, 'text' | 'json' | 'int' | 'time']>>;
+
+type StateColumn = keyof typeof STATE_COLUMNS;
+
+/** Reads the state columns present in `row` (read back with `codec`) into record fields. */
+export function decodeState(row: Partial<Record<StateColumn, unknown>>, codec: Pick<Codec, 'readJsonOrNull' | 'readTimeOrNull' | 'readInt'>): Partial<StepRecord> {
+  const state: Record<string, unknown> = {};
+  for (const column in row) {
+    const spec = STATE_COLUMNS[column as StateColumn];
+    if (!spec) continue;
+    const raw = row[column as StateColumn];
+    const [field, kind] = spec;
+    state[field] = kind === 'json' ? codec.readJsonOrNull(raw) : kind === 'time' ? codec.readTimeOrNull(raw) : kind === 'int' ? codec.readInt(raw) : raw;
+  }
+  return state as Partial<StepRecord>;
+}
+
+/**
+ * Values as this repository writes them (JSON and times as text, on both stores), read back
+ * without asking the store: the columns a move sets are made into its record from what it wrote.
+ */
+const WRITTEN: Pick<Codec, 'readJsonOrNull' | 'readTimeOrNull' | 'readInt'> = {
+  readJsonOrNull: <T>(raw: unknown) => (raw === null || raw === undefined ? null : (JSON.parse(String(raw)) as T)),
+  readTimeOrNull: (raw: unknown) => (raw === null || raw === undefined ? null : new Date(String(raw))),
+  readInt: (raw: unknown) => Number(raw),
+};
+
+/**
+ * The record of a move that won, from the step as the caller read it: its definition as read,
+ * the state columns the move wrote as written, and the others as the statement returned them
+ * (`returned`), so a write made by someone else since the reading shows.
+ */
+function movedStep(known: StepRecord, move: EncodedMove, returned: Record<string, unknown>, codec: Codec, now: Date): StepRecord {
+  return { ...known, ...decodeState(returned, codec), ...decodeState(move.set, WRITTEN), status: move.to, updatedAt: now };
 }
 
 /** Why a promoted step is ready. */
@@ -399,14 +470,21 @@ select step.*${notify} from step`.execute(this.#ctx.approvalDb);
         }
         continue;
       }
+      // Moves that name the step as read return only the state they do not write themselves.
+      const known = indexes.every((i) => moves[i]!.known?.id === moves[i]!.id);
+      const returned = known ? ['id', ...Object.keys(STATE_COLUMNS).filter((c) => c !== 'status' && c !== 'updated_at' && !(c in encoded[indexes[0]!]!.set))] : null;
       for (const chunk of chunksFor(codec.kind, indexes)) {
         const { rows } = await movesStatement(
           codec,
           chunk.map((i) => encoded[i]!),
           at,
+          returned,
         ).execute(this.#ctx.db);
-        const moved = new Map((rows as Selectable<PlanStepsTable>[]).map((row) => [row.id, decodeStep(row, codec)]));
-        for (const i of chunk) answers[i] = moved.get(moves[i]!.id);
+        const byId = new Map(rows.map((row) => [row.id as string, row]));
+        for (const i of chunk) {
+          const row = byId.get(moves[i]!.id);
+          answers[i] = row && (known ? movedStep(moves[i]!.known!, encoded[i]!, row, codec, now) : decodeStep(row as Selectable<PlanStepsTable>, codec));
+        }
       }
     }
     return answers;
