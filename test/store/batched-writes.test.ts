@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { newId } from '../../src/core/ids.ts';
 import { openStore, type NewEvent } from '../../src/store/index.ts';
 import { EVENT_COLUMNS } from '../../src/store/repositories/events.ts';
-import { insertRows } from '../../src/store/row-table.ts';
+import { insertRows, withRowTable } from '../../src/store/row-table.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 
 // A batch is one statement on PostgreSQL (one array per column) and chunks of a VALUES list on
@@ -151,6 +152,31 @@ for (const kind of STORE_KINDS) {
       assert.equal(second?.error, "it's down");
       assert.equal(second?.retrySafe, true);
       assert.ok(second?.finishedAt);
+    });
+    it('runs a statement over a row table with values bound ahead of its own, and refuses one where they would not be', async () => {
+      const { store } = current();
+      const columns = { n: 'integer', t: 'text' };
+      const rows = Array.from({ length: 3 }, (_, i) => ({ n: i, t: `row ${i} ' "` }));
+      const got = await withRowTable(
+        store.db,
+        kind,
+        columns,
+        rows,
+        (table) => sql<{ n: number; t: string; x: string }>`with v (n, t) as (${table}) select n, t, ${'after'} as x from v where n >= ${1} order by n`,
+      );
+      assert.deepEqual(
+        got.map((r) => ({ ...r, n: Number(r.n) })),
+        [
+          { n: 1, t: 'row 1 \' "', x: 'after' },
+          { n: 2, t: 'row 2 \' "', x: 'after' },
+        ],
+      );
+      if (kind === 'sqlite') {
+        await assert.rejects(
+          withRowTable(store.db, kind, columns, rows, (table) => sql`select ${'before'} as x, v.* from (${table}) as v`),
+          /first parameterised part/,
+        );
+      }
     });
   });
 }

@@ -12,11 +12,11 @@
 // Both stores run it (SQLite since 3.33 for UPDATE ... FROM). On PostgreSQL v is one array per
 // column (row-table.ts), each typed, so any number of moves is one statement.
 
-import { sql, type RawBuilder, type Updateable } from 'kysely';
+import { sql, type Kysely, type Updateable } from 'kysely';
 import type { StepStatus } from '../../core/vocabulary.ts';
 import type { Codec } from '../codec.ts';
-import { rowTable } from '../row-table.ts';
-import type { PlanStepsTable } from '../schema.ts';
+import { withRowTable } from '../row-table.ts';
+import type { Database, PlanStepsTable } from '../schema.ts';
 
 type SetColumn = keyof Updateable<PlanStepsTable> & string;
 
@@ -55,32 +55,39 @@ export interface EncodedMove {
   guard: { lease_until?: string | null; lease_expired_by?: string; attempts?: number; due_by?: string; claimed_by?: string };
 }
 
-/** Moves that can share one statement have the same shape. */
+/**
+ * Moves that can share one statement have the same shape. Keys are taken in the order they were
+ * set, unsorted (a pass computes this for every move): encodeMove sets them in one fixed order,
+ * so equal sets give equal shapes, and a caller listing `from` in another order only costs a
+ * statement of its own.
+ */
 export function shapeOf(move: EncodedMove): string {
-  const guards = Object.keys(move.guard)
-    .sort()
-    .map((k) => (k === 'lease_until' && move.guard.lease_until === null ? 'no_lease' : k));
-  return [move.to, [...move.from].sort().join(','), Object.keys(move.set).sort().join(','), move.countAttempt ? 'attempt' : '', guards.join(',')].join('|');
+  let guards = '';
+  for (const k in move.guard) guards += k === 'lease_until' && move.guard.lease_until === null ? 'no_lease,' : `${k},`;
+  let set = '';
+  for (const k in move.set) set += `${k},`;
+  return `${move.to}|${move.from.join(',')}|${set}|${move.countAttempt ? 'attempt' : ''}|${guards}`;
 }
 
 /**
- * The UPDATE for several moves of one shape (see the file's opening comment); `now` is encoded.
- * It returns the moved steps whole, or only the `returning` columns when given.
+ * Runs the UPDATE for several moves of one shape (see the file's opening comment; `now` is
+ * encoded) and returns the moved steps whole, or only the `returning` columns when given.
  */
-export function movesStatement(codec: Codec, moves: readonly EncodedMove[], now: string, returning: readonly string[] | null = null): RawBuilder<Record<string, unknown>> {
+export function moveRows(db: Kysely<Database>, codec: Codec, moves: readonly EncodedMove[], now: string, returning: readonly string[] | null = null): Promise<Record<string, unknown>[]> {
   const [first] = moves;
-  if (!first) throw new TypeError('movesStatement needs at least one move');
+  if (!first) throw new TypeError('moveRows needs at least one move');
   const setColumns = Object.keys(first.set).sort() as SetColumn[];
   const guardColumns = Object.keys(first.guard)
     .filter((k) => !(k === 'lease_until' && first.guard.lease_until === null))
     .sort() as (keyof EncodedMove['guard'])[];
   const columns = ['id', ...setColumns, ...guardColumns.map((g) => `guard_${g}`)];
   const types = Object.fromEntries(columns.map((c) => [c, PG_TYPES[c] ?? 'text']));
-  const rows = moves.map((move) => ({
-    id: move.id,
-    ...Object.fromEntries(setColumns.map((c) => [c, move.set[c]])),
-    ...Object.fromEntries(guardColumns.map((g) => [`guard_${g}`, move.guard[g]])),
-  }));
+  const rows = moves.map((move) => {
+    const row: Record<string, unknown> = { id: move.id };
+    for (const c of setColumns) row[c] = move.set[c];
+    for (const g of guardColumns) row[`guard_${g}`] = move.guard[g];
+    return row;
+  });
   const time = (value: string) => (codec.kind === 'postgres' ? sql`${value}::timestamptz` : sql`${value}`);
   const step = (column: string) => sql.ref(`plan_steps.${column}`);
   const fromV = (column: string) => sql.ref(`v.${column}`);
@@ -114,6 +121,12 @@ export function movesStatement(codec: Codec, moves: readonly EncodedMove[], now:
   // PostgreSQL's `*` would also bring v's columns, some named like the step's.
   // Named columns are the step's own on both stores.
   const returned = returning ? sql.join(returning.map((c) => step(c))) : codec.kind === 'postgres' ? sql`plan_steps.*` : sql`*`;
-  return sql<Record<string, unknown>>`with v (${sql.join(columns.map((c) => sql.id(c)))}) as (${rowTable(codec.kind, types, rows)})
-update plan_steps set ${sql.join(assignments)} from v where ${sql.join(conditions, sql` and `)} returning ${returned}`;
+  return withRowTable(
+    db,
+    codec.kind,
+    types,
+    rows,
+    (table) => sql<Record<string, unknown>>`with v (${sql.join(columns.map((c) => sql.id(c)))}) as (${table})
+update plan_steps set ${sql.join(assignments)} from v where ${sql.join(conditions, sql` and `)} returning ${returned}`,
+  );
 }

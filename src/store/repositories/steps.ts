@@ -15,7 +15,7 @@ import { asList, inTransaction, type RepositoryContext } from './context.ts';
 import { chunksFor, insertRows, insertStatement, isAnyOf } from '../row-table.ts';
 import { EVENT_COLUMNS, eventRows, notifyQuery, wakeReasons, type NewEvent } from './events.ts';
 import { EXECUTION_COLUMNS, executionRow, type ExecutionOutcome, type NewExecution } from './executions.ts';
-import { movesStatement, shapeOf, type EncodedMove } from './step-moves.ts';
+import { moveRows, shapeOf, type EncodedMove } from './step-moves.ts';
 
 export interface StepRecord {
   id: string;
@@ -139,7 +139,7 @@ function encodeMove({ id, verb, from, patch = {}, guard = {} }: StepMove, codec:
   const to = destinationOf(verb, from);
   const set = encodePatch(patch, codec);
   if (FINAL_STEP_STATUSES.includes(to) && patch.finishedAt === undefined) set.finished_at = codec.time(now);
-  // Counting the attempt stamps started_at itself (movesStatement), as a single move does.
+  // Counting the attempt stamps started_at itself (moveRows), as a single move does.
   if (patch.countAttempt) delete set.started_at;
   const encodedGuard: EncodedMove['guard'] = {};
   if (guard.leaseUntil !== undefined) encodedGuard.lease_until = codec.timeOrNull(guard.leaseUntil);
@@ -474,12 +474,13 @@ select step.*${notify} from step`.execute(this.#ctx.approvalDb);
       const known = indexes.every((i) => moves[i]!.known?.id === moves[i]!.id);
       const returned = known ? ['id', ...Object.keys(STATE_COLUMNS).filter((c) => c !== 'status' && c !== 'updated_at' && !(c in encoded[indexes[0]!]!.set))] : null;
       for (const chunk of chunksFor(codec.kind, indexes)) {
-        const { rows } = await movesStatement(
+        const rows = await moveRows(
+          this.#ctx.db,
           codec,
           chunk.map((i) => encoded[i]!),
           at,
           returned,
-        ).execute(this.#ctx.db);
+        );
         const byId = new Map(rows.map((row) => [row.id as string, row]));
         for (const i of chunk) {
           const row = byId.get(moves[i]!.id);
