@@ -7,7 +7,7 @@ import { RUNNING_PLAN_STATUSES, RunningPlanStatuses, type EventType, type PlanSt
 import { blockIntention, fulfilIntentions } from '../mind/intentions.ts';
 import { isEscalation, recordProcedures } from '../mind/procedural-memory.ts';
 import type { Resources } from '../core/plan.ts';
-import { FINAL_STEP_STATUSES, promotedStep, type IntentionRecord, type NewEvent, type OriginCounts, type PlanWithSteps, type StepRecord, type Store } from '../store/index.ts';
+import { FINAL_STEP_STATUSES, promotedStep, stepStatusList, type IntentionRecord, type NewEvent, type OriginCounts, type PlanWithSteps, type StepRecord, type Store } from '../store/index.ts';
 import { originsOf, usage } from './budget.ts';
 import type { ExecutorContext } from './context.ts';
 import { abortReason, foldsFailures, heldAbort, isFoldedFailure, withCancellations } from './abort.ts';
@@ -321,7 +321,7 @@ async function unchanged(store: Store, planIds: readonly string[], known: Readon
     const loaded = known.get(id)!;
     const now = statuses.get(id);
     if (!now || now.plan !== loaded.plan.status || now.intention !== loaded.intention?.status) continue;
-    if (now.steps.size !== loaded.plan.steps.length || loaded.plan.steps.some((s) => now.steps.get(s.id) !== s.status)) continue;
+    if (now.steps !== stepStatusList(loaded.plan.steps)) continue;
     same.set(id, loaded);
   }
   return same;

@@ -78,6 +78,7 @@ export {
 export type { AccessTokenInput, AccessTokenRecord, AccessTokenRepository } from './repositories/access-tokens.ts';
 export {
   LIVE_PLAN_STATUSES,
+  stepStatusList,
   type Affinity,
   type DueStepQuery,
   type ApprovalScene,

@@ -43,11 +43,22 @@ export interface PlanQuery extends Affinity {
   limit: number;
 }
 
-/** Where a plan stands: its status, its intention's, and each step's by id. */
+/**
+ * Where a plan stands: its status, its intention's, and its steps' statuses in position order
+ * (stepStatusList). A plan's steps are written with it and never added or removed, so the list
+ * tells whether any step moved since a reading.
+ */
 export interface PlanStatuses {
   plan: PlanStatus;
   intention: IntentionStatus;
-  steps: Map<string, StepStatus>;
+  steps: string;
+}
+
+/** The statuses of `steps` (in position order) as PlanStatuses lists them. */
+export function stepStatusList(steps: readonly { status: StepStatus }[]): string {
+  let list = '';
+  for (const step of steps) list += list === '' ? step.status : `,${step.status}`;
+  return list;
 }
 
 /** Counts of what each origin caused, for budget accounting. */
@@ -486,19 +497,20 @@ export class ExecutorQueryRepository {
   async planStatuses(planIds: readonly string[]): Promise<Map<string, PlanStatuses>> {
     const found = new Map<string, PlanStatuses>();
     const unique = [...new Set(planIds)];
-    for (const chunk of chunksFor(this.#ctx.codec.kind, unique)) {
-      const rows = await this.#ctx.db
+    const { db, codec } = this.#ctx;
+    // One row a plan, its steps' statuses aggregated in position order (both stores order inside
+    // the aggregate): settling checks every plan it touches, four or more steps each.
+    const list = codec.kind === 'postgres' ? sql<string | null>`string_agg(s.status, ',' order by s.position)` : sql<string | null>`group_concat(s.status, ',' order by s.position)`;
+    for (const chunk of chunksFor(codec.kind, unique)) {
+      const rows = await db
         .selectFrom('plans as p')
         .innerJoin('intentions as i', 'i.id', 'p.intention_id')
         .leftJoin('plan_steps as s', 's.plan_id', 'p.id')
-        .select(['p.id as planId', 'p.status as planStatus', 'i.status as intentionStatus', 's.id as stepId', 's.status as stepStatus'])
-        .where(isAnyOf(this.#ctx.codec.kind, 'p.id', chunk, 'uuid'))
+        .select(['p.id as planId', 'p.status as planStatus', 'i.status as intentionStatus', list.as('steps')])
+        .where(isAnyOf(codec.kind, 'p.id', chunk, 'uuid'))
+        .groupBy(['p.id', 'p.status', 'i.status'])
         .execute();
-      for (const row of rows) {
-        let plan = found.get(row.planId);
-        if (!plan) found.set(row.planId, (plan = { plan: row.planStatus, intention: row.intentionStatus, steps: new Map() }));
-        if (row.stepId !== null && row.stepStatus !== null) plan.steps.set(row.stepId, row.stepStatus);
-      }
+      for (const row of rows) found.set(row.planId, { plan: row.planStatus, intention: row.intentionStatus, steps: row.steps ?? '' });
     }
     return found;
   }
