@@ -5,8 +5,8 @@
 // at once with the command that installs Debian's.
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { arch, platform } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { arch, platform, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
@@ -18,9 +18,23 @@ const INSTALL = 'apt-get install -y chromium';
 /** What every browser test passes: these machines have no sandbox, GPU or network beyond loopback. */
 export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
 
-/** Launches the test Chromium, headless, on a throwaway profile of its own. */
-export function launchTestBrowser(executablePath: string = testChromium()): Promise<Browser> {
-  return chromium.launch({ executablePath, headless: true, args: CHROMIUM_ARGS });
+/**
+ * Launches the test Chromium, headless, on a throwaway profile of its own. Chromium keeps scratch
+ * files (`.org.chromium.Chromium.*`) in TMPDIR and now and then leaves one behind as it shuts
+ * down on a loaded machine, which the test runner counts as a leftover: it gets a temporary
+ * directory of its own, removed once the browser has gone.
+ */
+export async function launchTestBrowser(executablePath: string = testChromium()): Promise<Browser> {
+  const scratch = mkdtempSync(join(tmpdir(), 'chromium-'));
+  const remove = () => rmSync(scratch, { recursive: true, force: true });
+  try {
+    const browser = await chromium.launch({ executablePath, headless: true, args: CHROMIUM_ARGS, env: { ...process.env, TMPDIR: scratch } });
+    browser.on('disconnected', remove);
+    return browser;
+  } catch (error) {
+    remove();
+    throw error;
+  }
 }
 
 /** The path of a Chromium to launch, unpacking the packaged one on first use; throws when there is none. */
