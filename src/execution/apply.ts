@@ -164,12 +164,13 @@ function newAfter(): AfterCommit {
 async function writeMoves(ctx: ExecutorContext, scoped: Store, moves: readonly Move[], afters: readonly AfterCommit[]): Promise<(StepRecord | undefined)[]> {
   const records = moves.map((m) => (m.options.records && !isEmpty(m.options.records) ? m.options.records : null));
   await writeCallRows(scoped, mergeRecords(...records.filter((r): r is CallRecords => r !== null)));
-  const moved = await moveSteps(scoped, moves);
+  const transitions = moves.map(({ decision }) => (decision.kind === 'keep' ? null : moveOf(decision)));
+  const moved = await moveSteps(scoped, moves, transitions);
   await scoped.events.appendMany(
     moves.flatMap((move, i) => {
       const { decision, scene } = move;
       const current = moved[i];
-      const type = decision.kind === 'keep' || !current ? null : moveOf(decision).event;
+      const type = current ? (transitions[i]?.event ?? null) : null;
       const own = type && decision.kind !== 'keep' && current ? [moveEventOf(ctx, decision, current, type, scene.plan)] : [];
       return [...(records[i]?.events ?? []), ...own];
     }),
@@ -184,9 +185,10 @@ async function writeMoves(ctx: ExecutorContext, scoped: Store, moves: readonly M
 
 /**
  * Each step's conditional move, all of them together (steps.moveMany: one statement per shape of
- * move); for `keep`, at most a new due time. Undefined for a move that lost.
+ * move); for `keep`, at most a new due time. Undefined for a move that lost. `transitions` holds
+ * each decision's moveOf (null for `keep`), worked out once for the move and its event.
  */
-async function moveSteps(scoped: Store, moves: readonly Move[]): Promise<(StepRecord | undefined)[]> {
+async function moveSteps(scoped: Store, moves: readonly Move[], transitions: readonly (Transition | null)[]): Promise<(StepRecord | undefined)[]> {
   const asked: { index: number; move: StepMove }[] = [];
   const answers: (StepRecord | undefined)[] = moves.map(({ scene }) => scene.step);
   for (const [index, { scene, decision, options }] of moves.entries()) {
@@ -196,7 +198,7 @@ async function moveSteps(scoped: Store, moves: readonly Move[]): Promise<(StepRe
       if (decision.at) asked.push({ index, move: { id: step.id, verb: 'link', from: step.status, patch: { nextRunAt: decision.at }, guard, known: step } });
       continue;
     }
-    const transition = moveOf(decision);
+    const transition = transitions[index]!;
     asked.push({
       index,
       move: { id: step.id, verb: transition.verb, from: options.from, patch: { ...transition.patch, ...(options.countAttempt ? { countAttempt: true } : {}) }, guard, known: step },

@@ -88,20 +88,12 @@ export const EXECUTION_COLUMNS = {
   created_at: 'timestamptz',
 } as const;
 
-/** The row of an execution as written: `started` ahead of its act, or with its outcome. */
+/**
+ * The row of an execution as written: `started` ahead of its act, or with its outcome. One object
+ * literal, the outcome's columns filled in place: the executor writes one a step.
+ */
 export function executionRow(codec: Codec, input: NewExecution & ({ status: 'started' } | ExecutionOutcome), now: string): Insertable<ToolExecutionsTable> {
-  if (input.status === 'started') return { ...newRow(codec, input, now), status: 'started', finished_at: null };
-  return {
-    ...newRow(codec, input, now),
-    status: input.status,
-    result: codec.jsonOrNull(input.result),
-    error: input.error ?? '',
-    retry_safe: codec.bool(input.retrySafe ?? false),
-    finished_at: now,
-  };
-}
-
-function newRow(codec: Codec, input: NewExecution, now: string): Insertable<ToolExecutionsTable> {
+  const finished = input.status !== 'started';
   return {
     id: input.id ?? newId(),
     mind_id: input.mindId,
@@ -113,10 +105,12 @@ function newRow(codec: Codec, input: NewExecution, now: string): Insertable<Tool
     evidence: codec.json(input.evidence),
     approval_id: input.approvalId ?? null,
     grant_id: input.grantId ?? null,
-    result: null,
-    error: '',
-    retry_safe: codec.bool(false),
+    status: input.status,
+    result: finished ? codec.jsonOrNull(input.result) : null,
+    error: finished ? (input.error ?? '') : '',
+    retry_safe: codec.bool(finished ? (input.retrySafe ?? false) : false),
     started_at: now,
+    finished_at: finished ? now : null,
     created_at: now,
   };
 }
