@@ -7,7 +7,7 @@ import { newId } from '../src/core/ids.ts';
 import type { PlanDraft, StepDraft } from '../src/core/plan.ts';
 import { Executor } from '../src/execution/executor.ts';
 import { validate } from '../src/planning/validate.ts';
-import type { StoreKind, StoreOptions } from '../src/store/index.ts';
+import type { Store, StoreKind, StoreOptions } from '../src/store/index.ts';
 import { benchImplementations, benchRegistry } from './capabilities.ts';
 import { commitRate } from './commit-rate.ts';
 import { benchStore } from './stores.ts';
@@ -48,71 +48,93 @@ export interface Throughput {
   passes: number;
 }
 
+/** What a run of the diamond workload lets its caller do around the timed part. */
+export interface AroundRun {
+  /** After the plans are written, before the executor starts. */
+  before?(store: Store): Promise<void>;
+  /** Once every plan has completed, before the executor stops. */
+  after?(store: Store): Promise<void>;
+}
+
+/**
+ * Writes plans of the diamond for `steps` steps (validated, not started), then runs the executor
+ * until the store's events show every plan completed. Returns the run's figures, timed from the
+ * executor's start to the last completion.
+ */
+export async function runDiamonds(kind: StoreKind, store: Store, steps: number, around: AroundRun = {}): Promise<{ steps: number; seconds: number; cpuSeconds: number; passes: number }> {
+  const mind = await store.minds.create({ name: `bench-${newId()}` });
+  await store.policyRules.set({ mindId: mind.id, capability: 'bench.read', targetPattern: '*', decision: 'allow', approvers: 1 });
+  const validation = validate(DIAMOND, benchRegistry);
+  if (!validation.valid) throw new Error(`benchmark plan is invalid: ${JSON.stringify(validation.errors)}`);
+  const plans = Math.ceil(steps / DIAMOND.steps.length);
+  for (let done = 0; done < plans; done += 200) {
+    await store.transaction(async (tx) => {
+      for (let i = done; i < Math.min(plans, done + 200); i += 1) {
+        const intention = await tx.intentions.create({ mindId: mind.id, objective: 'benchmark', origin: 'operator' });
+        await tx.plans.create({ mindId: mind.id, intentionId: intention.id, origin: 'operator', draft: DIAMOND, validation, status: 'validated' });
+      }
+    });
+  }
+  const startSeq = await store.events.latestSeq();
+  let seen = startSeq;
+  let completed = 0;
+  let finish: () => void = () => {};
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+  let reading = false;
+  const readCompletions = async () => {
+    if (reading) return;
+    reading = true;
+    try {
+      for (;;) {
+        const events = await store.events.list({ mindId: mind.id, types: ['plan_completed'], afterSeq: seen, limit: 5000 });
+        if (events.length === 0) break;
+        seen = events.at(-1)!.seq;
+        completed += events.length;
+      }
+      if (completed >= plans) finish();
+    } finally {
+      reading = false;
+    }
+  };
+  const passes = Number(process.env.BENCH_PASSES ?? (kind === 'postgres' ? 2 : 1));
+  const executor = new Executor({
+    store,
+    capabilities: new CapabilityService(store, benchRegistry, benchImplementations),
+    intervalMs: 1000,
+    concurrency: kind === 'postgres' ? 8 : 4,
+    passes,
+    batch: 500,
+    observer: { tick: () => void readCompletions() },
+  });
+  await around.before?.(store);
+  const started = performance.now();
+  const cpu0 = process.cpuUsage();
+  executor.start();
+  await finished;
+  const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  try {
+    await around.after?.(store);
+  } finally {
+    await executor.stop();
+  }
+  return { steps: plans * DIAMOND.steps.length, seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, passes };
+}
+
 export async function throughput(kind: StoreKind, steps: number, options: StoreOptions = {}): Promise<Throughput> {
   const bench = await benchStore(kind, options);
   try {
-    const { store } = bench;
-    const mind = await store.minds.create({ name: `bench-${newId()}` });
-    await store.policyRules.set({ mindId: mind.id, capability: 'bench.read', targetPattern: '*', decision: 'allow', approvers: 1 });
-    const validation = validate(DIAMOND, benchRegistry);
-    if (!validation.valid) throw new Error(`benchmark plan is invalid: ${JSON.stringify(validation.errors)}`);
-    const plans = Math.ceil(steps / DIAMOND.steps.length);
-    for (let done = 0; done < plans; done += 200) {
-      await store.transaction(async (tx) => {
-        for (let i = done; i < Math.min(plans, done + 200); i += 1) {
-          const intention = await tx.intentions.create({ mindId: mind.id, objective: 'benchmark', origin: 'operator' });
-          await tx.plans.create({ mindId: mind.id, intentionId: intention.id, origin: 'operator', draft: DIAMOND, validation, status: 'validated' });
-        }
-      });
-    }
-    const startSeq = await store.events.latestSeq();
-    let seen = startSeq;
-    let completed = 0;
-    let finish: () => void = () => {};
-    const finished = new Promise<void>((resolve) => (finish = resolve));
-    let reading = false;
-    const readCompletions = async () => {
-      if (reading) return;
-      reading = true;
-      try {
-        for (;;) {
-          const events = await store.events.list({ mindId: mind.id, types: ['plan_completed'], afterSeq: seen, limit: 5000 });
-          if (events.length === 0) break;
-          seen = events.at(-1)!.seq;
-          completed += events.length;
-        }
-        if (completed >= plans) finish();
-      } finally {
-        reading = false;
-      }
-    };
-    const passes = Number(process.env.BENCH_PASSES ?? (kind === 'postgres' ? 2 : 1));
-    const executor = new Executor({
-      store,
-      capabilities: new CapabilityService(store, benchRegistry, benchImplementations),
-      intervalMs: 1000,
-      concurrency: kind === 'postgres' ? 8 : 4,
-      passes,
-      batch: 500,
-      observer: { tick: () => void readCompletions() },
-    });
-    const started = performance.now();
-    const cpu0 = process.cpuUsage();
-    executor.start();
-    await finished;
-    const seconds = (performance.now() - started) / 1000;
-    const cpu = process.cpuUsage(cpu0);
-    await executor.stop();
+    const run = await runDiamonds(kind, bench.store, steps);
     const commits = await commitRate(bench.config);
-    const perSecond = Math.round((plans * DIAMOND.steps.length) / seconds);
+    const perSecond = Math.round(run.steps / run.seconds);
     return {
       steps_per_second: perSecond,
-      steps: plans * DIAMOND.steps.length,
-      seconds: Math.round(seconds * 1000) / 1000,
+      steps: run.steps,
+      seconds: Math.round(run.seconds * 1000) / 1000,
       commits_per_second: commits,
       ratio_to_commit_limit: Math.round((perSecond / commits) * 1000) / 1000,
-      process_cpu_share: Math.round(((cpu.user + cpu.system) / 1e6 / seconds) * 100) / 100,
-      passes,
+      process_cpu_share: Math.round((run.cpuSeconds / run.seconds) * 100) / 100,
+      passes: run.passes,
     };
   } finally {
     await bench.dispose();
