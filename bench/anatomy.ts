@@ -116,7 +116,7 @@ const bench = await benchStore('sqlite');
 try {
   if (bench.config.kind !== 'sqlite') throw new Error('the anatomy is of an SQLite store');
   const walPath = `${bench.config.path}-wal`;
-  const run = await runDiamonds('sqlite', bench.store, STEPS, {
+  const run = await runDiamonds(bench.store, STEPS, {
     async before(store) {
       // The store has one connection; these pragmas hold for the run on it.
       await sql`pragma wal_autocheckpoint = 0`.execute(store.db);

@@ -61,7 +61,8 @@ export interface AroundRun {
  * until the store's events show every plan completed. Returns the run's figures, timed from the
  * executor's start to the last completion.
  */
-export async function runDiamonds(kind: StoreKind, store: Store, steps: number, around: AroundRun = {}): Promise<{ steps: number; seconds: number; cpuSeconds: number; passes: number }> {
+export async function runDiamonds(store: Store, steps: number, around: AroundRun = {}): Promise<{ steps: number; seconds: number; cpuSeconds: number; passes: number }> {
+  const { kind } = store;
   const mind = await store.minds.create({ name: `bench-${newId()}` });
   await store.policyRules.set({ mindId: mind.id, capability: 'bench.read', targetPattern: '*', decision: 'allow', approvers: 1 });
   const validation = validate(DIAMOND, benchRegistry);
@@ -124,7 +125,7 @@ export async function runDiamonds(kind: StoreKind, store: Store, steps: number, 
 export async function throughput(kind: StoreKind, steps: number, options: StoreOptions = {}): Promise<Throughput> {
   const bench = await benchStore(kind, options);
   try {
-    const run = await runDiamonds(kind, bench.store, steps);
+    const run = await runDiamonds(bench.store, steps);
     const commits = await commitRate(bench.config);
     const perSecond = Math.round(run.steps / run.seconds);
     return {
