@@ -6,7 +6,6 @@
 // once the transaction is over.
 
 import { isEmpty, mergeRecords, writeCallRows, type CallRecords } from '../capabilities/call-records.ts';
-import type { JsonValue } from '../core/plan.ts';
 import type { StepVerb } from '../core/step-moves.ts';
 import { RUNNING_PLAN_STATUSES, type EventType, type StepStatus } from '../core/vocabulary.ts';
 import { abandonIntention, blockIntention, formSubordinate, fulfilIntention, resumeParent, suspendIntention } from '../mind/intentions.ts';
@@ -62,52 +61,81 @@ interface Transition {
   event: EventType | null;
 }
 
-/** The move a decision makes (pure). `keep` makes none. */
+/**
+ * The move a decision makes (pure). `keep` makes none. A patch key left undefined leaves its
+ * column as it is (StepPatch), so each patch is one literal of fixed keys rather than spreads of
+ * optional parts: it is built for every step a pass moves.
+ */
 export function moveOf(decision: Exclude<StepDecision, { kind: 'keep' }>): Transition {
-  const done = { leaseUntil: null, nextRunAt: null, statusReason: decision.reason } satisfies StepPatch;
-  const withExecution = (id: string | null | undefined): StepPatch => (id ? { executionId: id } : {});
   switch (decision.kind) {
     case 'complete':
       return {
         verb: 'complete',
         to: 'completed',
-        patch: { ...done, error: '', ...withExecution(decision.executionId), ...json('result', decision.result), ...json('observation', decision.observation) },
+        patch: {
+          leaseUntil: null,
+          nextRunAt: null,
+          statusReason: decision.reason,
+          error: '',
+          executionId: executionOf(decision.executionId),
+          result: decision.result,
+          observation: decision.observation,
+        },
         event: 'plan_step_completed',
       };
     case 'skip':
-      return { verb: 'skip', to: 'skipped', patch: { ...done, ...withExecution(decision.executionId), ...json('observation', decision.observation) }, event: 'plan_step_skipped' };
+      return {
+        verb: 'skip',
+        to: 'skipped',
+        patch: { leaseUntil: null, nextRunAt: null, statusReason: decision.reason, executionId: executionOf(decision.executionId), observation: decision.observation },
+        event: 'plan_step_skipped',
+      };
     case 'fail':
       return {
         verb: 'fail',
         to: 'failed',
-        patch: { ...done, error: decision.error, ...withExecution(decision.executionId), ...json('result', decision.result), ...json('observation', decision.observation) },
+        patch: {
+          leaseUntil: null,
+          nextRunAt: null,
+          statusReason: decision.reason,
+          error: decision.error,
+          executionId: executionOf(decision.executionId),
+          result: decision.result,
+          observation: decision.observation,
+        },
         event: 'plan_step_failed',
       };
     case 'retry':
       return {
         verb: 'retry',
         to: 'ready',
-        patch: { leaseUntil: null, nextRunAt: decision.at, statusReason: decision.reason, error: decision.error, ...withExecution(decision.executionId) },
+        patch: { leaseUntil: null, nextRunAt: decision.at, statusReason: decision.reason, error: decision.error, executionId: executionOf(decision.executionId) },
         event: null,
       };
     case 'await_approval':
-      return { verb: 'await_approval', to: 'awaiting_approval', patch: { ...done, approvalId: decision.approvalId }, event: null };
+      return { verb: 'await_approval', to: 'awaiting_approval', patch: { leaseUntil: null, nextRunAt: null, statusReason: decision.reason, approvalId: decision.approvalId }, event: null };
     case 'await_grant':
-      return { verb: 'await_grant', to: 'awaiting_grant', patch: { ...done, requestId: decision.requestId }, event: null };
+      return { verb: 'await_grant', to: 'awaiting_grant', patch: { leaseUntil: null, nextRunAt: null, statusReason: decision.reason, requestId: decision.requestId }, event: null };
     case 'wait':
       return {
         verb: 'wait',
         to: 'waiting',
-        patch: { leaseUntil: null, nextRunAt: decision.until, statusReason: decision.reason, ...json('result', decision.state), ...json('observation', decision.observation) },
+        patch: { leaseUntil: null, nextRunAt: decision.until, statusReason: decision.reason, result: decision.state, observation: decision.observation },
         event: null,
       };
     case 'block':
-      return { verb: 'block', to: 'blocked', patch: { ...done, error: decision.error, ...withExecution(decision.executionId) }, event: 'plan_step_blocked' };
+      return {
+        verb: 'block',
+        to: 'blocked',
+        patch: { leaseUntil: null, nextRunAt: null, statusReason: decision.reason, error: decision.error, executionId: executionOf(decision.executionId) },
+        event: 'plan_step_blocked',
+      };
   }
 }
 
-function json<K extends 'result' | 'observation'>(key: K, value: JsonValue | undefined): Partial<Record<K, JsonValue>> {
-  return value === undefined ? {} : ({ [key]: value } as Partial<Record<K, JsonValue>>);
+/** A decision's execution as a patch sets it: none (undefined) leaves the step's own. */
+function executionOf(id: string | null | undefined): string | undefined {
+  return id || undefined;
 }
 
 interface AfterCommit {
@@ -201,7 +229,7 @@ async function moveSteps(scoped: Store, moves: readonly Move[], transitions: rea
     const transition = transitions[index]!;
     asked.push({
       index,
-      move: { id: step.id, verb: transition.verb, from: options.from, patch: { ...transition.patch, ...(options.countAttempt ? { countAttempt: true } : {}) }, guard, known: step },
+      move: { id: step.id, verb: transition.verb, from: options.from, patch: options.countAttempt ? { ...transition.patch, countAttempt: true } : transition.patch, guard, known: step },
     });
   }
   const moved = await scoped.steps.moveMany(asked.map((a) => a.move));

@@ -34,7 +34,9 @@ export function usage(plan: Pick<PlanRecord, 'createdAt'>, steps: readonly StepR
     use.money += definition.cost.money * times;
   };
   for (const step of steps) {
-    const own = counts.executions.get(stepOrigin(step.id)) ?? 0;
+    // Made once per step: each map lookup of a freshly joined string would flatten and hash it again.
+    const origin = stepOrigin(step.id);
+    const own = counts.executions.get(origin) ?? 0;
     switch (step.kind) {
       case 'capability':
         charge(step.capability, own);
@@ -49,7 +51,7 @@ export function usage(plan: Pick<PlanRecord, 'createdAt'>, steps: readonly StepR
       default:
         break;
     }
-    use.approvals += (counts.approvals.get(stepOrigin(step.id)) ?? 0) + (counts.requests.get(stepOrigin(step.id)) ?? 0);
+    use.approvals += (counts.approvals.get(origin) ?? 0) + (counts.requests.get(origin) ?? 0);
   }
   use.wall_seconds = Math.max(0, Math.round((now.getTime() - plan.createdAt.getTime()) / 1000));
   return use;

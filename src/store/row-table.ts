@@ -55,13 +55,7 @@ export async function withRowTable<R>(
 ): Promise<R[]> {
   if (kind === 'postgres') return (await statement(rowTable(kind, columns, rows)).execute(db)).rows;
   const names = Object.keys(columns);
-  const parameters: unknown[] = [];
-  for (const row of rows) {
-    for (const name of names) {
-      if (!(name in row)) throw new TypeError(`a row for the table lacks its ${name} column`);
-      parameters.push(row[name] ?? null);
-    }
-  }
+  const parameters = valuesOf(names, rows);
   const table = `values ${new Array(rows.length).fill(`(${names.map(() => '?').join(', ')})`).join(', ')}`;
   const compiled = statement(sql.raw(table)).compile(db);
   const at = compiled.sql.indexOf(table);
@@ -111,16 +105,53 @@ export async function insertRows(db: Kysely<Database>, kind: StoreKind, table: k
     return;
   }
   const names = Object.keys(columns);
-  for (const row of rows) {
-    for (const name of names) if (!(name in row)) throw new TypeError(`a row for the table lacks its ${name} column`);
-  }
   const head = `insert into ${quoted(table)} (${names.map(quoted).join(', ')}) values `;
   const tuple = `(${names.map(() => '?').join(', ')})`;
+  // Every row is checked before the first chunk is written.
+  const values = valuesOf(names, rows);
+  let at = 0;
   for (const chunk of chunksFor(kind, rows)) {
-    const parameters: unknown[] = [];
-    for (const row of chunk) for (const name of names) parameters.push(row[name] ?? null);
-    await db.executeQuery(CompiledQuery.raw(head + new Array(chunk.length).fill(tuple).join(', '), parameters));
+    const next = at + chunk.length * names.length;
+    await db.executeQuery(CompiledQuery.raw(head + new Array(chunk.length).fill(tuple).join(', '), at === 0 && next === values.length ? values : values.slice(at, next)));
+    at = next;
   }
+}
+
+/**
+ * The rows' values, row after row, in the order of `names` (undefined bound as null); a row that
+ * lacks one of them is refused. Reading the columns through a function written for `names` (as
+ * sqlite-dialect.ts's row shapes are) makes each read a named property of rows built by one
+ * literal, instead of a lookup by a key that changes from one read to the next.
+ */
+function valuesOf(names: readonly string[], rows: readonly Readonly<Record<string, unknown>>[]): unknown[] {
+  const values = new Array<unknown>(rows.length * names.length);
+  const write = valueWriter(names);
+  for (let i = 0; i < rows.length; i += 1) {
+    const row = rows[i]!;
+    if (!write(row, values, i * names.length)) throw new TypeError(`a row for the table lacks its ${names.find((name) => !(name in row))} column`);
+  }
+  return values;
+}
+
+type ValueWriter = (row: Readonly<Record<string, unknown>>, values: unknown[], at: number) => boolean;
+const valueWriters = new Map<string, ValueWriter>();
+
+/** Writes a row's values at `at`; false when the row lacks a column. One per list of names. */
+function valueWriter(names: readonly string[]): ValueWriter {
+  const key = names.join('\u0000');
+  let write = valueWriters.get(key);
+  if (!write) {
+    // The names are JSON string literals in the source, never code.
+    const keys = names.map((name) => JSON.stringify(name));
+    write = new Function(
+      'row',
+      'values',
+      'at',
+      `if (${keys.map((k) => `!(${k} in row)`).join(' || ')}) return false;\n${keys.map((k, i) => `values[at + ${i}] = row[${k}] ?? null;`).join('\n')}\nreturn true;`,
+    ) as ValueWriter;
+    valueWriters.set(key, write);
+  }
+  return write;
 }
 
 /** An identifier as SQLite reads it, as Kysely's compiler writes it. */
