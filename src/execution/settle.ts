@@ -93,9 +93,10 @@ export function settlement(steps: readonly StepRecord[]): Settlement {
 }
 
 /**
- * Starts validated plans this daemon may advance, all in one transaction, then settles them
- * together (promoting their first steps, reported to `onPromoted` with the plans as read here);
- * returns how many it started.
+ * Starts validated plans this daemon may advance, all in one transaction, and in the same
+ * transaction promotes the first steps of those it started (reported to `onPromoted` with the
+ * plans as read here); returns how many it started. A plan whose start calls for more than
+ * promotions (see firstPromotions) is settled after the commit, as any plan.
  */
 export async function startPlans(ctx: ExecutorContext, limit: number, onPromoted?: OnPromoted): Promise<number> {
   const { store } = ctx;
@@ -111,38 +112,55 @@ export async function startPlans(ctx: ExecutorContext, limit: number, onPromoted
     const closed = !intention || intention.status === 'fulfilled' || intention.status === 'abandoned' ? (intention?.status ?? 'gone') : null;
     candidates.push({ plan, intention, closed });
   }
+  // When the first steps were promoted, and which (from the transactions that committed).
+  const at = ctx.clock.now();
+  const promoted = new Set<string>();
   const start = (some: typeof candidates) =>
-    store.transaction(async (tx) => {
-      const moved: string[] = [];
-      const events: NewEvent[] = [];
-      for (const { plan, closed } of some) {
-        if (!closed) continue;
-        const ended = await tx.plans.transition(plan.id, 'validated', 'abandoned', { statusReason: `the intention is ${closed}` });
-        if (ended) events.push({ type: 'plan_abandoned', mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id, data: { reason: 'intention_closed' } });
-      }
-      const starting = some.filter((c) => !c.closed).map((c) => c.plan);
-      const executing = new Set(
-        await tx.plans.transitionMany(
-          starting.map((p) => p.id),
-          'validated',
-          'executing',
-          { statusReason: '' },
-        ),
-      );
-      for (const plan of starting) {
-        if (!executing.has(plan.id)) continue;
-        events.push({
-          type: 'plan_started',
-          mindId: plan.mindId,
-          intentionId: plan.intentionId,
-          planId: plan.id,
-          data: { revision: plan.revision, strategy: plan.strategy, steps: plan.steps.length, executor: ctx.name },
-        });
-        moved.push(plan.id);
-      }
-      await tx.events.appendMany(events);
-      return moved;
-    });
+    store
+      .transaction(async (tx) => {
+        const moved: string[] = [];
+        const events: NewEvent[] = [];
+        for (const { plan, closed } of some) {
+          if (!closed) continue;
+          const ended = await tx.plans.transition(plan.id, 'validated', 'abandoned', { statusReason: `the intention is ${closed}` });
+          if (ended) events.push({ type: 'plan_abandoned', mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id, data: { reason: 'intention_closed' } });
+        }
+        const starting = some.filter((c) => !c.closed).map((c) => c.plan);
+        const executing = new Set(
+          await tx.plans.transitionMany(
+            starting.map((p) => p.id),
+            'validated',
+            'executing',
+            { statusReason: '' },
+          ),
+        );
+        for (const plan of starting) {
+          if (!executing.has(plan.id)) continue;
+          events.push({
+            type: 'plan_started',
+            mindId: plan.mindId,
+            intentionId: plan.intentionId,
+            planId: plan.id,
+            data: { revision: plan.revision, strategy: plan.strategy, steps: plan.steps.length, executor: ctx.name },
+          });
+          moved.push(plan.id);
+        }
+        await tx.events.appendMany(events);
+        // The plan just moved from validated, so its steps are as read: no other writer moves the
+        // steps of a plan that has not started. The promotion itself is still conditional.
+        const first = moved.flatMap((id) => firstPromotions(some.find((c) => c.plan.id === id)!.plan) ?? []);
+        return {
+          moved,
+          promoted: await tx.steps.promote(
+            first.map((step) => step.id),
+            at,
+          ),
+        };
+      })
+      .then(({ moved, promoted: ids }) => {
+        for (const id of ids) promoted.add(id);
+        return moved;
+      });
   let started: string[];
   try {
     started = await start(candidates);
@@ -159,12 +177,45 @@ export async function startPlans(ctx: ExecutorContext, limit: number, onPromoted
       }
     }
   }
-  // Settled from the plans as read here, now executing: the light read of their statuses in
-  // settlePlansTogether stands in for reading them whole again, unless something moved since.
+  // The plans whose start was only their first promotions are reported as the store now has
+  // them; the others are settled from the plans as read here, now executing (the light read of
+  // their statuses in settlePlansTogether stands in for reading them whole again).
   const known = new Map<string, Loaded>();
-  for (const { plan, intention } of candidates) if (intention) known.set(plan.id, { plan: { ...plan, status: 'executing', statusReason: '' }, intention });
-  await settlePlansTogether(ctx, started, known, onPromoted);
+  const toSettle: string[] = [];
+  const startedIds = new Set(started);
+  for (const { plan, intention } of candidates) {
+    // A plan started only with its intention open (closed: null).
+    if (!startedIds.has(plan.id) || !intention) continue;
+    const executing = { plan: { ...plan, status: 'executing' as const, statusReason: '' }, intention };
+    const first = firstPromotions(plan);
+    if (!first) {
+      known.set(plan.id, executing);
+      toSettle.push(plan.id);
+      continue;
+    }
+    const ready = first.filter((step) => promoted.has(step.id)).map((step) => promotedStep(step, at));
+    if (ready.length < first.length) {
+      // A promotion that did not happen (the step moved meanwhile): settle the plan afresh.
+      toSettle.push(plan.id);
+      continue;
+    }
+    const byId = new Map(ready.map((step) => [step.id, step]));
+    executing.plan = { ...executing.plan, steps: plan.steps.map((step) => byId.get(step.id) ?? step) };
+    onPromoted?.(executing, ready);
+  }
+  await settlePlansTogether(ctx, toSettle, known, onPromoted);
   return started.length;
+}
+
+/**
+ * The steps a plan that has just started promotes (pure), when promoting them is all its
+ * settling would do: it stays executing, cancels nothing, does not close, and no abort condition
+ * holds. Null otherwise: then the plan is settled as any other.
+ */
+export function firstPromotions(plan: PlanWithSteps): StepRecord[] | null {
+  const decided = settlement(plan.steps);
+  if (decided.promote.length === 0 || decided.cancel.length > 0 || decided.outcome || decided.status !== 'executing') return null;
+  return heldAbort(plan.abortConditions, plan.steps) ? null : decided.promote;
 }
 
 /** Settles every executing plan that has something to settle; returns how many steps or plans moved. */

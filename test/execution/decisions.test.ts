@@ -15,8 +15,8 @@ import { compare, fieldAt } from '../../src/execution/checks.ts';
 import { decideApprovalPoll } from '../../src/execution/polling.ts';
 import { decideMonitor } from '../../src/execution/handlers/monitor.ts';
 import { decideWait } from '../../src/execution/handlers/wait.ts';
-import { settlement } from '../../src/execution/settle.ts';
-import type { ApprovalRecord, ExecutionRecord, StepRecord } from '../../src/store/index.ts';
+import { firstPromotions, settlement } from '../../src/execution/settle.ts';
+import type { ApprovalRecord, ExecutionRecord, PlanWithSteps, StepRecord } from '../../src/store/index.ts';
 
 const T0 = new Date('2026-01-01T00:00:00.000Z');
 const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
@@ -141,6 +141,33 @@ describe('settlement', () => {
           for (const dep of promoted.dependsOn) assert.ok(['completed', 'skipped'].includes(steps.find((x) => x.key === dep)!.status));
         }
       }),
+    );
+  });
+});
+
+describe('first promotions', () => {
+  const s = (key: string, status: StepStatus, dependsOn: string[] = []) => stepRecord({ id: key, key, status, dependsOn });
+  const plan = (steps: StepRecord[], abortConditions: PlanWithSteps['abortConditions'] = []) => ({ steps, abortConditions }) as unknown as PlanWithSteps;
+
+  it('are the steps of a fresh plan that depend on nothing', () => {
+    const diamond = [s('A', 'pending'), s('B', 'pending', ['A']), s('C', 'pending', ['A']), s('D', 'pending', ['B', 'C']), s('E', 'pending')];
+    assert.deepEqual(
+      firstPromotions(plan(diamond))?.map((step) => step.key),
+      ['A', 'E'],
+    );
+  });
+
+  it('are none when settling the plan would do more than promote: the plan is then settled as any other', () => {
+    // A cancellation (a dependency already failed), a plan with nothing to promote, a plan that would close.
+    assert.equal(firstPromotions(plan([s('A', 'failed'), s('B', 'pending', ['A']), s('C', 'pending')])), null);
+    assert.equal(firstPromotions(plan([s('A', 'waiting'), s('B', 'pending', ['A'])])), null);
+    assert.equal(firstPromotions(plan([s('A', 'completed')])), null);
+    // An abort condition that holds stops the plan instead.
+    const abort = [{ when: 'step_failed', step: 'A', statement: 'stop if A fails' }] as PlanWithSteps['abortConditions'];
+    assert.equal(firstPromotions(plan([s('A', 'failed'), s('B', 'pending')], abort)), null);
+    assert.deepEqual(
+      firstPromotions(plan([s('A', 'pending'), s('B', 'pending')], abort))?.map((step) => step.key),
+      ['A', 'B'],
     );
   });
 });

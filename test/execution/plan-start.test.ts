@@ -1,6 +1,6 @@
-// Starting plans: a pass starts every validated plan it may advance in one transaction and then
-// settles them from the reading that started them (their first steps promoted), after a light
-// read of their statuses rather than a second read of every plan and step.
+// Starting plans: a pass starts every validated plan it may advance in one transaction, and
+// promotes their first steps in the same one, decided from the reading that started them: no
+// second read of every plan and step, no light read of their statuses, no commit of its own.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -34,6 +34,12 @@ for (const kind of STORE_KINDS) {
         assert.ok(started >= 0 && promoted > started, 'the plans were started, then their first steps promoted');
         const stepReads = statements.slice(0, promoted).filter((text) => text.startsWith('select * from "plan_steps"'));
         assert.equal(stepReads.length, 1, `one read of the plans' steps before the promotion: ${stepReads.join('; ')}`);
+        const between = statements.slice(started, promoted);
+        assert.ok(!between.some((text) => /^commit/i.test(text)), `the plans' start and their first promotions commit together: ${between.join('; ')}`);
+        const firstRound = statements.findIndex((text, i) => i > promoted && /^insert into "tool_executions"/.test(text));
+        assert.ok(firstRound > promoted, 'the first steps ran');
+        const lightReads = statements.slice(promoted, firstRound).filter((text) => text.includes('"planStatus"'));
+        assert.deepEqual(lightReads, [], 'no light read of the started plans before their first steps run');
       } finally {
         await observed.close();
       }
