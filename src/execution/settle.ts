@@ -264,9 +264,16 @@ export async function settlePlansTogether(ctx: ExecutorContext, planIds: readonl
   // together (three statements).
   // What the plans the pass read as about to complete have used is counted beside that light
   // read, not after it: a plan that turns out to have changed is counted again below.
+  // Each plan's settlement is worked out once: a plan found unchanged is the one known here.
+  const settlements = new WeakMap<PlanWithSteps, Settlement>();
+  const settled = (plan: PlanWithSteps): Settlement => {
+    let decided = settlements.get(plan);
+    if (!decided) settlements.set(plan, (decided = settlement(plan.steps)));
+    return decided;
+  };
   const completingAsKnown = planIds.flatMap((id) => {
     const plan = known.get(id)?.plan;
-    return plan && settlement(plan.steps).outcome === 'completed' ? [plan] : [];
+    return plan && settled(plan).outcome === 'completed' ? [plan] : [];
   });
   const [current, counted] = await Promise.all([unchanged(store, planIds, known), countUse(store, completingAsKnown)]);
   const unknown = planIds.filter((id) => !current.has(id));
@@ -285,7 +292,7 @@ export async function settlePlansTogether(ctx: ExecutorContext, planIds: readonl
       moved += await abandonPlan(ctx, plan, `the intention was abandoned (${intention.reason || 'no reason given'})`);
       continue;
     }
-    const decided = settlement(plan.steps);
+    const decided = settled(plan);
     // An abort condition that holds once this settlement's cancellations count stops the plan
     // instead (abort.ts): decided from the steps already read, no read of its own.
     const abort = heldAbort(plan.abortConditions, withCancellations(plan.steps, decided.cancel));
