@@ -3,6 +3,8 @@
 // (throughput.ts: BENCH_STEPS steps, default 20,000, in plans of four) on a fresh SQLite file,
 // printing:
 //
+// - the wall time of each part of the executor's passes (ExecutorObserver.phase: starting plans,
+//   acting, moving, settling...), in µs per step: where the JavaScript goes, SQLite included;
 // - each SQL statement's time inside SQLite (better-sqlite3's run and all, binding included),
 //   in µs per step, with its calls and rows, the costliest first: its text up to 110 characters;
 // - the WAL pages the run wrote, per step, by the table or index each page belongs to, with how
@@ -16,6 +18,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { readFileSync } from 'node:fs';
 import { sql } from 'kysely';
+import type { PassPhase } from '../src/execution/tick.ts';
 import type { Store } from '../src/store/index.ts';
 import { benchStore } from './stores.ts';
 import { runDiamonds } from './throughput.ts';
@@ -99,6 +102,13 @@ async function walByBtree(store: Store, walPath: string, steps: number): Promise
   );
 }
 
+function phaseTable(phases: Map<PassPhase, number>, steps: number): void {
+  let total = 0;
+  for (const seconds of phases.values()) total += seconds;
+  console.log(`\nthe executor's passes: ${((total * 1e6) / steps).toFixed(1)} µs per step`);
+  console.table([...phases].map(([phase, seconds]) => ({ phase, us_per_step: Number(((seconds * 1e6) / steps).toFixed(1)) })));
+}
+
 function statementTable(timed: Map<string, Timed>, steps: number): void {
   let total = 0n;
   for (const entry of timed.values()) total += entry.ns;
@@ -112,6 +122,7 @@ function statementTable(timed: Map<string, Timed>, steps: number): void {
 }
 
 const statements = timeStatements();
+const phases = new Map<PassPhase, number>();
 const bench = await benchStore('sqlite');
 try {
   if (bench.config.kind !== 'sqlite') throw new Error('the anatomy is of an SQLite store');
@@ -126,9 +137,11 @@ try {
     async after(store) {
       const timed = statements.stop();
       console.log(`SQLite, ${STEPS} read-only steps in plans of four (A, then B and C, then D)`);
+      phaseTable(phases, STEPS);
       statementTable(timed, STEPS);
       await walByBtree(store, walPath, STEPS);
     },
+    phase: (phase, seconds) => void phases.set(phase, (phases.get(phase) ?? 0) + seconds),
   });
   console.log(`\n${run.steps} steps in ${run.seconds.toFixed(2)} s (${Math.round(run.steps / run.seconds)} steps/s with every statement timed)`);
 } finally {

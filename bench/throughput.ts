@@ -6,6 +6,7 @@ import { CapabilityService } from '../src/capabilities/service.ts';
 import { newId } from '../src/core/ids.ts';
 import type { PlanDraft, StepDraft } from '../src/core/plan.ts';
 import { Executor } from '../src/execution/executor.ts';
+import type { ExecutorObserver } from '../src/execution/tick.ts';
 import { validate } from '../src/planning/validate.ts';
 import type { Store, StoreKind, StoreOptions } from '../src/store/index.ts';
 import { benchImplementations, benchRegistry } from './capabilities.ts';
@@ -54,6 +55,8 @@ export interface AroundRun {
   before?(store: Store): Promise<void>;
   /** Once every plan has completed, before the executor stops. */
   after?(store: Store): Promise<void>;
+  /** Told the wall time of each part of each pass (ExecutorObserver.phase). */
+  phase?: ExecutorObserver['phase'];
 }
 
 /**
@@ -105,7 +108,7 @@ export async function runDiamonds(store: Store, steps: number, around: AroundRun
     concurrency: kind === 'postgres' ? 8 : 4,
     passes,
     batch: 500,
-    observer: { tick: () => void readCompletions() },
+    observer: { tick: () => void readCompletions(), ...(around.phase ? { phase: around.phase } : {}) },
   });
   await around.before?.(store);
   const started = performance.now();

@@ -5,7 +5,7 @@
 // executor's observer.
 
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { ExecutorObserver, TickReport, VerifyOutcome } from '../execution/tick.ts';
+import { PASS_PHASES, type ExecutorObserver, type TickReport, type VerifyOutcome } from '../execution/tick.ts';
 import type { Store } from '../store/index.ts';
 
 export interface DaemonMetrics {
@@ -20,6 +20,7 @@ export const METRIC_NAMES = [
   'praxis_capability_requests_open',
   'praxis_ticks_total',
   'praxis_tick_duration_seconds',
+  'praxis_pass_phase_seconds_total',
   'praxis_claims_lost_total',
   'praxis_verify_outcomes_total',
   'praxis_approval_to_claim_seconds',
@@ -65,6 +66,15 @@ export function createMetrics(store: Store, onTick?: (report: TickReport, second
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [registry],
   });
+  // Where the executor's time goes, by part of a pass: a rate of each over the pass total says
+  // whether a busy daemon is acting, writing or settling.
+  const passPhases = new Counter({
+    name: 'praxis_pass_phase_seconds_total',
+    help: 'Wall time of the executor passes by part: housekeeping, starting plans, finding due steps, reading plans, acting, moving, settling',
+    labelNames: ['phase'] as const,
+    registers: [registry],
+  });
+  for (const phase of PASS_PHASES) passPhases.inc({ phase }, 0);
   const claimsLost = new Counter({
     name: 'praxis_claims_lost_total',
     help: 'Due steps another executor moved first, or whose claim ran out before the outcome was written',
@@ -93,6 +103,9 @@ export function createMetrics(store: Store, onTick?: (report: TickReport, second
       ticks.inc();
       tickDuration.observe(seconds);
       onTick?.(report, seconds);
+    },
+    phase(phase, seconds) {
+      passPhases.inc({ phase }, seconds);
     },
     claimLost() {
       claimsLost.inc();

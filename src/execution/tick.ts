@@ -81,6 +81,39 @@ export interface ExecutorObserver {
    * approval's wake-up or found by a pass: how long operators wait between deciding and the act.
    */
   approvalClaimed?(approval: ApprovalRecord, step: StepRecord): void;
+  /**
+   * A part of a pass ended, and took `seconds` of wall time since the part before it ended (or
+   * since the pass began): the parts of one pass follow each other, so they add up to the pass.
+   * With several passes side by side (Executor: passes) their parts overlap in time.
+   */
+  phase?(phase: PassPhase, seconds: number): void;
+}
+
+/**
+ * The parts of a pass, in their order: its housekeeping (expiring approvals and predictions,
+ * performing approved actions, the settling sweep, replanning under new commitments, taking
+ * over claims), starting plans with their first steps, finding the due steps, reading their
+ * plans, and then, in each round, acting (running the due steps), moving them (their moves'
+ * commit) and settling their plans.
+ */
+export const PASS_PHASES = ['housekeeping', 'starting plans', 'finding due steps', 'reading plans', 'acting', 'moving', 'settling'] as const;
+export type PassPhase = (typeof PASS_PHASES)[number];
+
+/** Reports each part of a pass to the observer as it ends (ExecutorObserver.phase). */
+type Lap = (phase: PassPhase) => void;
+
+function lapsFor(ctx: ExecutorContext, observer: ExecutorObserver | undefined): Lap {
+  if (!observer?.phase) return () => {};
+  let since = performance.now();
+  return (phase) => {
+    const now = performance.now();
+    try {
+      observer.phase?.(phase, (now - since) / 1000);
+    } catch (error) {
+      ctx.log.warn('observing a part of a pass failed', { error: error instanceof Error ? error.message : String(error) });
+    }
+    since = now;
+  };
 }
 
 export interface TickReport {
@@ -148,6 +181,7 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
     }
   };
 
+  const lap = lapsFor(ctx, options.observer);
   const housekeeping = options.housekeeping ?? true;
   if (housekeeping) {
     report.expiredApprovals = await guarded('expiring approvals', () => ctx.capabilities.expireApprovals(), 0);
@@ -163,7 +197,11 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
     pass.adopt(loaded);
     firstSteps.push(...ready);
   };
-  if (options.startPlans ?? true) report.startedPlans = await guarded('starting plans', () => startPlans(ctx, options.startBatch ?? options.batch, adoptFirstSteps), 0);
+  lap('housekeeping');
+  if (options.startPlans ?? true) {
+    report.startedPlans = await guarded('starting plans', () => startPlans(ctx, options.startBatch ?? options.batch, adoptFirstSteps), 0);
+    lap('starting plans');
+  }
   if (housekeeping) report.resumedReplans = await guarded('resuming stalled replans', () => resumeStalledReplans(ctx, STALLED_REPLAN_SECONDS, options.batch), 0);
   if (options.sweep ?? true) report.settled = await guarded('settling plans', () => settlePlans(ctx, options.batch), 0);
   // Before any due step runs: a step bound by a commitment taken since its plan was made must
@@ -178,9 +216,11 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
     report.liveClaimants = takeOver.live;
   }
   const { inFlight } = options;
+  lap('housekeeping');
   // Past the steps other passes hold, so that a full batch of free ones can still be found.
   const limit = options.batch + (inFlight?.size ?? 0);
   const found = await guarded('finding due steps', () => store.executorQueries.dueSteps({ now: ctx.clock.now(), host: ctx.host, limit }), []);
+  lap('finding due steps');
   const started = new Set(firstSteps.map((s) => s.id));
   const candidates = [...firstSteps, ...found.filter((s) => !started.has(s.id))];
   const due = inFlight ? inFlight.take(candidates, options.batch) : candidates.slice(0, options.batch);
@@ -191,13 +231,14 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
   try {
     // Every plan the due steps belong to, with its intention and its budget's counts, in a few statements.
     await guarded('reading the plans of the due steps', () => pass.preload(store, due), undefined);
+    lap('reading plans');
     let round: StepRecord[] = due;
     for (let rounds = 1; round.length > 0; rounds += 1) {
       // Steps that settling this round promotes in plans the pass read: due now, and known as
       // the store has them, so the next round runs them without a due query or a read.
       const next: StepRecord[] = [];
       const onPromoted = rounds < (options.rounds ?? MAX_ROUNDS) && !options.signal?.aborted ? (_: unknown, ready: StepRecord[]) => void next.push(...ready) : undefined;
-      await runRound(ctx, pass, round, options, report, guarded, onPromoted);
+      await runRound(ctx, pass, round, options, report, guarded, onPromoted, lap);
       if (next.length === 0 || options.signal?.aborted) break;
       inFlight?.hold(next);
       held.push(...next);
@@ -226,7 +267,16 @@ type Guarded = <T>(what: string, work: () => Promise<T>, fallback: T) => Promise
  * One round of a pass: runs `due` (their plans read already), commits the moves of the steps
  * that acted first together, and settles each plan whose steps moved once, after all of them.
  */
-async function runRound(ctx: ExecutorContext, pass: Pass, due: readonly StepRecord[], options: TickOptions, report: TickReport, guarded: Guarded, onPromoted: OnPromoted | undefined): Promise<void> {
+async function runRound(
+  ctx: ExecutorContext,
+  pass: Pass,
+  due: readonly StepRecord[],
+  options: TickOptions,
+  report: TickReport,
+  guarded: Guarded,
+  onPromoted: OnPromoted | undefined,
+  lap: Lap,
+): Promise<void> {
   // Steps that acted before moving hand their moves back; they commit together, in one
   // transaction per round, once every worker is done.
   const moves: { due: StepRecord; move: Move }[] = [];
@@ -243,6 +293,7 @@ async function runRound(ctx: ExecutorContext, pass: Pass, due: readonly StepReco
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, due.length)) }, worker));
+  lap('acting');
   const applied = await guarded(
     'moving the steps of the pass',
     () =>
@@ -257,9 +308,11 @@ async function runRound(ctx: ExecutorContext, pass: Pass, due: readonly StepReco
     if (moved) report.movedSteps += 1;
     if (options.observer) await observeStep(ctx, options.observer, step, moved);
   }
+  lap('moving');
   // Each plan whose steps finished is settled once, after all of them (promoting what became ready).
   const { planIds, known } = pass.takePlansToSettle();
   report.settled += await guarded('settling the plans whose steps finished', () => settlePlansTogether(ctx, planIds, known, onPromoted), 0);
+  lap('settling');
 }
 
 /**

@@ -42,6 +42,9 @@ for (const kind of STORE_KINDS) {
         assert.match(metrics, /^praxis_steps\{status="pending",kind="verify"\} 1$/m);
         assert.match(metrics, /^praxis_approvals_pending 0$/m);
         assert.match(metrics, /^praxis_ticks_total [1-9]\d*$/m, 'the executor loop has ticked');
+        // A pass that has run has spent time on finding due steps: every pass looks for them.
+        assert.match(metrics, /^praxis_pass_phase_seconds_total\{phase="finding due steps"\} (?!0$)\d/m, 'the parts of the passes are timed');
+        assert.match(metrics, /^praxis_pass_phase_seconds_total\{phase="moving"\} \d/m, 'every part is exported from the start');
         assert.match(metrics, /^process_cpu_user_seconds_total /m, 'process metrics too');
 
         const unauthenticated = await fetch(`${daemon.url}/api/v1/minds`);

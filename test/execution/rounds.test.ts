@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MAX_ROUNDS } from '../../src/execution/tick.ts';
+import { MAX_ROUNDS, type PassPhase } from '../../src/execution/tick.ts';
 import { promotedStep } from '../../src/store/index.ts';
 import { seedPlan } from '../support/fixtures.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
@@ -23,6 +23,44 @@ const diamond = (tag: string) =>
 for (const kind of STORE_KINDS) {
   describe(`rounds of a pass (${kind})`, () => {
     const current = useStore(kind);
+
+    it('report the parts of the pass that ran them, in order, adding up to the pass', async () => {
+      const w = await makeWorld(current());
+      await w.allow('test.read');
+      await w.plan(diamond('p'));
+      const phases: [PassPhase, number][] = [];
+      let passSeconds = 0;
+      const executor = w.executor({ observer: { phase: (phase, seconds) => void phases.push([phase, seconds]), tick: (_, seconds) => void (passSeconds = seconds) } });
+      await executor.tick();
+      // One round per level of the diamond: A, then B and C, then D.
+      const round = ['acting', 'moving', 'settling'];
+      assert.deepEqual(
+        phases.map(([phase]) => phase),
+        ['housekeeping', 'starting plans', 'housekeeping', 'finding due steps', 'reading plans', ...round, ...round, ...round],
+      );
+      assert.ok(
+        phases.every(([, seconds]) => seconds >= 0),
+        'no part takes negative time',
+      );
+      const total = phases.reduce((sum, [, seconds]) => sum + seconds, 0);
+      assert.ok(total <= passSeconds + 1e-6 && total > 0, `the parts (${total} s) add up to no more than the pass (${passSeconds} s)`);
+    });
+
+    it('go on when the observer of the parts of a pass throws', async () => {
+      const w = await makeWorld(current());
+      await w.allow('test.read');
+      const { plan } = await w.plan(diamond('t'));
+      const executor = w.executor({
+        observer: {
+          phase: () => {
+            throw new Error('a broken counter');
+          },
+        },
+      });
+      const report = await executor.tick();
+      assert.equal(report.errors, 0);
+      assert.equal((await w.store.plans.get(plan.id))?.status, 'completed');
+    });
 
     it('run every level of a plan of reads in one pass, each step once', async () => {
       const w = await makeWorld(current());
