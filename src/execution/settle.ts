@@ -112,7 +112,9 @@ export async function startPlans(ctx: ExecutorContext, limit: number, onPromoted
     const closed = !intention || intention.status === 'fulfilled' || intention.status === 'abandoned' ? (intention?.status ?? 'gone') : null;
     candidates.push({ plan, intention, closed });
   }
-  // When the first steps were promoted, and which (from the transactions that committed).
+  // What each plan's start promotes, when that is all its start does (firstPromotions); when the
+  // promotions were written, and which (from the transactions that committed).
+  const firsts = new Map(candidates.map(({ plan }) => [plan.id, firstPromotions(plan)]));
   const at = ctx.clock.now();
   const promoted = new Set<string>();
   const start = (some: typeof candidates) =>
@@ -148,7 +150,7 @@ export async function startPlans(ctx: ExecutorContext, limit: number, onPromoted
         await tx.events.appendMany(events);
         // The plan just moved from validated, so its steps are as read: no other writer moves the
         // steps of a plan that has not started. The promotion itself is still conditional.
-        const first = moved.flatMap((id) => firstPromotions(some.find((c) => c.plan.id === id)!.plan) ?? []);
+        const first = moved.flatMap((id) => firsts.get(id) ?? []);
         return {
           moved,
           promoted: await tx.steps.promote(
@@ -187,7 +189,7 @@ export async function startPlans(ctx: ExecutorContext, limit: number, onPromoted
     // A plan started only with its intention open (closed: null).
     if (!startedIds.has(plan.id) || !intention) continue;
     const executing = { plan: { ...plan, status: 'executing' as const, statusReason: '' }, intention };
-    const first = firstPromotions(plan);
+    const first = firsts.get(plan.id);
     if (!first) {
       known.set(plan.id, executing);
       toSettle.push(plan.id);

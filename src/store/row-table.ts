@@ -147,7 +147,7 @@ function valueWriter(names: readonly string[]): ValueWriter {
       'row',
       'values',
       'at',
-      `if (${keys.map((k) => `!(${k} in row)`).join(' || ')}) return false;\n${keys.map((k, i) => `values[at + ${i}] = row[${k}] ?? null;`).join('\n')}\nreturn true;`,
+      `if (${keys.map((k) => `!(${k} in row)`).join(' || ') || 'false'}) return false;\n${keys.map((k, i) => `values[at + ${i}] = row[${k}] ?? null;`).join('\n')}\nreturn true;`,
     ) as ValueWriter;
     valueWriters.set(key, write);
   }
