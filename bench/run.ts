@@ -13,7 +13,8 @@
 //   cross_process_after_quiet: BENCH_QUIET_SAMPLES approvals (default 3; 0 skips them) each
 //   after 11 s of quiet, past the pool's idle timeout, as approvals usually come.
 // - tick_cost_ratio_100k {sqlite, postgres}: the median cost of a pass with nothing due, with
-//   BENCH_HISTORY closed plans (default 100,000) in the store, over the same with none.
+//   BENCH_HISTORY closed plans (default 100,000) in the store, over the same with none: two
+//   stores, their passes taken in turn, so that the machine's drift falls on both alike.
 //
 // Environment: PRAXIS_TEST_PG_URL as for the tests; BENCH_PASSES sets the executor's passes side by
 // side (default: as the daemon, 2 on PostgreSQL, 1 on SQLite); BENCH_STEPS, BENCH_RUNS, BENCH_HISTORY and
@@ -24,7 +25,7 @@ import { sql } from 'kysely';
 import { CapabilityService } from '../src/capabilities/service.ts';
 import { newId } from '../src/core/ids.ts';
 import { Executor } from '../src/execution/executor.ts';
-import type { StoreKind } from '../src/store/index.ts';
+import type { Store, StoreKind } from '../src/store/index.ts';
 import { benchImplementations, benchRegistry } from './capabilities.ts';
 import { costPerStep, type Counts } from './costs.ts';
 import { fillHistory } from './history.ts';
@@ -38,31 +39,51 @@ const HISTORY = Number(process.env.BENCH_HISTORY ?? 100_000);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 25);
 const TICKS = 60;
 
-async function tickCost(executor: Executor): Promise<number> {
-  for (let i = 0; i < 5; i += 1) await executor.tick();
-  const times: number[] = [];
-  for (let i = 0; i < TICKS; i += 1) {
+/**
+ * The median pass of `empty` and of `full`, their passes taken in turn: both medians come from
+ * the same minutes of the machine, whose speed drifts by a quarter and more from one minute to
+ * the next, so their ratio measures the stores and not the drift.
+ */
+async function tickCosts(empty: Executor, full: Executor): Promise<{ emptyMs: number; fullMs: number }> {
+  for (let i = 0; i < 5; i += 1) {
+    await empty.tick();
+    await full.tick();
+  }
+  const times = { empty: [] as number[], full: [] as number[] };
+  const timed = async (executor: Executor, into: number[]) => {
     const started = performance.now();
     await executor.tick();
-    times.push(performance.now() - started);
+    into.push(performance.now() - started);
+  };
+  for (let i = 0; i < TICKS; i += 1) {
+    // Which goes first alternates too, so neither always follows the other's garbage.
+    if (i % 2 === 0) {
+      await timed(empty, times.empty);
+      await timed(full, times.full);
+    } else {
+      await timed(full, times.full);
+      await timed(empty, times.empty);
+    }
   }
-  return median(times);
+  return { emptyMs: median(times.empty), fullMs: median(times.full) };
 }
 
+/** The cost of a pass over a store with HISTORY closed plans, against one with none, each on a store of its own. */
 async function tickCostRatio(kind: StoreKind) {
-  const bench = await benchStore(kind);
+  const emptyBench = await benchStore(kind);
+  const fullBench = await benchStore(kind);
   try {
-    const { store } = bench;
-    const mind = await store.minds.create({ name: `bench-${newId()}` });
-    const executor = new Executor({ store, capabilities: new CapabilityService(store, benchRegistry, benchImplementations), concurrency: 4, batch: 100 });
-    const emptyMs = await tickCost(executor);
-    await fillHistory(store, mind, HISTORY);
+    const executorOn = (store: Store) => new Executor({ store, capabilities: new CapabilityService(store, benchRegistry, benchImplementations), concurrency: 4, batch: 100 });
+    await emptyBench.store.minds.create({ name: `bench-${newId()}` });
+    const mind = await fullBench.store.minds.create({ name: `bench-${newId()}` });
+    await fillHistory(fullBench.store, mind, HISTORY);
     // What autovacuum (PostgreSQL) or an operator's ANALYZE (SQLite) would have done by now.
-    await sql`analyze`.execute(store.db);
-    const fullMs = await tickCost(executor);
+    await sql`analyze`.execute(fullBench.store.db);
+    await sql`analyze`.execute(emptyBench.store.db);
+    const { emptyMs, fullMs } = await tickCosts(executorOn(emptyBench.store), executorOn(fullBench.store));
     return { value: Math.round((fullMs / emptyMs) * 100) / 100, emptyMs: Math.round(emptyMs * 1000) / 1000, fullMs: Math.round(fullMs * 1000) / 1000, history: HISTORY };
   } finally {
-    await bench.dispose();
+    await Promise.all([emptyBench.dispose(), fullBench.dispose()]);
   }
 }
 
