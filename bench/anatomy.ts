@@ -123,7 +123,8 @@ function statementTable(timed: Map<string, Timed>, steps: number): void {
 
 const statements = timeStatements();
 const phases = new Map<PassPhase, number>();
-const bench = await benchStore('sqlite');
+// The run's WAL is read whole at the end, so nothing may checkpoint it meanwhile.
+const bench = await benchStore('sqlite', { backgroundCheckpoints: false });
 try {
   if (bench.config.kind !== 'sqlite') throw new Error('the anatomy is of an SQLite store');
   const walPath = `${bench.config.path}-wal`;

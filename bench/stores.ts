@@ -30,7 +30,8 @@ export async function benchStore(kind: StoreKind, options: StoreOptions = {}): P
   if (kind === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'praxis-bench-'));
     const config: StoreConfig = { kind: 'sqlite', path: join(dir, 'bench.db') };
-    const store = await openStore(config, options);
+    // Checkpoints in the background, as the daemon opens its store (serve.ts).
+    const store = await openStore(config, { backgroundCheckpoints: true, ...options });
     await store.migrate();
     return {
       store,

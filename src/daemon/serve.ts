@@ -56,7 +56,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const logger = options.logger ?? createLogger(config.logLevel);
   // The secret first: a daemon that cannot read it must not start, before it touches the store.
   const secret = loadDaemonKey(config.store, config.secretFile);
-  const { store, created } = await openAndMigrate(config.store);
+  // A daemon writes for as long as it runs: its SQLite checkpoints run on a thread of their own.
+  const { store, created } = await openAndMigrate(config.store, { backgroundCheckpoints: true });
   const storeDescription = describeStore(config.store);
   let server: FastifyInstance | null = null;
   let bus: WakeBus | null = null;

@@ -28,8 +28,12 @@ class ImmediateTransactionSqliteDriver extends SqliteDriver {
 /** Distinct SQL texts kept prepared; beyond it the least recently used is dropped. */
 export const PREPARED_STATEMENT_CACHE_SIZE = 512;
 
-/** The `prepare` Kysely calls, answered from a cache of prepared statements by SQL text. */
-export function withStatementCache(database: SqliteDatabase, size = PREPARED_STATEMENT_CACHE_SIZE): SqliteDialectConfig['database'] {
+/**
+ * The `prepare` Kysely calls, answered from a cache of prepared statements by SQL text. With
+ * `written`, each statement that can write tells it after running: every `run` (writes and
+ * transaction control, `commit` among them) and a reader that is not read-only (RETURNING).
+ */
+export function withStatementCache(database: SqliteDatabase, size = PREPARED_STATEMENT_CACHE_SIZE, written?: () => void): SqliteDialectConfig['database'] {
   const cache = new Map<string, DriverStatement>();
   return {
     close: () => {
@@ -43,6 +47,7 @@ export function withStatementCache(database: SqliteDatabase, size = PREPARED_STA
         cache.delete(sql);
       } else {
         statement = shapedRows(database.prepare(sql));
+        if (written) statement = tellingWrites(statement, written);
         if (cache.size >= size) cache.delete(cache.keys().next().value!);
       }
       cache.set(sql, statement);
@@ -52,7 +57,27 @@ export function withStatementCache(database: SqliteDatabase, size = PREPARED_STA
 }
 
 /** What Kysely's SQLite driver uses of a statement. */
-type DriverStatement = Pick<Statement, 'reader' | 'all' | 'run' | 'iterate'>;
+type DriverStatement = Pick<Statement, 'reader' | 'readonly' | 'all' | 'run' | 'iterate'>;
+
+/** `statement`, calling `written` after each run that could have written. */
+function tellingWrites(statement: DriverStatement, written: () => void): DriverStatement {
+  const run = ((...params: unknown[]) => {
+    const result = statement.run(...params);
+    written();
+    return result;
+  }) as Statement['run'];
+  if (statement.readonly) return { reader: statement.reader, readonly: true, all: statement.all.bind(statement), iterate: statement.iterate.bind(statement), run };
+  const all = ((...params: unknown[]) => {
+    const rows = statement.all(...params);
+    written();
+    return rows;
+  }) as Statement['all'];
+  const iterate = function* (...params: unknown[]) {
+    yield* statement.iterate(...params);
+    written();
+  } as Statement['iterate'];
+  return { reader: statement.reader, readonly: false, all, iterate, run };
+}
 
 /**
  * A statement that returns rows reads them as arrays (better-sqlite3's raw mode) and makes each
@@ -79,6 +104,7 @@ export function shapedRows(statement: Statement): DriverStatement {
   };
   return {
     reader: true,
+    readonly: statement.readonly,
     all: ((...params: unknown[]) => {
       const rows = statement.all(...params) as unknown[][];
       return rows.length === 0 ? rows : rows.map(shaper());

@@ -37,7 +37,8 @@ import { WantRepository } from './repositories/wants.ts';
 import { WebhookDeliveryRepository } from './repositories/webhook-deliveries.ts';
 import type { Database } from './schema.ts';
 import { withNamedStatements } from './pg-statements.ts';
-import { PraxisSqliteDialect, withStatementCache } from './sqlite-dialect.ts';
+import { startBackgroundCheckpoints, type BackgroundCheckpoints } from './sqlite-checkpoints.ts';
+import { PREPARED_STATEMENT_CACHE_SIZE, PraxisSqliteDialect, withStatementCache } from './sqlite-dialect.ts';
 
 export interface Repositories {
   readonly minds: MindRepository;
@@ -101,6 +102,12 @@ export interface StoreOptions {
    * before it is closed; IDLE_CONNECTION_MS unless given.
    */
   idleConnectionMs?: number;
+  /**
+   * SQLite file: checkpoint the WAL on a thread of its own instead of on the thread that commits
+   * (sqlite-checkpoints.ts). For a long-lived writer such as the daemon; a command that opens
+   * the store for a moment has no use for the thread.
+   */
+  backgroundCheckpoints?: boolean;
 }
 
 /** How long a PostgreSQL connection beyond the warm ones may sit idle before the pool closes it. */
@@ -162,7 +169,10 @@ export async function openStore(config: StoreConfig, options: StoreOptions = {})
   const clock = options.clock ?? systemClock;
   const codec = codecFor(config.kind);
   const log = options.observeQuery ? queryLog(options.observeQuery) : undefined;
-  const { db, approvalDb } = config.kind === 'sqlite' ? { db: openSqlite(config, log), approvalDb: undefined } : await openPostgres(config, log, options.idleConnectionMs);
+  const { db, approvalDb, checkpoints } =
+    config.kind === 'sqlite'
+      ? { ...openSqlite(config, log, options.backgroundCheckpoints ?? false), approvalDb: undefined }
+      : { ...(await openPostgres(config, log, options.idleConnectionMs)), checkpoints: undefined };
   const schema = config.kind === 'postgres' ? config.schema : undefined;
   const wakeups = new WakeSignals();
   const wakeChannelName = config.kind === 'postgres' ? wakeChannel(config.schema) : null;
@@ -194,6 +204,9 @@ export async function openStore(config: StoreConfig, options: StoreOptions = {})
       return result;
     },
     async close() {
+      // The worker's connection closes first, so that the writer's, closing last, checkpoints
+      // the whole WAL and removes it.
+      await checkpoints?.stop();
       await Promise.all([db.destroy(), approvalDb?.destroy()]);
     },
   };
@@ -220,7 +233,7 @@ function queryLog(observe: (sql: string, durationMs: number) => void): QueryLog 
   };
 }
 
-function openSqlite(config: SqliteStoreConfig, log: QueryLog | undefined): Kysely<Database> {
+function openSqlite(config: SqliteStoreConfig, log: QueryLog | undefined, backgroundCheckpoints: boolean): { db: Kysely<Database>; checkpoints: BackgroundCheckpoints | undefined } {
   if (config.path !== ':memory:') mkdirSync(dirname(resolve(config.path)), { recursive: true });
   const database = new BetterSqlite3(config.path);
   // Wait for the write lock instead of failing when another process holds it.
@@ -233,7 +246,9 @@ function openSqlite(config: SqliteStoreConfig, log: QueryLog | undefined): Kysel
   // claim or write-ahead execution row vanish on power loss, and the non-idempotent action behind
   // it could then run a second time after the machine comes back.
   database.pragma('synchronous = FULL');
-  return new Kysely<Database>({ dialect: new PraxisSqliteDialect({ database: withStatementCache(database) }), ...(log ? { log } : {}) });
+  const checkpoints = backgroundCheckpoints && config.path !== ':memory:' ? startBackgroundCheckpoints(database, config.path) : undefined;
+  const cached = withStatementCache(database, PREPARED_STATEMENT_CACHE_SIZE, checkpoints?.written);
+  return { db: new Kysely<Database>({ dialect: new PraxisSqliteDialect({ database: cached }), ...(log ? { log } : {}) }), checkpoints };
 }
 
 async function openPostgres(config: PostgresStoreConfig, log: QueryLog | undefined, idleConnectionMs = IDLE_CONNECTION_MS): Promise<{ db: Kysely<Database>; approvalDb: Kysely<Database> }> {

@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import { loadDaemonConfig } from '../../src/daemon/config.ts';
 import { startDaemon } from '../../src/daemon/serve.ts';
 import { openStore } from '../../src/store/index.ts';
+import { BACKSTOP_PAGES } from '../../src/store/sqlite-checkpoints.ts';
 import { STORE_KINDS, openTestStore } from '../support/stores.ts';
 
 for (const kind of STORE_KINDS) {
@@ -21,6 +22,9 @@ for (const kind of STORE_KINDS) {
         if (kind === 'sqlite') {
           const { rows } = await sql<{ synchronous: number }>`pragma synchronous`.execute(daemon.store.db);
           assert.equal(rows[0]?.synchronous, 2, 'synchronous = FULL (2)');
+          // Its checkpoints run on a thread of their own; the writer's own is only the backstop.
+          const autocheckpoint = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(daemon.store.db);
+          assert.equal(autocheckpoint.rows[0]?.wal_autocheckpoint, BACKSTOP_PAGES);
         } else {
           // The server here defaults to on as well, so the session setting is read from where the
           // connection set it: its startup options, as pg_settings reports their source.
