@@ -4,6 +4,7 @@
 
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { AUDIT_EVENT_TYPES, DUE_STEP_STATUSES } from '../core/vocabulary.ts';
+import type { StoreKind } from './codec.ts';
 
 /**
  * `column IN ('a', 'b', ...)` with the values inlined as literals: DDL cannot take bind
@@ -36,9 +37,14 @@ export function isAuditEvent(): RawBuilder<SqlBool> {
   return equalsOneOf('type', AUDIT_EVENT_TYPES);
 }
 
-/** The statuses the executor must look at again; the predicate of `plan_steps_due_idx`. */
-export function stepIsDue(): RawBuilder<SqlBool> {
-  return oneOf('status', DUE_STEP_STATUSES);
+/**
+ * The statuses the executor must look at again: the predicate of `plan_steps_due_idx`, which the
+ * queries served by it repeat as written (`column` qualified as they name it). A list on
+ * PostgreSQL, as 0001 made the index; equalities on SQLite since migration 0016, which evaluates
+ * it on every status move of a step.
+ */
+export function stepIsDue(kind: StoreKind, column = 'status'): RawBuilder<SqlBool> {
+  return kind === 'sqlite' ? equalsOneOf(column, DUE_STEP_STATUSES) : oneOf(column, DUE_STEP_STATUSES);
 }
 
 /**

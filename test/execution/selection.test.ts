@@ -94,9 +94,9 @@ for (const kind of STORE_KINDS) {
       await sql`analyze`.execute(db);
       const explain = (compiled: { sql: string; parameters: readonly unknown[] }) => queryPlan(db, kind, compiled);
       const affinity = { host: 'h', limit: 10 };
-      assert.match(await explain(dueStepsForExecutorQuery(db, new Date().toISOString(), { ...affinity, now: new Date() }).compile()), /plan_steps_due_idx/);
-      assert.match(await explain(startablePlansQuery(db, affinity).compile()), /plans_live_idx/);
-      assert.match(await explain(plansToSettleQuery(db, affinity).compile()), /plans_live_idx/);
+      assert.match(await explain(dueStepsForExecutorQuery(db, kind, new Date().toISOString(), { ...affinity, now: new Date() }).compile()), /plan_steps_due_idx/);
+      assert.match(await explain(startablePlansQuery(db, kind, affinity).compile()), /plans_live_idx/);
+      assert.match(await explain(plansToSettleQuery(db, kind, affinity).compile()), /plans_live_idx/);
     });
   });
 }

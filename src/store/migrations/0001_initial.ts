@@ -8,6 +8,7 @@ import {
   APPROVAL_STATUSES,
   CAPABILITY_REQUEST_STATUSES,
   COMMITMENT_STATUSES,
+  DUE_STEP_STATUSES,
   EVENT_TYPES,
   EXECUTION_STATUSES,
   GRANT_STATUSES,
@@ -21,7 +22,7 @@ import {
   STEP_KINDS,
   STEP_STATUSES,
 } from '../../core/vocabulary.ts';
-import { hasOrigin, oneOf, stepIsDue } from '../vocabulary-sql.ts';
+import { hasOrigin, oneOf } from '../vocabulary-sql.ts';
 import { columnTypesFor, type ColumnTypes } from './column-types.ts';
 
 const between0and1 = (column: string) => sql`${sql.ref(column)} >= 0 and ${sql.ref(column)} <= 1`;
@@ -199,7 +200,7 @@ async function createPlanTables(db: Kysely<any>, t: ColumnTypes): Promise<void> 
     .execute();
   // Only the statuses the executor revisits are indexed, so the index stays as small as the
   // live work no matter how much history accumulates.
-  await db.schema.createIndex('plan_steps_due_idx').on('plan_steps').columns(['status', 'next_run_at']).where(stepIsDue()).execute();
+  await db.schema.createIndex('plan_steps_due_idx').on('plan_steps').columns(['status', 'next_run_at']).where(oneOf('status', DUE_STEP_STATUSES)).execute(); // a list as 0001 always wrote it: 0016 rewrites it on SQLite
   await db.schema.createIndex('plan_steps_plan_idx').on('plan_steps').columns(['plan_id', 'position']).execute();
 
   await db.schema

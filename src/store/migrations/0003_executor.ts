@@ -5,12 +5,13 @@
 
 import type { Kysely, Migration } from 'kysely';
 import type { StoreKind } from '../codec.ts';
-import { planIsLive } from '../repositories/executor-queries.ts';
+import { LIVE_PLAN_STATUSES } from '../repositories/executor-queries.ts';
+import { oneOf } from '../vocabulary-sql.ts';
 
 export function executorIndexes(_kind: StoreKind): Migration {
   return {
     async up(db: Kysely<any>): Promise<void> {
-      await db.schema.createIndex('plans_live_idx').on('plans').columns(['status', 'updated_at']).where(planIsLive()).execute();
+      await db.schema.createIndex('plans_live_idx').on('plans').columns(['status', 'updated_at']).where(oneOf('status', LIVE_PLAN_STATUSES)).execute();
     },
   };
 }

@@ -9,7 +9,8 @@
 
 import type { Kysely, Migration } from 'kysely';
 import type { StoreKind } from '../codec.ts';
-import { planIsLive } from '../repositories/executor-queries.ts';
+import { LIVE_PLAN_STATUSES } from '../repositories/executor-queries.ts';
+import { oneOf } from '../vocabulary-sql.ts';
 import { columnTypesFor } from './column-types.ts';
 import { refreshEventTypeCheck } from './event-type-check.ts';
 
@@ -28,7 +29,7 @@ export function planPauses(kind: StoreKind): Migration {
         .addColumn('pause_reason', 'text', (c) => c.notNull().defaultTo(''))
         .execute();
       await db.schema.dropIndex('plans_live_idx').execute();
-      await db.schema.createIndex('plans_live_idx').on('plans').columns(['status', 'updated_at']).where(planIsLive()).execute();
+      await db.schema.createIndex('plans_live_idx').on('plans').columns(['status', 'updated_at']).where(oneOf('status', LIVE_PLAN_STATUSES)).execute();
       await refreshEventTypeCheck(db, kind);
     },
   };

@@ -3,7 +3,7 @@
 // every type; one created before a type was added refuses it until its check is rebuilt. A
 // migration that adds event types calls this. PostgreSQL replaces the constraint by name; SQLite
 // cannot alter a constraint, so the table is rebuilt from its own stored definition with the new
-// check (same columns, rows, sequence and indexes). The check is a chain of equalities
+// check (same columns, rows, sequence and indexes: sqlite-rebuild.ts). The check is a chain of equalities
 // (equalsOneOf, and migration 0013 for why): an older database's `type in (...)` is replaced by it
 // the first time the check is refreshed.
 
@@ -11,6 +11,7 @@ import { sql, type Kysely } from 'kysely';
 import { EVENT_TYPES } from '../../core/vocabulary.ts';
 import type { StoreKind } from '../codec.ts';
 import { equalsOneOf } from '../vocabulary-sql.ts';
+import { rebuildSqliteTable } from './sqlite-rebuild.ts';
 
 /** The type check as SQLite stores it: a list (as 0001 writes it, and every refresh before 0013) or a chain of equalities. */
 const SQLITE_CHECK = /constraint "events_type_check" check \((?:"type" in \([^)]*\)|\("type" = '[a-z0-9_]+'(?: or "type" = '[a-z0-9_]+')*\))\)/;
@@ -23,22 +24,12 @@ export async function refreshEventTypeCheck(db: Kysely<any>, kind: StoreKind, ty
     await sql`alter table events add constraint events_type_check check (${check})`.execute(db);
     return;
   }
-  const table = await sql<{ sql: string }>`select sql from sqlite_master where type = 'table' and name = 'events'`.execute(db);
-  const definition = table.rows[0]?.sql ?? '';
-  if (!SQLITE_CHECK.test(definition)) throw new Error('the events table has no type check of the expected form to rebuild');
-  const indexes = await sql<{ sql: string }>`select sql from sqlite_master where type = 'index' and tbl_name = 'events' and sql is not null`.execute(db);
   const compiled = check.compile(db).sql;
-  const rebuilt = definition.replace(/^create table "?events"?/i, 'create table "events_rebuilt"').replace(SQLITE_CHECK, `constraint "events_type_check" check (${compiled})`);
-  // All or nothing: Kysely runs no SQLite migration in a transaction (it reports SQLite's DDL as
-  // not transactional), and a crash between the drop and the rename would leave only
-  // events_rebuilt, which no later refresh recognises.
-  const rebuild = async (tx: Kysely<any>) => {
-    await sql.raw(rebuilt).execute(tx);
-    await sql`insert into events_rebuilt select * from events`.execute(tx);
-    await sql`drop table events`.execute(tx);
-    await sql`alter table events_rebuilt rename to events`.execute(tx);
-    for (const index of indexes.rows) await sql.raw(index.sql).execute(tx);
-  };
-  if (db.isTransaction) await rebuild(db);
-  else await db.transaction().execute(rebuild);
+  await rebuildSqliteTable(db, {
+    table: 'events',
+    definition(stored) {
+      if (!SQLITE_CHECK.test(stored)) throw new Error('the events table has no type check of the expected form to rebuild');
+      return stored.replace(SQLITE_CHECK, `constraint "events_type_check" check (${compiled})`);
+    },
+  });
 }

@@ -20,6 +20,7 @@ import { abortAndFindings } from './0012_abort_and_findings.ts';
 import { eventTypeEqualities } from './0013_event_type_equalities.ts';
 import { auditIndex } from './0014_audit_index.ts';
 import { partialEventIndexes } from './0015_event_indexes_partial.ts';
+import { stepCheckEqualities } from './0016_step_check_equalities.ts';
 
 export const MIGRATION_TABLE = 'praxis_migrations';
 export const MIGRATION_LOCK_TABLE = 'praxis_migration_lock';
@@ -45,6 +46,7 @@ export function migrationsFor(kind: StoreKind): Record<string, Migration> {
     '0013_event_type_equalities': eventTypeEqualities(kind),
     '0014_audit_index': auditIndex(kind),
     '0015_event_indexes_partial': partialEventIndexes(kind),
+    '0016_step_check_equalities': stepCheckEqualities(kind),
   };
 }
 

@@ -8,8 +8,9 @@
 import { sql, type Compilable, type Kysely, type RawBuilder, type Selectable, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { QueryTemplate } from '../query-template.ts';
 import type { Database } from '../schema.ts';
-import { DUE_STEP_STATUSES, RUNNING_PLAN_STATUSES, type IntentionStatus, type PlanStatus, type StepStatus } from '../../core/vocabulary.ts';
-import { hasOrigin, oneOf } from '../vocabulary-sql.ts';
+import { RUNNING_PLAN_STATUSES, type IntentionStatus, type PlanStatus, type StepStatus } from '../../core/vocabulary.ts';
+import { equalsOneOf, hasOrigin, oneOf, stepIsDue } from '../vocabulary-sql.ts';
+import type { StoreKind } from '../codec.ts';
 import { chunksFor, isAnyOf } from '../row-table.ts';
 import type { RepositoryContext } from './context.ts';
 import { decodeStep, FINAL_STEP_STATUSES, type StepRecord } from './steps.ts';
@@ -23,9 +24,13 @@ import { decodePolicyRule, rulesOfMind, type PolicyRuleRecord } from './policy-r
 /** Plan statuses the executor revisits; the predicate of `plans_live_idx` (rebuilt by migration 0010). */
 export const LIVE_PLAN_STATUSES = ['validated', ...RUNNING_PLAN_STATUSES, 'replanning'] as const;
 
-/** The predicate of `plans_live_idx`, as the migration writes it. */
-export function planIsLive() {
-  return oneOf('status', LIVE_PLAN_STATUSES);
+/**
+ * The predicate of `plans_live_idx`, which the queries it serves repeat as written (`column`
+ * qualified as they name it): a list on PostgreSQL, as migrations 0003 and 0010 made the index;
+ * equalities on SQLite since migration 0016, which evaluates it on every status move of a plan.
+ */
+export function planIsLive(kind: StoreKind, column = 'status'): RawBuilder<SqlBool> {
+  return kind === 'sqlite' ? equalsOneOf(column, LIVE_PLAN_STATUSES) : oneOf(column, LIVE_PLAN_STATUSES);
 }
 
 /** Which minds a daemon may advance: unbound ones, and those bound to its own host. */
@@ -75,8 +80,8 @@ function mayAdvance(host: string | null) {
 }
 
 /** The plan (aliased `p`) is in a status the executor revisits: the index predicate, qualified. */
-function livePlan() {
-  return sql<SqlBool>`${sql.ref('p.status')} in (${sql.join(LIVE_PLAN_STATUSES.map((s) => sql.lit(s)))})`;
+function livePlan(kind: StoreKind) {
+  return planIsLive(kind, 'p.status');
 }
 
 /** The plan (aliased `p`) is started and running: executing, or waiting for time or for an operator. */
@@ -85,7 +90,7 @@ function runningPlan() {
 }
 
 /**
- * runningPlan() for a query that also has livePlan(), written as the live statuses that are not running, which
+ * runningPlan() for a query that also has livePlan(kind), written as the live statuses that are not running, which
  * keeps PostgreSQL's planner on the live-plans index (a second `status in (...)` list reads to it
  * as an index condition that the whole-mind index serves as well).
  */
@@ -107,12 +112,12 @@ function notPaused() {
  * `executing` step is always returned once due, paused plan or not, because only recovery can
  * settle a claim whose executor vanished, whatever has happened to its plan since.
  */
-function actionableSteps(db: Kysely<Database>, host: string | null) {
+function actionableSteps(db: Kysely<Database>, kind: StoreKind, host: string | null) {
   return db
     .selectFrom('plan_steps')
     .innerJoin('plans as p', 'p.id', 'plan_steps.plan_id')
     .innerJoin('minds as m', 'm.id', 'plan_steps.mind_id')
-    .where(oneOf('plan_steps.status', DUE_STEP_STATUSES))
+    .where(stepIsDue(kind, 'plan_steps.status'))
     .where(mayAdvance(host))
     .where('p.origin', '<>', 'dream')
     .where((eb) => eb.or([eb('plan_steps.status', '=', 'executing'), eb.and([notPaused(), eb.or([runningPlan(), eb.and([eb('p.status', '=', 'blocked'), eb('plan_steps.status', '<>', 'ready')])])])]));
@@ -123,8 +128,8 @@ function actionableSteps(db: Kysely<Database>, host: string | null) {
  * due index's predicate exactly (SQLite uses a partial index only then).
  * Exported so tests can ask each store's planner whether the index is used.
  */
-export function dueStepsForExecutorQuery(db: Kysely<Database>, at: string, query: DueStepQuery) {
-  return actionableSteps(db, query.host)
+export function dueStepsForExecutorQuery(db: Kysely<Database>, kind: StoreKind, at: string, query: DueStepQuery) {
+  return actionableSteps(db, kind, query.host)
     .selectAll('plan_steps')
     .where((eb) => eb.or([eb('plan_steps.next_run_at', 'is', null), eb('plan_steps.next_run_at', '<=', at)]))
     .orderBy('plan_steps.next_run_at', (ob) => ob.asc().nullsFirst())
@@ -133,20 +138,20 @@ export function dueStepsForExecutorQuery(db: Kysely<Database>, at: string, query
 }
 
 /** See ExecutorQueryRepository.nextDueAt; exported so tests can ask the planner about indexes. */
-export function nextDueQuery(db: Kysely<Database>, at: string, host: string | null) {
-  return actionableSteps(db, host)
+export function nextDueQuery(db: Kysely<Database>, kind: StoreKind, at: string, host: string | null) {
+  return actionableSteps(db, kind, host)
     .select((eb) => eb.fn.min('plan_steps.next_run_at').as('due'))
     .where('plan_steps.next_run_at', '>', at);
 }
 
 /** See ExecutorQueryRepository.startablePlanIds; exported so tests can ask the planner about indexes. */
-export function startablePlansQuery(db: Kysely<Database>, query: PlanQuery) {
+export function startablePlansQuery(db: Kysely<Database>, kind: StoreKind, query: PlanQuery) {
   return db
     .selectFrom('plans as p')
     .innerJoin('minds as m', 'm.id', 'p.mind_id')
     .innerJoin('intentions as i', 'i.id', 'p.intention_id')
     .select('p.id')
-    .where(livePlan())
+    .where(livePlan(kind))
     .where('p.status', '=', 'validated')
     .where('p.origin', '<>', 'dream')
     .where(notPaused())
@@ -158,7 +163,7 @@ export function startablePlansQuery(db: Kysely<Database>, query: PlanQuery) {
 }
 
 /** See ExecutorQueryRepository.planIdsToSettle; exported so tests can ask the planner about indexes. */
-export function plansToSettleQuery(db: Kysely<Database>, query: PlanQuery) {
+export function plansToSettleQuery(db: Kysely<Database>, kind: StoreKind, query: PlanQuery) {
   const finals = FINAL_STEP_STATUSES.map((s) => sql.lit(s));
   const stepOfPlan = (status: RawBuilder<SqlBool>) =>
     db
@@ -172,7 +177,7 @@ export function plansToSettleQuery(db: Kysely<Database>, query: PlanQuery) {
     .selectFrom('plans as p')
     .innerJoin('minds as m', 'm.id', 'p.mind_id')
     .select('p.id')
-    .where(livePlan())
+    .where(livePlan(kind))
     .where(runningAmongLive())
     .where('p.origin', '<>', 'dream')
     .where(mayAdvance(query.host))
@@ -331,7 +336,7 @@ export class ExecutorQueryRepository {
 
   async dueSteps(query: DueStepQuery): Promise<StepRecord[]> {
     const { db, codec } = this.#ctx;
-    const rows = await dueStepsForExecutorQuery(db, codec.time(query.now), query).execute();
+    const rows = await dueStepsForExecutorQuery(db, codec.kind, codec.time(query.now), query).execute();
     return rows.map((row) => decodeStep(row, codec));
   }
 
@@ -344,7 +349,7 @@ export class ExecutorQueryRepository {
   async nextDueAt(query: Affinity & { now: Date }): Promise<Date | null> {
     const { db, codec } = this.#ctx;
     const at = codec.time(query.now);
-    const step = await nextDueQuery(db, at, query.host).executeTakeFirst();
+    const step = await nextDueQuery(db, codec.kind, at, query.host).executeTakeFirst();
     // A pending approval's expiry closes it, which fails the step waiting for it: due work too.
     const approval = await db
       .selectFrom('approval_requests as a')
@@ -365,7 +370,7 @@ export class ExecutorQueryRepository {
    * caller can abandon it instead of finding it again on every tick.
    */
   async startablePlanIds(query: PlanQuery): Promise<string[]> {
-    const rows = await startablePlansQuery(this.#ctx.db, query).execute();
+    const rows = await startablePlansQuery(this.#ctx.db, this.#ctx.codec.kind, query).execute();
     return rows.map((row) => row.id);
   }
 
@@ -376,7 +381,7 @@ export class ExecutorQueryRepository {
    * step and settling its plan is repaired here.
    */
   async planIdsToSettle(query: PlanQuery): Promise<string[]> {
-    const rows = await plansToSettleQuery(this.#ctx.db, query).execute();
+    const rows = await plansToSettleQuery(this.#ctx.db, this.#ctx.codec.kind, query).execute();
     return rows.map((row) => row.id);
   }
 
@@ -393,7 +398,7 @@ export class ExecutorQueryRepository {
       .innerJoin('minds as m', 'm.id', 'plan_steps.mind_id')
       .select('p.id')
       .distinct()
-      .where(oneOf('plan_steps.status', DUE_STEP_STATUSES))
+      .where(stepIsDue(this.#ctx.codec.kind, 'plan_steps.status'))
       .where('plan_steps.status', '<>', 'executing')
       .where('p.status', 'in', ['superseded', 'failed', 'abandoned', 'completed'])
       .where(mayAdvance(query.host))
@@ -413,7 +418,7 @@ export class ExecutorQueryRepository {
       .innerJoin('minds as m', 'm.id', 'p.mind_id')
       .innerJoin('commitments as c', 'c.mind_id', 'p.mind_id')
       .select(['p.id as planId', 'c.id as commitmentId'])
-      .where(livePlan())
+      .where(livePlan(this.#ctx.codec.kind))
       .where(runningAmongLive())
       .where('p.origin', '<>', 'dream')
       .where(mayAdvance(query.host))
@@ -436,7 +441,7 @@ export class ExecutorQueryRepository {
       .selectFrom('plans as p')
       .innerJoin('minds as m', 'm.id', 'p.mind_id')
       .select('p.id')
-      .where(livePlan())
+      .where(livePlan(this.#ctx.codec.kind))
       .where('p.status', '=', 'replanning')
       .where('p.updated_at', '<', codec.time(before))
       .where(mayAdvance(query.host))
@@ -457,7 +462,7 @@ export class ExecutorQueryRepository {
       .selectFrom('plan_steps')
       .innerJoin('minds as m', 'm.id', 'plan_steps.mind_id')
       .selectAll('plan_steps')
-      .where(oneOf('plan_steps.status', DUE_STEP_STATUSES))
+      .where(stepIsDue(codec.kind, 'plan_steps.status'))
       .where('plan_steps.status', '=', 'executing')
       .where('plan_steps.next_run_at', '>', codec.time(query.now))
       .where('plan_steps.claimed_by', '<>', '')

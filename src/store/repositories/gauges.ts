@@ -4,10 +4,9 @@
 // approval_requests_status_idx, and open capability requests are few by construction (each
 // mind has a cap).
 
-import { sql, type SqlBool } from 'kysely';
 import type { StepKind, StepStatus } from '../../core/vocabulary.ts';
 import type { RepositoryContext } from './context.ts';
-import { LIVE_PLAN_STATUSES } from './executor-queries.ts';
+import { planIsLive } from './executor-queries.ts';
 
 export interface StepCount {
   status: StepStatus;
@@ -23,12 +22,11 @@ export class GaugeRepository {
 
   /** Steps of live plans (validated, executing, waiting, awaiting_approval, replanning) by status and kind; absent pairs are zero. */
   async stepsOfLivePlans(): Promise<StepCount[]> {
-    const livePlan = sql<SqlBool>`${sql.ref('p.status')} in (${sql.join(LIVE_PLAN_STATUSES.map((s) => sql.lit(s)))})`;
     const rows = await this.#ctx.db
       .selectFrom('plans as p')
       .innerJoin('plan_steps as s', 's.plan_id', 'p.id')
       .select(['s.status', 's.kind', (eb) => eb.fn.countAll().as('n')])
-      .where(livePlan)
+      .where(planIsLive(this.#ctx.codec.kind, 'p.status'))
       .groupBy(['s.status', 's.kind'])
       .execute();
     return rows.map((row) => ({ status: row.status as StepStatus, kind: row.kind as StepKind, count: asCount(row.n) }));
