@@ -57,12 +57,16 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   // The secret first: a daemon that cannot read it must not start, before it touches the store.
   const secret = loadDaemonKey(config.store, config.secretFile);
   // A daemon writes for as long as it runs: its SQLite checkpoints run on a thread of their own.
-  const { store, created } = await openAndMigrate(config.store, { backgroundCheckpoints: true });
+  const { store, created, applied, seconds } = await openAndMigrate(config.store, { backgroundCheckpoints: true });
   const storeDescription = describeStore(config.store);
   let server: FastifyInstance | null = null;
   let bus: WakeBus | null = null;
   try {
-    logger.info({ event: 'store_ready', store: config.store.kind, location: storeDescription, created }, created ? 'store created' : 'store migrated');
+    // The migrations this start applied (none on most starts), so an upgrade that paused the start says why.
+    logger.info(
+      { event: 'store_ready', store: config.store.kind, location: storeDescription, created, migrations: applied, migration_seconds: seconds },
+      created ? 'store created' : applied.length > 0 ? `store migrated: ${applied.join(', ')} in ${seconds} s` : 'store migrated',
+    );
 
     const registry = builtinRegistry();
     const capabilities = new CapabilityService(store, registry, options.implementations ?? deferredBuiltins(registry), { approvalKey: secret.key });

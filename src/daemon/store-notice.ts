@@ -15,16 +15,19 @@ export function describeStore(config: StoreConfig): string {
 
 /**
  * Opens the store and brings its schema up to date. `created` is true when there was no Praxis
- * store there before (a new SQLite file, or a PostgreSQL database or schema never migrated).
+ * store there before (a new SQLite file, or a PostgreSQL database or schema never migrated);
+ * `applied` names the migrations this call applied, and `seconds` is how long they took (an
+ * upgrade may rebuild tables: migration 0016 copies four of them on SQLite).
  */
-export async function openAndMigrate(config: StoreConfig, options: StoreOptions = {}): Promise<{ store: Store; created: boolean }> {
+export async function openAndMigrate(config: StoreConfig, options: StoreOptions = {}): Promise<{ store: Store; created: boolean; applied: string[]; seconds: number }> {
   const store = await openStore(config, options);
   try {
     // The first migration was applied just now: there was no Praxis store there (a new or empty
     // SQLite file, a database or schema never migrated). An in-memory store is never announced.
+    const started = performance.now();
     const applied = await store.migrate();
     const created = applied.includes(FIRST_MIGRATION) && !(config.kind === 'sqlite' && config.path === ':memory:');
-    return { store, created };
+    return { store, created, applied, seconds: Math.round(performance.now() - started) / 1000 };
   } catch (error) {
     await store.close().catch(() => {});
     throw error;

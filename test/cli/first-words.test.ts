@@ -79,9 +79,10 @@ describe('praxis: first words', () => {
     assert.doesNotMatch(text, /^\{"level"/m, 'no JSON on the terminal');
 
     const piped = await runUntil(process.execPath, [BIN, 'serve', '--port', '0', '--console', 'none', '--db', db], cwd, /"event":"listening"/);
-    const first = JSON.parse(piped.out.split('\n')[0]!) as { event: string; created: boolean; location: string };
+    const first = JSON.parse(piped.out.split('\n')[0]!) as { event: string; created: boolean; location: string; migrations: string[]; msg: string };
     assert.equal(first.event, 'store_ready');
     assert.equal(first.created, false, 'the store exists by now');
+    assert.deepEqual([first.migrations, first.msg], [[], 'store migrated'], 'nothing left to migrate');
     assert.equal(first.location, `SQLite file ${db}`);
     assert.doesNotMatch(piped.out, /is running/);
 

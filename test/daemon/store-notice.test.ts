@@ -1,11 +1,11 @@
 // Whether opening a store created it, as the CLI and the daemon announce it: true for a
 // database that held no Praxis store (a new SQLite file, a PostgreSQL database never migrated),
-// false when the same one is opened again.
+// false when the same one is opened again; and which migrations opening it applied.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { openAndMigrate } from '../../src/daemon/store-notice.ts';
-import { FIRST_MIGRATION, MIGRATION_TABLE } from '../../src/store/migrations/index.ts';
+import { createMigrator, FIRST_MIGRATION, MIGRATION_TABLE, migrationsFor } from '../../src/store/migrations/index.ts';
 import { sql } from 'kysely';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 
@@ -20,6 +20,8 @@ for (const kind of STORE_KINDS) {
       const first = await openAndMigrate(config);
       try {
         assert.equal(first.created, true);
+        assert.deepEqual(first.applied, Object.keys(migrationsFor(kind)), 'every migration, in order');
+        assert.ok(first.seconds >= 0);
         const applied = await sql<{ name: string }>`select name from ${sql.table(MIGRATION_TABLE)} order by name`.execute(first.store.db);
         assert.equal(applied.rows[0]?.name, FIRST_MIGRATION);
       } finally {
@@ -28,8 +30,26 @@ for (const kind of STORE_KINDS) {
       const again = await openAndMigrate(config);
       try {
         assert.equal(again.created, false);
+        assert.deepEqual(again.applied, []);
       } finally {
         await again.store.close();
+      }
+    });
+  });
+
+  describe(`opening an older store names the migrations it applied (${kind})`, () => {
+    const current = useStore(kind, { migrate: false });
+
+    it('an upgrade applies, and reports, only what the store lacked', async () => {
+      const { config, store: bare } = current();
+      assert.equal((await createMigrator(bare.db, kind).migrateTo('0015_event_indexes_partial')).error, undefined);
+      if (kind === 'sqlite') await bare.close();
+      const opened = await openAndMigrate(config);
+      try {
+        assert.equal(opened.created, false);
+        assert.deepEqual(opened.applied, ['0016_step_check_equalities']);
+      } finally {
+        await opened.store.close();
       }
     });
   });
