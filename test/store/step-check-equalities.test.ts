@@ -171,3 +171,22 @@ describe('rebuilding a SQLite table (sqlite)', () => {
     assert.equal((await sql<{ foreign_keys: number }>`pragma foreign_keys`.execute(db)).rows[0]?.foreign_keys, 1);
   });
 });
+
+describe('rebuilding a SQLite table checks the references it could have touched (sqlite)', () => {
+  const current = useStore('sqlite');
+
+  it('refuses to leave a reference into the table broken, and ignores the ones it cannot touch', async () => {
+    const { db } = current().store;
+    await writeWork(db);
+    // A step whose plan is gone, as only a store written with its foreign keys off could hold.
+    await sql`pragma foreign_keys = off`.execute(db);
+    await sql`insert into plan_steps (id, plan_id, mind_id, key, position, title, kind) values ('orphan', 'no-such-plan', ${IDS.mind}, 'X', 9, 'orphan', 'capability')`.execute(db);
+    await sql`pragma foreign_keys = on`.execute(db);
+    const before = await definitions(db);
+    await assert.rejects(rebuildSqliteTable(db, { table: 'plans', definition: listsAsEqualities }), /would break 1 references from plan_steps/);
+    assert.deepEqual(await definitions(db), before, 'plans as it was');
+    // tool_executions neither refers to plan_steps nor is referred to by it: its rebuild goes on.
+    await rebuildSqliteTable(db, { table: 'tool_executions', definition: listsAsEqualities });
+    assert.deepEqual((await sql<{ foreign_keys: number }>`pragma foreign_keys`.execute(db)).rows, [{ foreign_keys: 1 }]);
+  });
+});

@@ -3,9 +3,9 @@
 // every type; one created before a type was added refuses it until its check is rebuilt. A
 // migration that adds event types calls this. PostgreSQL replaces the constraint by name; SQLite
 // cannot alter a constraint, so the table is rebuilt from its own stored definition with the new
-// check (same columns, rows, sequence and indexes: sqlite-rebuild.ts). The check is a chain of equalities
-// (equalsOneOf, and migration 0013 for why): an older database's `type in (...)` is replaced by it
-// the first time the check is refreshed.
+// check (same columns, rows, sequence and indexes: sqlite-rebuild.ts). The check is a chain of
+// equalities (equalsOneOf, and migration 0013 for why): an older database's `type in (...)` is
+// replaced by it the first time the check is refreshed.
 
 import { sql, type Kysely } from 'kysely';
 import { EVENT_TYPES } from '../../core/vocabulary.ts';

@@ -6,8 +6,8 @@
 //
 // Foreign keys are switched off for the rebuild when the caller is not in a transaction already
 // (SQLite ignores the pragma inside one), since dropping a table other tables refer to deletes
-// its rows first and would trip their references; `foreign_key_check` then proves every
-// reference still holds before the commit. Inside a transaction only a table nothing refers to
+// its rows first and would trip their references; `foreign_key_check` then proves, before the
+// commit, that every reference from the table and into it still holds. Inside a transaction only a table nothing refers to
 // can be rebuilt (the events).
 
 import { sql, type Kysely } from 'kysely';
@@ -35,8 +35,13 @@ export async function rebuildSqliteTable(db: Kysely<any>, rebuild: Rebuild): Pro
     await sql`drop table ${sql.table(table)}`.execute(tx);
     await sql`alter table ${sql.table(`${table}_rebuilt`)} rename to ${sql.table(table)}`.execute(tx);
     for (const index of indexes.rows) await sql.raw(rebuild.index?.(index.name, index.sql) ?? index.sql).execute(tx);
-    const broken = await sql<{ table: string }>`pragma foreign_key_check`.execute(tx);
-    if (broken.rows.length > 0) throw new Error(`rebuilding ${table} would break ${broken.rows.length} references (first in ${broken.rows[0]!.table})`);
+    // The references the rebuild could have touched: the table's own, and those into it from its
+    // children (only those, so that an unrelated table's state cannot fail a rebuild).
+    const children = await sql<{ name: string }>`select distinct m.name from sqlite_master m, pragma_foreign_key_list(m.name) f where m.type = 'table' and f."table" = ${table}`.execute(tx);
+    for (const checked of new Set([table, ...children.rows.map((r) => r.name)])) {
+      const broken = (await sql<{ table: string; parent: string }>`select * from pragma_foreign_key_check(${checked})`.execute(tx)).rows.filter((r) => r.table === table || r.parent === table);
+      if (broken.length > 0) throw new Error(`rebuilding ${table} would break ${broken.length} references from ${checked}`);
+    }
   };
   if (db.isTransaction) {
     await run(db);
