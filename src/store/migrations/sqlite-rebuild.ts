@@ -2,13 +2,14 @@
 // (the text of a CHECK constraint, the predicate of a partial index): a new table from the
 // rewritten definition, every row copied, the old table dropped, the new one renamed, and the
 // indexes made again from their stored text (rewritten too where asked). All or nothing, in one
-// transaction: a crash between the drop and the rename would otherwise leave only `<table>_rebuilt`.
+// transaction: a crash between the drop and the rename would otherwise leave only
+// `<table>_rebuilt`.
 //
 // Foreign keys are switched off for the rebuild when the caller is not in a transaction already
 // (SQLite ignores the pragma inside one), since dropping a table other tables refer to deletes
 // its rows first and would trip their references; `foreign_key_check` then proves, before the
-// commit, that every reference from the table and into it still holds. Inside a transaction only a table nothing refers to
-// can be rebuilt (the events).
+// commit, that every reference from the table and into it still holds. Inside a transaction only
+// a table nothing refers to can be rebuilt (the events).
 
 import { sql, type Kysely } from 'kysely';
 
