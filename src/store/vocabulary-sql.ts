@@ -44,7 +44,16 @@ export function isAuditEvent(): RawBuilder<SqlBool> {
  * it on every status move of a step.
  */
 export function stepIsDue(kind: StoreKind, column = 'status'): RawBuilder<SqlBool> {
-  return kind === 'sqlite' ? equalsOneOf(column, DUE_STEP_STATUSES) : oneOf(column, DUE_STEP_STATUSES);
+  return partialIndexTerm(kind, column, DUE_STEP_STATUSES);
+}
+
+/**
+ * A vocabulary test in a partial index's predicate, and in the queries that repeat it: equalities
+ * on SQLite, which evaluates the predicate on every write of a row (migration 0016), a list on
+ * PostgreSQL, as its indexes were made.
+ */
+export function partialIndexTerm(kind: StoreKind, column: string, values: readonly string[]): RawBuilder<SqlBool> {
+  return kind === 'sqlite' ? equalsOneOf(column, values) : oneOf(column, values);
 }
 
 /**

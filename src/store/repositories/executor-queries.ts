@@ -9,7 +9,7 @@ import { sql, type Compilable, type Kysely, type RawBuilder, type Selectable, ty
 import { QueryTemplate } from '../query-template.ts';
 import type { Database } from '../schema.ts';
 import { RUNNING_PLAN_STATUSES, type IntentionStatus, type PlanStatus, type StepStatus } from '../../core/vocabulary.ts';
-import { equalsOneOf, hasOrigin, oneOf, stepIsDue } from '../vocabulary-sql.ts';
+import { hasOrigin, oneOf, partialIndexTerm, stepIsDue } from '../vocabulary-sql.ts';
 import type { StoreKind } from '../codec.ts';
 import { chunksFor, isAnyOf } from '../row-table.ts';
 import type { RepositoryContext } from './context.ts';
@@ -30,7 +30,7 @@ export const LIVE_PLAN_STATUSES = ['validated', ...RUNNING_PLAN_STATUSES, 'repla
  * equalities on SQLite since migration 0016, which evaluates it on every status move of a plan.
  */
 export function planIsLive(kind: StoreKind, column = 'status'): RawBuilder<SqlBool> {
-  return kind === 'sqlite' ? equalsOneOf(column, LIVE_PLAN_STATUSES) : oneOf(column, LIVE_PLAN_STATUSES);
+  return partialIndexTerm(kind, column, LIVE_PLAN_STATUSES);
 }
 
 /** Which minds a daemon may advance: unbound ones, and those bound to its own host. */
