@@ -9,7 +9,7 @@ import { sql, type Compilable, type Kysely, type RawBuilder, type Selectable, ty
 import { QueryTemplate } from '../query-template.ts';
 import type { Database } from '../schema.ts';
 import { RUNNING_PLAN_STATUSES, type IntentionStatus, type PlanStatus, type StepStatus } from '../../core/vocabulary.ts';
-import { hasOrigin, oneOf, partialIndexTerm, stepIsDue } from '../vocabulary-sql.ts';
+import { hasOrigin, partialIndexTerm, stepIsDue } from '../vocabulary-sql.ts';
 import type { StoreKind } from '../codec.ts';
 import { chunksFor, isAnyOf } from '../row-table.ts';
 import type { RepositoryContext } from './context.ts';
