@@ -219,13 +219,17 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
   lap('housekeeping');
   // Past the steps other passes hold, so that a full batch of free ones can still be found.
   const limit = options.batch + (inFlight?.size ?? 0);
-  const found = await guarded('finding due steps', () => store.executorQueries.dueSteps({ now: ctx.clock.now(), host: ctx.host, limit }), []);
+  // The first steps of the plans just started come first; when they fill the batch, whatever
+  // else the due query found would wait for a later pass anyway (and the query would mostly
+  // find those first steps again), so it is left to that pass, which follows at once.
+  const full = firstSteps.length >= options.batch;
+  const found = full ? [] : await guarded('finding due steps', () => store.executorQueries.dueSteps({ now: ctx.clock.now(), host: ctx.host, limit }), []);
   lap('finding due steps');
   const started = new Set(firstSteps.map((s) => s.id));
   const candidates = [...firstSteps, ...found.filter((s) => !started.has(s.id))];
   const due = inFlight ? inFlight.take(candidates, options.batch) : candidates.slice(0, options.batch);
   report.dueSteps = due.length;
-  report.backlog = found.length >= limit || candidates.length > due.length;
+  report.backlog = full || found.length >= limit || candidates.length > due.length;
   // Every step this pass handles, for the other passes to leave alone until it is done.
   const held = [...due];
   try {

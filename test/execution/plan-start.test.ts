@@ -44,5 +44,39 @@ for (const kind of STORE_KINDS) {
         await observed.close();
       }
     });
+
+    it('leaves the due query to the next pass when the plans it starts fill its batch', async () => {
+      const ts = current();
+      const statements: string[] = [];
+      const observed = await openStore(ts.config, { clock: ts.clock, observeQuery: (text) => void statements.push(text.replace(/\s+/g, ' ')) });
+      try {
+        const w = await makeWorld({ ...ts, store: observed });
+        await w.allow('test.read');
+        // A running plan whose second step is ready and due: one level per pass.
+        const { plan: running } = await w.plan(draftOf([readStep('A'), readStep('B', 'test.read', { name: 'b' }, { depends_on: ['A'] })]));
+        await w.executor({ rounds: 1 }).tick();
+        assert.equal((await observed.plans.get(running.id))?.steps[1]?.status, 'ready');
+        const fresh = [];
+        for (let i = 0; i < 2; i += 1) fresh.push((await w.plan(draftOf([readStep('A')]))).plan);
+        statements.length = 0;
+        const full = await w.executor({ rounds: 1, batch: 2 }).tick();
+        assert.equal(full.startedPlans, 2);
+        assert.equal(full.dueSteps, 2, 'the batch is the first steps of the plans it started');
+        assert.equal(full.backlog, true, 'more may be due: the next pass looks');
+        assert.deepEqual(
+          statements.filter((text) => text.includes('"plan_steps_due_idx"') || /^select "plan_steps"\.\* from "plan_steps" inner join "plans"/.test(text)),
+          [],
+          'no due query in a pass its started plans fill',
+        );
+        for (const plan of fresh) assert.equal((await observed.plans.get(plan.id))?.status, 'completed');
+        assert.equal((await observed.plans.get(running.id))?.steps[1]?.status, 'ready', 'the ready step waits for the next pass');
+        const next = await w.executor({ rounds: 1, batch: 2 }).tick();
+        assert.equal(next.startedPlans, 0);
+        assert.equal(next.dueSteps, 1);
+        assert.equal((await observed.plans.get(running.id))?.status, 'completed', 'the next pass found it');
+      } finally {
+        await observed.close();
+      }
+    });
   });
 }
