@@ -2,6 +2,7 @@
 // by the executor loop from the first start to the last plan closing. Completion is read from
 // the store's events (plan_completed, followed by seq after every pass), not from a timer.
 
+import { LogWalk } from '../src/bus/log-walk.ts';
 import { CapabilityService } from '../src/capabilities/service.ts';
 import { newId } from '../src/core/ids.ts';
 import type { PlanDraft, StepDraft } from '../src/core/plan.ts';
@@ -79,23 +80,34 @@ export async function runDiamonds(store: Store, steps: number, around: AroundRun
       }
     });
   }
-  const startSeq = await store.events.latestSeq();
-  let seen = startSeq;
+  // The plans' completions, read as an operator's event stream reads the log (LogWalk): on
+  // PostgreSQL two passes commit their events in either order, and a reader that moved past a seq
+  // still in flight would never count the plan behind it.
+  const completions = new LogWalk(store, { mindId: mind.id, types: ['plan_completed'] }, await store.events.latestSeq());
   let completed = 0;
   let finish: () => void = () => {};
   const finished = new Promise<void>((resolve) => (finish = resolve));
   let reading = false;
+  let again = false;
   const readCompletions = async () => {
-    if (reading) return;
+    if (reading) {
+      // A pass ended during the read: read once more after it, or its completions wait for the next pass.
+      again = true;
+      return;
+    }
     reading = true;
     try {
-      for (;;) {
-        const events = await store.events.list({ mindId: mind.id, types: ['plan_completed'], afterSeq: seen, limit: 5000 });
-        if (events.length === 0) break;
-        seen = events.at(-1)!.seq;
-        completed += events.length;
-      }
+      do {
+        again = false;
+        for (;;) {
+          const events = await completions.next(5000);
+          completed += events.length;
+          if (events.length < 5000) break;
+        }
+      } while (again);
       if (completed >= plans) finish();
+      // A completion in flight commits within milliseconds; the passes may all be over by then.
+      else if (completions.waiting) setTimeout(() => void readCompletions(), 2);
     } finally {
       reading = false;
     }

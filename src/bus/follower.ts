@@ -4,14 +4,14 @@
 // the log for a consumer, holding the cursor under a lease it renews at every read; the cursor
 // moves only by a conditional update naming the holder and the seq it was read at.
 //
-// Seqs are handed out when a row is inserted, but become visible when its transaction commits:
-// on PostgreSQL a reader can see seq 11 while 10 is still in flight. A follower that moved past
-// 10 would never see it. So a batch stops before a missing seq, and a gap is stepped over only
-// once it has stayed open for `gapGraceMs`, which only a rolled-back insert does (its seq is
-// never used). SQLite has one writer, whose seqs become visible in order: it has no gaps.
+// A batch stops before a seq still in flight, and steps over a gap only once it has stayed open
+// for `gapGraceMs` (log-horizon.ts).
 
 import type { Clock } from '../core/clock.ts';
 import type { EventRecord, Store } from '../store/index.ts';
+import { DEFAULT_GAP_GRACE_MS, LogHorizon } from './log-horizon.ts';
+
+export { DEFAULT_GAP_GRACE_MS };
 
 export interface FollowerOptions {
   consumer: string;
@@ -33,7 +33,6 @@ export interface FollowedBatch {
 }
 
 export const DEFAULT_LEASE_MS = 30_000;
-export const DEFAULT_GAP_GRACE_MS = 10_000;
 /** How often a follower that finds nothing to do records how far it read. */
 export const PASS_PERSIST_MS = 5_000;
 
@@ -43,10 +42,8 @@ export class EventFollower {
   readonly #store: Store;
   readonly #clock: Clock;
   readonly #leaseMs: number;
-  readonly #gapGraceMs: number;
+  readonly #horizon: LogHorizon;
   readonly #batchSize: number;
-  /** Missing seqs seen, with when they were first seen (this process's memory only). */
-  readonly #gaps = new Map<number, number>();
   /**
    * The cursor as this daemon holds it: its seq in the store, how far this daemon has read past
    * it (events that needed nothing written), and the lease. While more than half the lease is
@@ -62,7 +59,7 @@ export class EventFollower {
     this.consumer = options.consumer;
     this.holder = options.holder;
     this.#leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-    this.#gapGraceMs = options.gapGraceMs ?? DEFAULT_GAP_GRACE_MS;
+    this.#horizon = new LogHorizon(options.gapGraceMs ?? DEFAULT_GAP_GRACE_MS);
     this.#batchSize = options.batchSize ?? 200;
   }
 
@@ -88,20 +85,12 @@ export class EventFollower {
     if (this.#held === null) return null;
     const { stored, read: after } = this.#held;
     const read = await this.#store.events.list({ afterSeq: after, limit: this.#batchSize });
-    const events: EventRecord[] = [];
-    let to = after;
-    for (const event of read) {
-      if (event.seq !== to + 1) {
-        const missing = to + 1;
-        const seen = this.#gaps.get(missing) ?? now;
-        this.#gaps.set(missing, seen);
-        if (now - seen < this.#gapGraceMs) break;
-      }
-      events.push(event);
-      to = event.seq;
-    }
-    for (const seq of this.#gaps.keys()) if (seq <= to) this.#gaps.delete(seq);
-    return to === after ? null : { from: stored, to, events };
+    const to = this.#horizon.through(
+      after,
+      read.map((event) => event.seq),
+      now,
+    );
+    return to === after ? null : { from: stored, to, events: read.filter((event) => event.seq <= to) };
   }
 
   /**

@@ -7,6 +7,7 @@
 
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { LogWalk } from '../bus/log-walk.ts';
 import type { CapabilityService } from '../capabilities/service.ts';
 import type { SimulatedHost } from '../capabilities/host/simulated/host.ts';
 import { builtinRegistry } from '../capabilities/registry.ts';
@@ -163,7 +164,8 @@ export interface DemoWatch {
  */
 export function watchStory(store: Store, capabilities: CapabilityService, story: DemoStory, options: { auto: boolean; tell(milestone: Milestone): void; pollMs?: number }): DemoWatch {
   const seen = new Set<string>();
-  let afterSeq = 0;
+  // The story's events in log order, none skipped for committing after a later one (log-walk.ts).
+  const storyEvents = new LogWalk(store, { mindId: story.mindId }, 0);
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let settle!: (note: EventRecord) => void;
@@ -189,9 +191,8 @@ export function watchStory(store: Store, capabilities: CapabilityService, story:
       if (options.auto) await capabilities.grant(request.id, AUTO_OPERATOR, {});
     }
     for (;;) {
-      const events = await store.events.list({ mindId: story.mindId, afterSeq, limit: 200 });
+      const events = await storyEvents.next(200);
       for (const event of events) {
-        afterSeq = event.seq;
         if (event.type === 'operator_note') {
           options.tell({ kind: 'note', event });
           return event;

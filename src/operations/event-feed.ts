@@ -3,11 +3,16 @@
 // with the same rules as every other read; the surface only frames and sends what `next` hands it.
 // A feed opened with a token lasts as long as the token holds, which `holds` reads again from
 // the store each time, so a revocation by any daemon on the same store counts.
+//
+// A feed moves along the log only as far as no earlier seq can still be in flight
+// (src/bus/log-walk.ts): on PostgreSQL two transactions commit their events in either order,
+// and a feed that had moved past a seq not yet visible would never send that event.
 
 import type { Principal } from '../access/permissions.ts';
 import { tokenHolds } from '../access/tokens.ts';
+import { LogWalk, type LogView } from '../bus/log-walk.ts';
 import { isId } from '../core/ids.ts';
-import type { EventQuery, EventRecord, Store } from '../store/index.ts';
+import type { EventRecord, Store } from '../store/index.ts';
 import { findIntention, mindFilter } from './minds.ts';
 import { findPlan } from './plans.ts';
 
@@ -35,20 +40,16 @@ export interface EventFeed {
  * are thrown here, before anything is streamed.
  */
 export async function openEventFeed(store: Store, who: Principal, query: EventFeedQuery, lastEventId?: string): Promise<EventFeed> {
-  const filter: Omit<EventQuery, 'afterSeq' | 'limit'> = {};
+  const filter: LogView = {};
   const mindId = await mindFilter(store, who, query.mind);
   if (mindId !== undefined) filter.mindId = mindId;
   if (query.plan !== undefined) filter.planId = (await findPlan(store, who, query.plan, 'plan')).id;
   if (query.intention !== undefined) filter.intentionId = (await findIntention(store, who, query.intention, 'intention')).id;
   const tokenId = who.tokenId;
   const expiresAt = tokenId === null ? null : ((await store.accessTokens.get(tokenId))?.expiresAt ?? null);
-  let seq = await startSeq(store, lastEventId);
+  const walk = new LogWalk(store, filter, await startSeq(store, lastEventId));
   return {
-    async next(limit) {
-      const events = await store.events.list({ ...filter, afterSeq: seq, limit });
-      if (events.length > 0) seq = events[events.length - 1]!.seq;
-      return events;
-    },
+    next: (limit) => walk.next(limit),
     async holds() {
       if (tokenId === null) return true;
       const record = await store.accessTokens.get(tokenId);

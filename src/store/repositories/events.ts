@@ -49,6 +49,8 @@ export interface EventQuery {
   types?: readonly EventType[];
   /** Only events after this seq, for resuming a read. */
   afterSeq?: number;
+  /** Only events up to this seq: as far as a reader knows no earlier seq is still in flight (src/bus/log-horizon.ts). */
+  throughSeq?: number;
   limit?: number;
 }
 
@@ -127,6 +129,7 @@ export function eventsQuery(db: Kysely<Database>, kind: StoreKind, query: EventQ
     if (audit) select = select.where(isAuditEvent());
   }
   if (query.afterSeq !== undefined) select = select.where('seq', '>', query.afterSeq);
+  if (query.throughSeq !== undefined) select = select.where('seq', '<=', query.throughSeq);
   return select.orderBy('seq').limit(query.limit ?? 100);
 }
 
@@ -222,6 +225,17 @@ export class EventRepository {
     await this.flush();
     const row = await this.#ctx.db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
     return row && this.#decode(row);
+  }
+
+  /**
+   * The seqs of the log after `afterSeq`, oldest first, at most `limit`, whatever events they
+   * are: what a reader of a narrowed view of the log checks for seqs still in flight before it
+   * moves past them (src/bus/log-horizon.ts). Reads the primary key alone.
+   */
+  async seqsAfter(afterSeq: number, limit: number): Promise<number[]> {
+    await this.flush();
+    const rows = await this.#ctx.db.selectFrom('events').select('seq').where('seq', '>', afterSeq).orderBy('seq').limit(limit).execute();
+    return rows.map((row) => this.#ctx.codec.readInt(row.seq));
   }
 
   /** The seq of the newest event, 0 when the log is empty: where a live reader starts. */

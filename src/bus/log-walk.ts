@@ -1,0 +1,56 @@
+// A reader's walk along a narrowed view of the event log (one mind's events, say): every
+// matching event in log order, never past a seq that may still be in flight (log-horizon.ts),
+// however many events of others lie between the matching ones.
+
+import type { EventQuery, EventRecord, Store } from '../store/index.ts';
+import { DEFAULT_GAP_GRACE_MS, LogHorizon } from './log-horizon.ts';
+
+/** Seqs of the log looked at per read for one in flight: a narrowed walk passes others' events this many at a time. */
+export const HORIZON_SCAN = 1000;
+
+export type LogView = Omit<EventQuery, 'afterSeq' | 'throughSeq' | 'limit'>;
+
+export class LogWalk {
+  readonly #store: Pick<Store, 'events' | 'clock'>;
+  readonly #view: LogView;
+  readonly #horizon: LogHorizon;
+  /** How far the walk has read: the last event handed out, or further when nothing matching lies beyond it that far. */
+  #seq: number;
+  #waiting = false;
+
+  constructor(store: Pick<Store, 'events' | 'clock'>, view: LogView, afterSeq: number, graceMs = DEFAULT_GAP_GRACE_MS) {
+    this.#store = store;
+    this.#view = view;
+    this.#seq = afterSeq;
+    this.#horizon = new LogHorizon(graceMs);
+  }
+
+  /** True when the last read stopped before a seq still in flight: reading again soon finds more. */
+  get waiting(): boolean {
+    return this.#waiting;
+  }
+
+  /** The matching events after the last one handed out, in log order, at most `limit`. */
+  async next(limit: number): Promise<EventRecord[]> {
+    const { events: log, clock } = this.#store;
+    const events: EventRecord[] = [];
+    this.#waiting = false;
+    while (events.length < limit) {
+      const seqs = await log.seqsAfter(this.#seq, HORIZON_SCAN);
+      const through = this.#horizon.through(this.#seq, seqs, clock.now().getTime());
+      this.#waiting = through !== (seqs.at(-1) ?? this.#seq);
+      if (through === this.#seq) break;
+      const want = limit - events.length;
+      const found = await log.list({ ...this.#view, afterSeq: this.#seq, throughSeq: through, limit: want });
+      events.push(...found);
+      if (found.length === want) {
+        this.#seq = found[found.length - 1]!.seq;
+        break;
+      }
+      this.#seq = through;
+      // Stopped before a seq in flight, or at the end of the log: nothing more to read now.
+      if (this.#waiting || seqs.length < HORIZON_SCAN) break;
+    }
+    return events;
+  }
+}
