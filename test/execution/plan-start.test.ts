@@ -5,20 +5,31 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { openStore } from '../../src/store/store.ts';
-import { STORE_KINDS, useStore } from '../support/stores.ts';
-import { draftOf, makeWorld, readStep } from './support.ts';
+import type { Store } from '../../src/store/index.ts';
+import { STORE_KINDS, type TestStore, useStore } from '../support/stores.ts';
+import { draftOf, makeWorld, readStep, type World } from './support.ts';
+
+/** A world on a connection of its own to the test store that records each statement it runs (spaces folded), allowing test.read. */
+async function observedWorld(ts: TestStore): Promise<{ w: World; observed: Store; statements: string[] }> {
+  const statements: string[] = [];
+  const observed = await openStore(ts.config, { clock: ts.clock, observeQuery: (text) => void statements.push(text.replace(/\s+/g, ' ')) });
+  try {
+    const w = await makeWorld({ ...ts, store: observed });
+    await w.allow('test.read');
+    return { w, observed, statements };
+  } catch (error) {
+    await observed.close();
+    throw error;
+  }
+}
 
 for (const kind of STORE_KINDS) {
   describe(`starting plans (${kind})`, () => {
     const current = useStore(kind);
 
     it('reads the plans it starts once: their first steps are promoted from that reading', async () => {
-      const ts = current();
-      const statements: string[] = [];
-      const observed = await openStore(ts.config, { clock: ts.clock, observeQuery: (text) => void statements.push(text.replace(/\s+/g, ' ')) });
+      const { w, observed, statements } = await observedWorld(current());
       try {
-        const w = await makeWorld({ ...ts, store: observed });
-        await w.allow('test.read');
         const plans = [];
         for (let i = 0; i < 3; i += 1) plans.push((await w.plan(draftOf([readStep('A'), readStep('B', 'test.read', { name: 'b' }, { depends_on: ['A'] })]))).plan);
         statements.length = 0;
@@ -46,12 +57,8 @@ for (const kind of STORE_KINDS) {
     });
 
     it('leaves the due query to the next pass when the plans it starts fill its batch', async () => {
-      const ts = current();
-      const statements: string[] = [];
-      const observed = await openStore(ts.config, { clock: ts.clock, observeQuery: (text) => void statements.push(text.replace(/\s+/g, ' ')) });
+      const { w, observed, statements } = await observedWorld(current());
       try {
-        const w = await makeWorld({ ...ts, store: observed });
-        await w.allow('test.read');
         // A running plan whose second step is ready and due: one level per pass.
         const { plan: running } = await w.plan(draftOf([readStep('A'), readStep('B', 'test.read', { name: 'b' }, { depends_on: ['A'] })]));
         await w.executor({ rounds: 1 }).tick();
