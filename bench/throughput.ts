@@ -1,6 +1,7 @@
 // Steps per second: plans of trivial read-only steps (A, then B and C side by side, then D) run
 // by the executor loop from the first start to the last plan closing. Completion is read from
-// the store's events (plan_completed, followed by seq after every pass), not from a timer.
+// the store's events (plan_completed, walked in seq order after every pass, never past a seq
+// still in flight), not from a timer.
 
 import { LogWalk } from '../src/bus/log-walk.ts';
 import { CapabilityService } from '../src/capabilities/service.ts';
