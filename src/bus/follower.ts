@@ -9,9 +9,7 @@
 
 import type { Clock } from '../core/clock.ts';
 import type { EventRecord, Store } from '../store/index.ts';
-import { DEFAULT_GAP_GRACE_MS, LogHorizon } from './log-horizon.ts';
-
-export { DEFAULT_GAP_GRACE_MS };
+import { LogHorizon } from './log-horizon.ts';
 
 export interface FollowerOptions {
   consumer: string;
@@ -59,7 +57,7 @@ export class EventFollower {
     this.consumer = options.consumer;
     this.holder = options.holder;
     this.#leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-    this.#horizon = new LogHorizon(options.gapGraceMs ?? DEFAULT_GAP_GRACE_MS);
+    this.#horizon = new LogHorizon(options.gapGraceMs);
     this.#batchSize = options.batchSize ?? 200;
   }
 

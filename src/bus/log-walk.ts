@@ -3,7 +3,7 @@
 // however many events of others lie between the matching ones.
 
 import type { EventQuery, EventRecord, Store } from '../store/index.ts';
-import { DEFAULT_GAP_GRACE_MS, LogHorizon } from './log-horizon.ts';
+import { LogHorizon } from './log-horizon.ts';
 
 /** Seqs of the log looked at per read for one in flight: a narrowed walk passes others' events this many at a time. */
 export const HORIZON_SCAN = 1000;
@@ -18,7 +18,7 @@ export class LogWalk {
   #seq: number;
   #waiting = false;
 
-  constructor(store: Pick<Store, 'events' | 'clock'>, view: LogView, afterSeq: number, graceMs = DEFAULT_GAP_GRACE_MS) {
+  constructor(store: Pick<Store, 'events' | 'clock'>, view: LogView, afterSeq: number, graceMs?: number) {
     this.#store = store;
     this.#view = view;
     this.#seq = afterSeq;
