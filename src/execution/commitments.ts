@@ -11,10 +11,11 @@ import { reconsiderPlan } from './replan.ts';
 /** Steps a new commitment can still change: not yet started, writing, not already asking. */
 const NOT_STARTED = new Set(['pending', 'ready']);
 
-export async function replanUnderNewCommitments(ctx: ExecutorContext, batch: number): Promise<number> {
+/** Replans the running plans a commitment taken since they were made binds; returns their ids. */
+export async function replanUnderNewCommitments(ctx: ExecutorContext, batch: number): Promise<Set<string>> {
   const { store, registry } = ctx;
   const pairs = await store.executorQueries.plansBehindCommitments({ host: ctx.host, limit: batch });
-  let replanned = 0;
+  const replanned = new Set<string>();
   for (const { planId, commitmentId } of pairs) {
     const [plan, commitment] = await Promise.all([store.plans.get(planId), store.commitments.get(commitmentId)]);
     if (!plan || !RunningPlanStatuses.has(plan.status) || !commitment || commitment.status !== 'active') continue;
@@ -34,7 +35,7 @@ export async function replanUnderNewCommitments(ctx: ExecutorContext, batch: num
       'commitment_added',
       `commitment ${commitment.id} (${commitment.reason || `approval for ${commitment.capability} ${commitment.targetPattern}`}) binds step ${bound.key}`,
     );
-    replanned += 1;
+    replanned.add(plan.id);
   }
   return replanned;
 }

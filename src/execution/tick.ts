@@ -91,12 +91,12 @@ export interface ExecutorObserver {
 
 /**
  * The parts of a pass, in their order: its housekeeping (expiring approvals and predictions,
- * performing approved actions, the settling sweep, replanning under new commitments, taking
- * over claims), starting plans with their first steps, finding the due steps, reading their
- * plans, and then, in each round, acting (running the due steps), moving them (their moves'
- * commit) and settling their plans.
+ * performing approved actions, the settling sweep, taking over claims), finding the due steps,
+ * starting plans with their first steps (and replanning under new commitments), reading the
+ * plans of the steps taken, and then, in each round, acting (running the due steps), moving them
+ * (their moves' commit) and settling their plans.
  */
-export const PASS_PHASES = ['housekeeping', 'starting plans', 'finding due steps', 'reading plans', 'acting', 'moving', 'settling'] as const;
+export const PASS_PHASES = ['housekeeping', 'finding due steps', 'starting plans', 'reading plans', 'acting', 'moving', 'settling'] as const;
 export type PassPhase = (typeof PASS_PHASES)[number];
 
 /** Reports each part of a pass to the observer as it ends (ExecutorObserver.phase). */
@@ -190,23 +190,8 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
   }
   if (options.signal?.aborted) return report;
   const pass = new Pass(options.observer);
-  // The first steps of the plans this pass starts, as it read them: its first round runs them
-  // without reading them again (the due query below finds them too).
-  const firstSteps: StepRecord[] = [];
-  const adoptFirstSteps: OnPromoted = (loaded, ready) => {
-    pass.adopt(loaded);
-    firstSteps.push(...ready);
-  };
-  lap('housekeeping');
-  if (options.startPlans ?? true) {
-    report.startedPlans = await guarded('starting plans', () => startPlans(ctx, options.startBatch ?? options.batch, adoptFirstSteps), 0);
-    lap('starting plans');
-  }
   if (housekeeping) report.resumedReplans = await guarded('resuming stalled replans', () => resumeStalledReplans(ctx, STALLED_REPLAN_SECONDS, options.batch), 0);
   if (options.sweep ?? true) report.settled = await guarded('settling plans', () => settlePlans(ctx, options.batch), 0);
-  // Before any due step runs: a step bound by a commitment taken since its plan was made must
-  // not start under the old plan.
-  report.replannedForCommitments = await guarded('replanning under new commitments', () => replanUnderNewCommitments(ctx, options.batch), 0);
   if (housekeeping) report.cancelledOrphans = await guarded('cancelling waits of closed plans', () => cancelOrphanedWaits(ctx, options.batch), 0);
   if (options.signal?.aborted) return report;
 
@@ -217,21 +202,44 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
   }
   const { inFlight } = options;
   lap('housekeeping');
-  // Past the steps other passes hold, so that a full batch of free ones can still be found.
+  // Work under way first (docs/executor.md, "The order of due work"): the due steps, in the
+  // store's order, past the steps other passes hold, so that a full batch of free ones can still
+  // be found.
   const limit = options.batch + (inFlight?.size ?? 0);
-  // The first steps of the plans just started come first; when they fill the batch, whatever
-  // else the due query found would wait for a later pass anyway (and the query would mostly
-  // find those first steps again), so it is left to that pass, which follows at once.
-  const full = firstSteps.length >= options.batch;
-  const found = full ? [] : await guarded('finding due steps', () => store.executorQueries.dueSteps({ now: ctx.clock.now(), host: ctx.host, limit }), []);
+  const found = await guarded('finding due steps', () => store.executorQueries.dueSteps({ now: ctx.clock.now(), host: ctx.host, limit }), []);
+  const taken = inFlight ? inFlight.take(found, options.batch) : found.slice(0, options.batch);
   lap('finding due steps');
-  const started = new Set(firstSteps.map((s) => s.id));
-  const candidates = [...firstSteps, ...found.filter((s) => !started.has(s.id))];
-  const due = inFlight ? inFlight.take(candidates, options.batch) : candidates.slice(0, options.batch);
+  // New plans start in the room that work leaves: with a backlog, none start until it drains,
+  // and a plan waits as validated rather than started with nothing run. The first steps of the
+  // plans started, as the start read them, run after the due work, without a read of their own.
+  const firstSteps: StepRecord[] = [];
+  const room = (options.startBatch ?? options.batch) - taken.length;
+  if ((options.startPlans ?? true) && room > 0) {
+    const adoptFirstSteps: OnPromoted = (loaded, ready) => {
+      pass.adopt(loaded);
+      firstSteps.push(...ready);
+    };
+    report.startedPlans = await guarded('starting plans', () => startPlans(ctx, room, adoptFirstSteps), 0);
+  }
+  // Before any step runs: a step bound by a commitment taken since its plan was made (the plans
+  // just started included) must not start under the old plan.
+  const replanned = await guarded('replanning under new commitments', () => replanUnderNewCommitments(ctx, options.batch), new Set<string>());
+  report.replannedForCommitments = replanned.size;
+  lap('starting plans');
+  const takenFirst = inFlight ? inFlight.take(firstSteps, options.batch - taken.length) : firstSteps.slice(0, options.batch - taken.length);
+  // Every step this pass holds, for the other passes to leave alone until it is done.
+  const held = [...taken, ...takenFirst];
+  // Last, with the room left, the steps that wait for an operator's answer, polled: they would
+  // hold a batch for as long as their approvals stay open if they came first.
+  const free = options.batch - held.length;
+  if (free > 0) {
+    const polled = await guarded('finding steps to poll', () => store.executorQueries.polledSteps({ now: ctx.clock.now(), host: ctx.host, limit: free + (inFlight?.size ?? 0) }), []);
+    held.push(...(inFlight ? inFlight.take(polled, free) : polled.slice(0, free)));
+  }
+  const due = replanned.size === 0 ? held : held.filter((step) => !replanned.has(step.planId));
   report.dueSteps = due.length;
-  report.backlog = full || found.length >= limit || candidates.length > due.length;
-  // Every step this pass handles, for the other passes to leave alone until it is done.
-  const held = [...due];
+  // More may be due than the pass took; or its due work left no room for new plans.
+  report.backlog = found.length >= limit || takenFirst.length < firstSteps.length || room <= 0;
   try {
     // Every plan the due steps belong to, with its intention and its budget's counts, in a few statements.
     await guarded('reading the plans of the due steps', () => pass.preload(store, due), undefined);

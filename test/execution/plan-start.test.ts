@@ -56,7 +56,7 @@ for (const kind of STORE_KINDS) {
       }
     });
 
-    it('leaves the due query to the next pass when the plans it starts fill its batch', async () => {
+    it("looks for due work before it starts plans, and runs the started plans' first steps after it", async () => {
       const { w, observed, statements } = await observedWorld(current());
       try {
         // A running plan whose second step is ready and due: one level per pass.
@@ -64,23 +64,19 @@ for (const kind of STORE_KINDS) {
         await w.executor({ rounds: 1 }).tick();
         assert.equal((await observed.plans.get(running.id))?.steps[1]?.status, 'ready');
         const fresh = [];
-        for (let i = 0; i < 2; i += 1) fresh.push((await w.plan(draftOf([readStep('A')]))).plan);
+        for (let i = 0; i < 2; i += 1) fresh.push((await w.plan(draftOf([readStep('A', 'test.read', { name: `f${i}` })]))).plan);
         statements.length = 0;
-        const full = await w.executor({ rounds: 1, batch: 2 }).tick();
-        assert.equal(full.startedPlans, 2);
-        assert.equal(full.dueSteps, 2, 'the batch is the first steps of the plans it started');
-        assert.equal(full.backlog, true, 'more may be due: the next pass looks');
-        assert.deepEqual(
-          statements.filter((text) => text.includes('"plan_steps_due_idx"') || /^select "plan_steps"\.\* from "plan_steps" inner join "plans"/.test(text)),
-          [],
-          'no due query in a pass its started plans fill',
-        );
-        for (const plan of fresh) assert.equal((await observed.plans.get(plan.id))?.status, 'completed');
-        assert.equal((await observed.plans.get(running.id))?.steps[1]?.status, 'ready', 'the ready step waits for the next pass');
-        const next = await w.executor({ rounds: 1, batch: 2 }).tick();
-        assert.equal(next.startedPlans, 0);
-        assert.equal(next.dueSteps, 1);
-        assert.equal((await observed.plans.get(running.id))?.status, 'completed', 'the next pass found it');
+        const report = await w.executor({ rounds: 1, batch: 2 }).tick();
+        assert.equal(report.startedPlans, 1, 'one due step left room for one plan');
+        assert.equal(report.dueSteps, 2);
+        const dueQuery = statements.findIndex((text) => /^select "plan_steps"\.\* from "plan_steps" cross join "plans"/.test(text));
+        const start = statements.findIndex((text) => /^update "plans" set .*"status" = /.test(text));
+        assert.ok(dueQuery >= 0 && start > dueQuery, 'the due query came before the start');
+        const calls = w.log.calls.map((call) => call.params.name);
+        assert.deepEqual(calls.slice(-2), ['b', 'f0'], "the due step ran, then the oldest started plan's first step");
+        assert.equal((await observed.plans.get(running.id))?.status, 'completed');
+        assert.equal((await observed.plans.get(fresh[0]!.id))?.status, 'completed');
+        assert.equal((await observed.plans.get(fresh[1]!.id))?.status, 'validated', 'the other plan waits for room');
       } finally {
         await observed.close();
       }

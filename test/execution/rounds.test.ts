@@ -36,7 +36,7 @@ for (const kind of STORE_KINDS) {
       const round = ['acting', 'moving', 'settling'];
       assert.deepEqual(
         phases.map(([phase]) => phase),
-        ['housekeeping', 'starting plans', 'housekeeping', 'finding due steps', 'reading plans', ...round, ...round, ...round],
+        ['housekeeping', 'finding due steps', 'starting plans', 'reading plans', ...round, ...round, ...round],
       );
       assert.ok(
         phases.every(([, seconds]) => seconds >= 0),

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { newId } from '../../src/core/ids.ts';
-import { dueStepsForExecutorQuery, plansToSettleQuery, startablePlansQuery } from '../../src/store/repositories/executor-queries.ts';
+import { dueStepQueries, plansToSettleQuery, startablePlansQuery } from '../../src/store/repositories/executor-queries.ts';
 import { validate } from '../../src/planning/validate.ts';
 import { queryPlan } from '../support/query-plan.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
@@ -94,9 +94,28 @@ for (const kind of STORE_KINDS) {
       await sql`analyze`.execute(db);
       const explain = (compiled: { sql: string; parameters: readonly unknown[] }) => queryPlan(db, kind, compiled);
       const affinity = { host: 'h', limit: 10 };
-      assert.match(await explain(dueStepsForExecutorQuery(db, kind, new Date().toISOString(), { ...affinity, now: new Date() }).compile()), /plan_steps_due_idx/);
+      const due = dueStepQueries(db, kind, new Date().toISOString(), affinity);
+      for (const tier of [due.timed, due.ready, due.polled]) assert.match(await explain(tier().compile()), /plan_steps_due_idx/);
       assert.match(await explain(startablePlansQuery(db, kind, affinity).compile()), /plans_live_idx/);
       assert.match(await explain(plansToSettleQuery(db, kind, affinity).compile()), /plans_live_idx/);
+    });
+
+    it('takes a batch of ready steps from a backlog by walking the due index, without sorting the backlog', async () => {
+      const { store } = current();
+      const db = store.db;
+      const w = await makeWorld(current());
+      const draft = draftOf([readStep('A')]);
+      for (let i = 0; i < 300; i += 1) await w.plan(draft);
+      await sql`update plans set status = 'executing'`.execute(db);
+      await sql`update plan_steps set status = 'ready'`.execute(db);
+      await sql`analyze`.execute(db);
+      const ready = dueStepQueries(db, kind, new Date().toISOString(), { host: null, limit: 10 }).ready();
+      const plan = await queryPlan(db, kind, ready.compile());
+      assert.match(plan, /plan_steps_due_idx/);
+      assert.doesNotMatch(plan, kind === 'sqlite' ? /TEMP B-TREE/ : /Sort/, `the index's order is the order asked for: ${plan}`);
+      const ids = (await ready.execute()).map((row) => row.id);
+      assert.equal(ids.length, 10);
+      assert.deepEqual(ids, [...ids].sort(), 'oldest first');
     });
   });
 }

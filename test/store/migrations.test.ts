@@ -196,10 +196,12 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(await tableNames(store.db, kind), tablesBefore);
     });
 
-    it('declares the due index as partial over exactly the due statuses', async () => {
+    it('declares the due index as partial over exactly the due statuses, ordered by status, due time and id', async () => {
       const { store } = current();
       const definition = (await indexDefinitions(store.db, kind)).get('plan_steps_due_idx');
       assert.ok(definition, 'plan_steps_due_idx is missing');
+      // 0017: within a status, due time then id, so a pass's reads walk it in the order it takes work.
+      assert.match(definition.replace(/"/g, ''), /\(status, next_run_at, id\)/);
       const where = definition.slice(definition.toLowerCase().indexOf(' where '));
       assert.match(where, /^ where /i, `not a partial index: ${definition}`);
       for (const status of STEP_STATUSES) {

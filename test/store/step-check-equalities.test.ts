@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
-import { createMigrator, migrateToLatest } from '../../src/store/migrations/index.ts';
+import { createMigrator } from '../../src/store/migrations/index.ts';
 import { listsAsEqualities } from '../../src/store/migrations/0016_step_check_equalities.ts';
 import { rebuildSqliteTable } from '../../src/store/migrations/sqlite-rebuild.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
@@ -120,7 +120,7 @@ describe('migration 0016 on an older database (sqlite)', () => {
     assert.match(before.get('plan_steps') ?? '', /"status" in \('pending'/);
     const rows = await rowsOf(db);
 
-    assert.ok((await migrateToLatest(db, 'sqlite')).includes('0016_step_check_equalities'));
+    assert.equal((await createMigrator(db, 'sqlite').migrateTo('0016_step_check_equalities')).error, undefined);
     const after = await definitions(db);
     assert.deepEqual([...after.keys()].sort(), [...before.keys()].sort(), 'the same tables and indexes');
     for (const [name, text] of after) {

@@ -21,6 +21,7 @@ import { eventTypeEqualities } from './0013_event_type_equalities.ts';
 import { auditIndex } from './0014_audit_index.ts';
 import { partialEventIndexes } from './0015_event_indexes_partial.ts';
 import { stepCheckEqualities } from './0016_step_check_equalities.ts';
+import { dueOrder } from './0017_due_order.ts';
 
 export const MIGRATION_TABLE = 'praxis_migrations';
 export const MIGRATION_LOCK_TABLE = 'praxis_migration_lock';
@@ -47,6 +48,7 @@ export function migrationsFor(kind: StoreKind): Record<string, Migration> {
     '0014_audit_index': auditIndex(kind),
     '0015_event_indexes_partial': partialEventIndexes(kind),
     '0016_step_check_equalities': stepCheckEqualities(kind),
+    '0017_due_order': dueOrder(kind),
   };
 }
 

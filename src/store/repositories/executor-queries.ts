@@ -8,7 +8,7 @@
 import { sql, type Compilable, type Kysely, type RawBuilder, type Selectable, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { QueryTemplate } from '../query-template.ts';
 import type { Database } from '../schema.ts';
-import { RUNNING_PLAN_STATUSES, type IntentionStatus, type PlanStatus, type StepStatus } from '../../core/vocabulary.ts';
+import { DUE_STEP_STATUSES, RUNNING_PLAN_STATUSES, type IntentionStatus, type PlanStatus, type StepStatus } from '../../core/vocabulary.ts';
 import { hasOrigin, partialIndexTerm, stepIsDue } from '../vocabulary-sql.ts';
 import type { StoreKind } from '../codec.ts';
 import { chunksFor, isAnyOf } from '../row-table.ts';
@@ -110,31 +110,49 @@ function notPaused() {
  * awaiting_approval); a step in any other due status of a blocked plan is still polled; a paused
  * plan's steps are left alone (its waits keep their due time and act once it is resumed); an
  * `executing` step is always returned once due, paused plan or not, because only recovery can
- * settle a claim whose executor vanished, whatever has happened to its plan since.
+ * settle a claim whose executor vanished, whatever has happened to its plan since. The plan and
+ * the mind are cross joins: SQLite keeps the tables of a CROSS JOIN in the order written, so the
+ * steps are read first, in the due index's order, and a limit stops the walk (joined first, a
+ * small minds table would lead and every due step would be sorted).
  */
 function actionableSteps(db: Kysely<Database>, kind: StoreKind, host: string | null) {
   return db
     .selectFrom('plan_steps')
-    .innerJoin('plans as p', 'p.id', 'plan_steps.plan_id')
-    .innerJoin('minds as m', 'm.id', 'plan_steps.mind_id')
+    .crossJoin('plans as p')
+    .crossJoin('minds as m')
+    .whereRef('p.id', '=', 'plan_steps.plan_id')
+    .whereRef('m.id', '=', 'plan_steps.mind_id')
     .where(stepIsDue(kind, 'plan_steps.status'))
     .where(mayAdvance(host))
     .where('p.origin', '<>', 'dream')
     .where((eb) => eb.or([eb('plan_steps.status', '=', 'executing'), eb.and([notPaused(), eb.or([runningPlan(), eb.and([eb('p.status', '=', 'blocked'), eb('plan_steps.status', '<>', 'ready')])])])]));
 }
 
+/** The due statuses a step waits in with no due time besides `ready`: chiefly for an operator's answer. */
+const POLLED_STATUSES = DUE_STEP_STATUSES.filter((s) => s !== 'ready');
+
 /**
- * Due steps of advanceable plans, soonest first (see actionableSteps). The step terms repeat the
- * due index's predicate exactly (SQLite uses a partial index only then).
- * Exported so tests can ask each store's planner whether the index is used.
+ * The three reads of due steps, in the order a pass takes them (ExecutorQueryRepository.dueSteps
+ * and polledSteps), each of at most `limit` steps. Exported so tests can ask each store's
+ * planner how it reads them.
+ * - timed: steps whose due time has come, soonest first. The index orders each status apart,
+ *   so the store sorts these; they are the checks, retries and leases that fell due since the
+ *   last pass, few but after an outage.
+ * - ready: ready steps with no due time, oldest first (ids follow creation): a walk of the
+ *   index's part for `ready` that stops at the limit, however many are waiting. The order names
+ *   next_run_at, null throughout, so that PostgreSQL sees the index's own order (an `is null`
+ *   term does not take the column out of it, as an equality does).
+ * - polled: the other steps with no due time, which a pass polls (chiefly for an operator's
+ *   answer), oldest first; a pass takes them last.
  */
-export function dueStepsForExecutorQuery(db: Kysely<Database>, kind: StoreKind, at: string, query: DueStepQuery) {
-  return actionableSteps(db, kind, query.host)
-    .selectAll('plan_steps')
-    .where((eb) => eb.or([eb('plan_steps.next_run_at', 'is', null), eb('plan_steps.next_run_at', '<=', at)]))
-    .orderBy('plan_steps.next_run_at', (ob) => ob.asc().nullsFirst())
-    .orderBy('plan_steps.id')
-    .limit(query.limit);
+export function dueStepQueries(db: Kysely<Database>, kind: StoreKind, at: string, query: Affinity & { limit: number }) {
+  const steps = () => actionableSteps(db, kind, query.host).selectAll('plan_steps');
+  return {
+    timed: (limit = query.limit) => steps().where('plan_steps.next_run_at', '<=', at).orderBy('plan_steps.next_run_at').orderBy('plan_steps.id').limit(limit),
+    ready: (limit = query.limit) =>
+      steps().where('plan_steps.status', '=', 'ready').where('plan_steps.next_run_at', 'is', null).orderBy('plan_steps.next_run_at').orderBy('plan_steps.id').limit(limit),
+    polled: (limit = query.limit) => steps().where('plan_steps.status', 'in', POLLED_STATUSES).where('plan_steps.next_run_at', 'is', null).orderBy('plan_steps.id').limit(limit),
+  };
 }
 
 /** See ExecutorQueryRepository.nextDueAt; exported so tests can ask the planner about indexes. */
@@ -334,9 +352,33 @@ export class ExecutorQueryRepository {
     await this.approvalScene(NO_ROW, NO_ROW, NO_ROW);
   }
 
+  /**
+   * The due steps of minds this daemon may advance, at most `limit`, in the order a pass takes
+   * them (docs/executor.md, "The order of due work"): first the steps whose due time has come (a
+   * wait's or monitor's check, a retry after its backoff, a lease run out), soonest first; then
+   * ready steps, oldest first (ids follow creation). Checks promised for a given time come before
+   * work that is merely ready, and older work before newer, so a flood of ready work does not push
+   * a verification past its window. Two statements, each a walk of the due index that stops at
+   * what is left of the limit; the second only when the first leaves room. Steps waiting for an
+   * operator's answer, which have no due time, are polledSteps'.
+   */
   async dueSteps(query: DueStepQuery): Promise<StepRecord[]> {
     const { db, codec } = this.#ctx;
-    const rows = await dueStepsForExecutorQuery(db, codec.kind, codec.time(query.now), query).execute();
+    const tiers = dueStepQueries(db, codec.kind, codec.time(query.now), query);
+    const rows = await tiers.timed().execute();
+    if (rows.length < query.limit) rows.push(...(await tiers.ready(query.limit - rows.length).execute()));
+    return rows.map((row) => decodeStep(row, codec));
+  }
+
+  /**
+   * The steps with no due time that a pass polls (waiting for an approval or a grant), oldest
+   * first, at most `limit`, of minds this daemon may advance. A pass takes them with the room its
+   * other work leaves: they stay in their status until an operator answers, so taking them
+   * before new work would let a queue of open approvals hold a pass's batch for good.
+   */
+  async polledSteps(query: DueStepQuery): Promise<StepRecord[]> {
+    const { db, codec } = this.#ctx;
+    const rows = await dueStepQueries(db, codec.kind, codec.time(query.now), query).polled().execute();
     return rows.map((row) => decodeStep(row, codec));
   }
 
