@@ -372,13 +372,15 @@ export class ExecutorQueryRepository {
 
   /**
    * The steps with no due time that a pass polls (waiting for an approval or a grant), oldest
-   * first, at most `limit`, of minds this daemon may advance. A pass takes them with the room its
+   * first, at most `limit`, with ids after `after` if given (PollTurns), of minds this daemon
+   * may advance. A pass takes them with the room its
    * other work leaves: they stay in their status until an operator answers, so taking them
    * before new work would let a queue of open approvals hold a pass's batch for good.
    */
-  async polledSteps(query: DueStepQuery): Promise<StepRecord[]> {
+  async polledSteps(query: DueStepQuery & { after?: string | null }): Promise<StepRecord[]> {
     const { db, codec } = this.#ctx;
-    const rows = await dueStepQueries(db, codec.kind, codec.time(query.now), query).polled().execute();
+    const polled = dueStepQueries(db, codec.kind, codec.time(query.now), query).polled();
+    const rows = await (query.after ? polled.where('plan_steps.id', '>', query.after) : polled).execute();
     return rows.map((row) => decodeStep(row, codec));
   }
 
