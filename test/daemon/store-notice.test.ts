@@ -42,12 +42,14 @@ for (const kind of STORE_KINDS) {
 
     it('an upgrade applies, and reports, only what the store lacked', async () => {
       const { config, store: bare } = current();
-      assert.equal((await createMigrator(bare.db, kind).migrateTo('0015_event_indexes_partial')).error, undefined);
+      // A store one migration behind, whichever migration is the newest.
+      const names = Object.keys(migrationsFor(kind));
+      assert.equal((await createMigrator(bare.db, kind).migrateTo(names.at(-2)!)).error, undefined);
       if (kind === 'sqlite') await bare.close();
       const opened = await openAndMigrate(config);
       try {
         assert.equal(opened.created, false);
-        assert.deepEqual(opened.applied, ['0016_step_check_equalities']);
+        assert.deepEqual(opened.applied, [names.at(-1)]);
       } finally {
         await opened.store.close();
       }
