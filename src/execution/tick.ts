@@ -1,7 +1,9 @@
 // One pass of the executor over the store. It keeps nothing between passes: each one reads what
 // is due now, through indexes whose size follows the live work, and moves it by conditional
-// updates. Order matters only for speed (plans started and settled first, so their new ready
-// steps are found by the same pass); any order would be correct.
+// updates. Any order would be correct; the one chosen is about fairness (work under way before
+// new plans, checks due by their time before ready work: docs/executor.md, "The order of due
+// work") and speed (plans settled in the pass that moved their steps, whose later rounds run
+// what settling promoted).
 
 import { resolvePrediction } from '../mind/predictions.ts';
 import type { ApprovalRecord, StepRecord } from '../store/index.ts';

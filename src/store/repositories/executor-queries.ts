@@ -137,7 +137,7 @@ const POLLED_STATUSES = DUE_STEP_STATUSES.filter((s) => s !== 'ready');
  * planner how it reads them.
  * - timed: steps whose due time has come, soonest first. The index orders each status apart,
  *   so the store sorts these; they are the checks, retries and leases that fell due since the
- *   last pass, few but after an outage.
+ *   last pass: few, except after an outage.
  * - ready: ready steps with no due time, oldest first (ids follow creation): a walk of the
  *   index's part for `ready` that stops at the limit, however many are waiting. The order names
  *   next_run_at, null throughout, so that PostgreSQL sees the index's own order (an `is null`
@@ -373,9 +373,9 @@ export class ExecutorQueryRepository {
   /**
    * The steps with no due time that a pass polls (waiting for an approval or a grant), oldest
    * first, at most `limit`, with ids after `after` if given (PollTurns), of minds this daemon
-   * may advance. A pass takes them with the room its
-   * other work leaves: they stay in their status until an operator answers, so taking them
-   * before new work would let a queue of open approvals hold a pass's batch for good.
+   * may advance. A pass takes them with the room its other work leaves: they stay in their
+   * status until an operator answers, so taking them before new work would let a queue of open
+   * approvals hold a pass's batch for good.
    */
   async polledSteps(query: DueStepQuery & { after?: string | null }): Promise<StepRecord[]> {
     const { db, codec } = this.#ctx;
