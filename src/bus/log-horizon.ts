@@ -14,8 +14,10 @@ export class LogHorizon {
   /** Missing seqs seen, with when they were first seen (this process's memory only). */
   readonly #gaps = new Map<number, number>();
 
-  constructor(graceMs = DEFAULT_GAP_GRACE_MS) {
+  /** `gaps`: missing seqs known already, with the time (ms) their grace counts from (openingPlace). */
+  constructor(graceMs = DEFAULT_GAP_GRACE_MS, gaps?: ReadonlyMap<number, number>) {
     this.#graceMs = graceMs;
+    if (gaps) for (const [seq, since] of gaps) this.#gaps.set(seq, since);
   }
 
   /**
@@ -37,4 +39,43 @@ export class LogHorizon {
     for (const seq of this.#gaps.keys()) if (seq <= to) this.#gaps.delete(seq);
     return to;
   }
+}
+
+/** A seq of the log, with when its event was written (ms, by its writer's clock). */
+export interface SeqTime {
+  seq: number;
+  at: number;
+}
+
+/** Where a live reader starts: after `after`, sending nothing in `seen`, waiting for `gaps` as LogHorizon would. */
+export interface OpeningPlace {
+  after: number;
+  /** Visible seqs after `after`, up to the newest when the reader started: written before it, not sent. */
+  seen: Set<number>;
+  /** The missing seqs after `after` that may still commit, each with the time its grace counts from. */
+  gaps: Map<number, number>;
+}
+
+/**
+ * Where a live reader that starts now begins so that it loses no event still in flight (pure).
+ * `latest` is the newest visible seq, `recent` the visible seqs just before it with their times,
+ * ascending, read after `windowAfter`. A seq missing among them may belong to a transaction that
+ * took it before the next visible one was written and commits later: if that next one was written
+ * less than the grace ago, the reader begins before the missing seq, skips the visible events
+ * from there to `latest` (they were written before it started) and waits for the missing ones,
+ * their grace counted from that time. An older gap is a rolled-back insert, as LogHorizon would
+ * decide once its grace ran out. With no such gap the reader begins after `latest`.
+ */
+export function openingPlace(latest: number, windowAfter: number, recent: readonly SeqTime[], now: number, graceMs = DEFAULT_GAP_GRACE_MS): OpeningPlace {
+  const gaps = new Map<number, number>();
+  let previous = windowAfter;
+  for (const { seq, at } of recent) {
+    if (seq > latest) break;
+    if (now - at < graceMs) for (let missing = previous + 1; missing < seq; missing += 1) gaps.set(missing, at);
+    previous = seq;
+  }
+  if (gaps.size === 0) return { after: latest, seen: new Set(), gaps };
+  const after = gaps.keys().next().value! - 1;
+  const seen = new Set(recent.filter(({ seq }) => seq > after && seq <= latest).map(({ seq }) => seq));
+  return { after, seen, gaps };
 }

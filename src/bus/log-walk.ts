@@ -3,7 +3,7 @@
 // however many events of others lie between the matching ones.
 
 import type { EventQuery, EventRecord, Store } from '../store/index.ts';
-import { LogHorizon } from './log-horizon.ts';
+import { LogHorizon, type OpeningPlace } from './log-horizon.ts';
 
 /** Seqs of the log looked at per read for one in flight: a narrowed walk passes others' events this many at a time. */
 export const HORIZON_SCAN = 1000;
@@ -16,13 +16,17 @@ export class LogWalk {
   readonly #horizon: LogHorizon;
   /** How far the walk has read: the last event handed out, or further when nothing matching lies beyond it that far. */
   #seq: number;
+  /** Seqs the walk passes without handing them out: events written before a live reader started (openingPlace). */
+  #seen: Set<number>;
   #waiting = false;
 
-  constructor(store: Pick<Store, 'events' | 'clock'>, view: LogView, afterSeq: number, graceMs?: number) {
+  /** Starts after `start`: a seq, or the place a live reader begins at (openingPlace). */
+  constructor(store: Pick<Store, 'events' | 'clock'>, view: LogView, start: number | OpeningPlace, graceMs?: number) {
     this.#store = store;
     this.#view = view;
-    this.#seq = afterSeq;
-    this.#horizon = new LogHorizon(graceMs);
+    this.#seq = typeof start === 'number' ? start : start.after;
+    this.#seen = typeof start === 'number' ? new Set() : start.seen;
+    this.#horizon = new LogHorizon(graceMs, typeof start === 'number' ? undefined : start.gaps);
   }
 
   /** True when the last read stopped before a seq still in flight: reading again soon finds more. */
@@ -42,12 +46,14 @@ export class LogWalk {
       if (through === this.#seq) break;
       const want = limit - events.length;
       const found = await log.list({ ...this.#view, afterSeq: this.#seq, throughSeq: through, limit: want });
-      events.push(...found);
+      for (const event of found) if (!this.#seen.delete(event.seq)) events.push(event);
       if (found.length === want) {
         this.#seq = found[found.length - 1]!.seq;
+        if (events.length < limit) continue;
         break;
       }
       this.#seq = through;
+      if (this.#seen.size > 0) for (const seq of this.#seen) if (seq <= through) this.#seen.delete(seq);
       // Stopped before a seq in flight, or at the end of the log: nothing more to read now.
       if (this.#waiting || seqs.length < HORIZON_SCAN) break;
     }

@@ -10,7 +10,8 @@
 
 import type { Principal } from '../access/permissions.ts';
 import { tokenHolds } from '../access/tokens.ts';
-import { LogWalk, type LogView } from '../bus/log-walk.ts';
+import { openingPlace, type OpeningPlace } from '../bus/log-horizon.ts';
+import { HORIZON_SCAN, LogWalk, type LogView } from '../bus/log-walk.ts';
 import { isId } from '../core/ids.ts';
 import type { EventRecord, Store } from '../store/index.ts';
 import { findIntention, mindFilter } from './minds.ts';
@@ -36,7 +37,7 @@ export interface EventFeed {
 /**
  * Opens a feed of the events `who` may see, narrowed to a mind, plan or intention. It starts
  * after the event the caller saw last (`lastEventId`, as a reconnecting client sends it) or,
- * without one, after the newest. Refusals (an unknown or unreachable mind, plan or intention)
+ * without one, with the events written after it opened (startOf). Refusals (an unknown or unreachable mind, plan or intention)
  * are thrown here, before anything is streamed.
  */
 export async function openEventFeed(store: Store, who: Principal, query: EventFeedQuery, lastEventId?: string): Promise<EventFeed> {
@@ -47,7 +48,7 @@ export async function openEventFeed(store: Store, who: Principal, query: EventFe
   if (query.intention !== undefined) filter.intentionId = (await findIntention(store, who, query.intention, 'intention')).id;
   const tokenId = who.tokenId;
   const expiresAt = tokenId === null ? null : ((await store.accessTokens.get(tokenId))?.expiresAt ?? null);
-  const walk = new LogWalk(store, filter, await startSeq(store, lastEventId));
+  const walk = new LogWalk(store, filter, await startOf(store, lastEventId));
   return {
     next: (limit) => walk.next(limit),
     async holds() {
@@ -60,11 +61,23 @@ export async function openEventFeed(store: Store, who: Principal, query: EventFe
   };
 }
 
-/** Where a feed starts: after the event the client saw last, or after the newest. */
-async function startSeq(store: Store, lastEventId: string | undefined): Promise<number> {
+/**
+ * Where a feed starts: after the event the client saw last, or, for a new client, at the newest
+ * event, less whatever may still be in flight below it (openingPlace): an event whose transaction
+ * took its seq before the newest one was written, and commits after the feed opened, is sent.
+ */
+async function startOf(store: Store, lastEventId: string | undefined): Promise<number | OpeningPlace> {
   if (lastEventId && isId(lastEventId)) {
     const seen = await store.events.get(lastEventId);
     if (seen) return seen.seq;
   }
-  return store.events.latestSeq();
+  const latest = await store.events.latestSeq();
+  const windowAfter = Math.max(0, latest - HORIZON_SCAN);
+  const recent = await store.events.seqTimesAfter(windowAfter, HORIZON_SCAN);
+  return openingPlace(
+    latest,
+    windowAfter,
+    recent.map(({ seq, createdAt }) => ({ seq, at: createdAt.getTime() })),
+    store.clock.now().getTime(),
+  );
 }

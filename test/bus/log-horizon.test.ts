@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LogHorizon } from '../../src/bus/log-horizon.ts';
+import { LogHorizon, openingPlace } from '../../src/bus/log-horizon.ts';
 
 describe('the log horizon', () => {
   it('moves through consecutive seqs and stops before a missing one', () => {
@@ -30,5 +30,38 @@ describe('the log horizon', () => {
     assert.equal(horizon.through(0, [1, 2], 1_000), 2);
     // A reader that starts again from 0 (another feed would have its own horizon) waits anew.
     assert.equal(horizon.through(0, [2], 50_000), 0);
+  });
+});
+
+describe('where a live reader starts (openingPlace)', () => {
+  const at = (seq: number, ms: number) => ({ seq, at: ms });
+
+  it('starts after the newest seq when nothing below it may still commit', () => {
+    const place = openingPlace(14, 10, [at(11, 0), at(12, 0), at(13, 0), at(14, 0)], 100_000);
+    assert.deepEqual(place, { after: 14, seen: new Set(), gaps: new Map() });
+  });
+
+  it('starts before a recent gap, waits for it, and passes the events written before it started', () => {
+    // 12 is missing and 13 was written 2 s ago: the insert that took 12 may still commit.
+    const place = openingPlace(14, 10, [at(11, 90_000), at(13, 98_000), at(14, 99_000)], 100_000);
+    assert.equal(place.after, 11);
+    assert.deepEqual([...place.seen], [13, 14], 'written before the reader started: not sent');
+    assert.deepEqual([...place.gaps], [[12, 98_000]], 'its grace counts from when the seq after it was written');
+    const horizon = new LogHorizon(10_000, place.gaps);
+    assert.equal(horizon.through(11, [13, 14], 100_000), 11, 'waits for it');
+    assert.equal(horizon.through(11, [13, 14], 108_000), 14, 'and gives it up once the grace from then ran out');
+  });
+
+  it('takes a gap whose next seq was written longer ago than the grace for a rolled-back insert', () => {
+    const place = openingPlace(14, 10, [at(11, 0), at(13, 50_000), at(14, 99_000)], 100_000);
+    assert.deepEqual(place, { after: 14, seen: new Set(), gaps: new Map() });
+  });
+
+  it('looks only below the newest seq it was given, and at the window it read', () => {
+    // The window starts after 10: seqs at or below it are not its business; 16 came after `latest`.
+    const place = openingPlace(14, 10, [at(12, 99_000), at(13, 99_000), at(14, 99_000), at(16, 99_000)], 100_000);
+    assert.equal(place.after, 10, '11 is missing and recent');
+    assert.deepEqual([...place.seen], [12, 13, 14]);
+    assert.deepEqual([...place.gaps.keys()], [11]);
   });
 });

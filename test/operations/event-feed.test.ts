@@ -74,7 +74,55 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(await feed.next(2), []);
     });
 
+    it('a new feed does not wait for a seq left missing long ago', async () => {
+      const { store, clock } = current();
+      const mind = await store.minds.create({ name: `feed-${newId()}` });
+      const start = await store.events.latestSeq();
+      const write = (seq: number) =>
+        store.db
+          .insertInto('events')
+          .values({ seq, id: newId(), type: 'operator_note', mind_id: mind.id, data: JSON.stringify({ seq }), created_at: clock.now().toISOString() })
+          .execute();
+      await write(start + 2); // start + 1 was rolled back
+      clock.advance(11);
+      const feed = await openEventFeed(store, operator, { mind: mind.id });
+      await write(start + 3);
+      assert.deepEqual(
+        (await feed.next(10)).map((e) => e.seq),
+        [start + 3],
+        'the old gap is no reason to wait, and the event written before the feed opened is not sent',
+      );
+      if (kind === 'postgres') await sql`select setval(pg_get_serial_sequence('events', 'seq'), (select max(seq) from events))`.execute(store.db);
+    });
+
     if (kind === 'postgres') {
+      it('sends an event that took its seq before the feed opened and commits after', async () => {
+        const { store } = current();
+        const mind = await store.minds.create({ name: `feed-${newId()}` });
+        let commit: () => void = () => {};
+        const held = new Promise<void>((resolve) => (commit = resolve));
+        let inserted: () => void = () => {};
+        const insertedFirst = new Promise<void>((resolve) => (inserted = resolve));
+        const slow = store.transaction(async (tx) => {
+          await tx.events.append({ type: 'operator_note', mindId: mind.id, data: { order: 'in flight' } });
+          inserted();
+          await held;
+        });
+        await insertedFirst;
+        await store.events.append({ type: 'operator_note', mindId: mind.id, data: { order: 'before the feed' } });
+        // A console opens its stream now: the newest visible event is the second one.
+        const feed = await openEventFeed(store, operator, { mind: mind.id });
+        assert.deepEqual(await feed.next(10), []);
+        commit();
+        await slow;
+        await store.events.append({ type: 'operator_note', mindId: mind.id, data: { order: 'after the feed' } });
+        assert.deepEqual(
+          (await feed.next(10)).map((e) => e.data.order),
+          ['in flight', 'after the feed'],
+          'the event in flight when it opened is sent; the one visible before is not',
+        );
+      });
+
       it('sends an event whose transaction commits after a later seq was already read', async () => {
         const { store } = current();
         const mind = await store.minds.create({ name: `feed-${newId()}` });

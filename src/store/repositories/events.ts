@@ -238,6 +238,18 @@ export class EventRepository {
     return rows.map((row) => this.#ctx.codec.readInt(row.seq));
   }
 
+  /**
+   * The seqs of the log after `afterSeq` with when their events were written, oldest first, at
+   * most `limit`: what a live reader looks at as it starts, to tell a seq still in flight from a
+   * rolled-back one (src/bus/log-horizon.ts, openingPlace).
+   */
+  async seqTimesAfter(afterSeq: number, limit: number): Promise<{ seq: number; createdAt: Date }[]> {
+    await this.flush();
+    const { db, codec } = this.#ctx;
+    const rows = await db.selectFrom('events').select(['seq', 'created_at']).where('seq', '>', afterSeq).orderBy('seq').limit(limit).execute();
+    return rows.map((row) => ({ seq: codec.readInt(row.seq), createdAt: codec.readTime(row.created_at) }));
+  }
+
   /** The seq of the newest event, 0 when the log is empty: where a live reader starts. */
   async latestSeq(): Promise<number> {
     await this.flush();
