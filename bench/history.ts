@@ -1,13 +1,25 @@
-// History for the tick-cost benchmark: closed plans, each with a finished step and the
-// execution it recorded, written in batches straight through the query layer.
+// Stores full of plans for the benchmarks that ask what a pass costs as they grow, written in
+// batches straight through the query layer: history (closed plans, each with a finished step
+// and the execution it recorded) for the tick cost, and a backlog (running plans, each with a
+// ready step) for the due read.
 
 import { newId } from '../src/core/ids.ts';
 import type { MindRecord, Store } from '../src/store/index.ts';
 
-export /** Writes `count` completed plans, each with one completed step and its execution, in batches. */
-async function fillHistory(store: Store, mind: MindRecord, count: number): Promise<void> {
+/** Writes `count` completed plans, each with one completed step and its execution, in batches. */
+export function fillHistory(store: Store, mind: MindRecord, count: number): Promise<void> {
+  return fillPlans(store, mind, count, 'closed');
+}
+
+/** Writes `count` executing plans, each with one ready step that nothing has run: a backlog of due work. */
+export function fillBacklog(store: Store, mind: MindRecord, count: number): Promise<void> {
+  return fillPlans(store, mind, count, 'backlog');
+}
+
+async function fillPlans(store: Store, mind: MindRecord, count: number, kind: 'closed' | 'backlog'): Promise<void> {
   const { codec, db } = store;
-  const intention = await store.intentions.create({ mindId: mind.id, objective: 'history', origin: 'operator' });
+  const closed = kind === 'closed';
+  const intention = await store.intentions.create({ mindId: mind.id, objective: kind, origin: 'operator' });
   const at = codec.time(new Date(Date.now() - 86_400_000));
   const batch = 400;
   for (let done = 0; done < count; done += batch) {
@@ -22,10 +34,10 @@ async function fillHistory(store: Store, mind: MindRecord, count: number): Promi
         mind_id: mind.id,
         intention_id: intention.id,
         revision: 1,
-        objective: `history ${i}`,
+        objective: `${kind} ${i}`,
         origin: 'operator' as const,
         strategy: 'operator',
-        status: 'completed' as const,
+        status: closed ? ('completed' as const) : ('executing' as const),
         assumptions: '[]',
         abort_conditions: '[]',
         alternatives: '[]',
@@ -34,7 +46,7 @@ async function fillHistory(store: Store, mind: MindRecord, count: number): Promi
         budget: '{}',
         validation: '{}',
         require_approval: codec.bool(false),
-        closed_at: at,
+        closed_at: closed ? at : null,
         created_at: at,
         updated_at: at,
       });
@@ -44,7 +56,7 @@ async function fillHistory(store: Store, mind: MindRecord, count: number): Promi
         mind_id: mind.id,
         key: 'A',
         position: 0,
-        title: 'history',
+        title: kind,
         kind: 'capability' as const,
         depends_on: codec.textArray([]),
         capability: 'bench.read',
@@ -52,33 +64,34 @@ async function fillHistory(store: Store, mind: MindRecord, count: number): Promi
         params: codec.json({ name: 'a' }),
         require_approval: codec.bool(false),
         spec: '{}',
-        status: 'completed' as const,
-        attempts: 1,
+        status: closed ? ('completed' as const) : ('ready' as const),
+        attempts: closed ? 1 : 0,
         max_attempts: 1,
-        started_at: at,
-        finished_at: at,
+        started_at: closed ? at : null,
+        finished_at: closed ? at : null,
         created_at: at,
         updated_at: at,
       });
-      executions.push({
-        id: newId(),
-        mind_id: mind.id,
-        capability: 'bench.read',
-        target: 'a',
-        params: codec.json({ name: 'a' }),
-        origin: `plan_step:${stepId}`,
-        correlation_id: intention.id,
-        evidence: '{}',
-        status: 'succeeded' as const,
-        result: codec.json({ summary: 'read' }),
-        retry_safe: codec.bool(false),
-        started_at: at,
-        finished_at: at,
-        created_at: at,
-      });
+      if (closed)
+        executions.push({
+          id: newId(),
+          mind_id: mind.id,
+          capability: 'bench.read',
+          target: 'a',
+          params: codec.json({ name: 'a' }),
+          origin: `plan_step:${stepId}`,
+          correlation_id: intention.id,
+          evidence: '{}',
+          status: 'succeeded' as const,
+          result: codec.json({ summary: 'read' }),
+          retry_safe: codec.bool(false),
+          started_at: at,
+          finished_at: at,
+          created_at: at,
+        });
     }
     await db.insertInto('plans').values(plans).execute();
     await db.insertInto('plan_steps').values(steps).execute();
-    await db.insertInto('tool_executions').values(executions).execute();
+    if (executions.length > 0) await db.insertInto('tool_executions').values(executions).execute();
   }
 }

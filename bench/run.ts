@@ -15,9 +15,13 @@
 // - tick_cost_ratio_100k {sqlite, postgres}: the median cost of a pass with nothing due, with
 //   BENCH_HISTORY closed plans (default 100,000) in the store, over the same with none: two
 //   stores, their passes taken in turn, so that the machine's drift falls on both alike.
+// - due_read_ratio_backlog {sqlite, postgres}: the median time of the executor's read of due
+//   steps (a batch of 100) with BENCH_BACKLOG ready steps waiting (default 20,000), over the same
+//   with a batch and a half waiting, taken in turn likewise: the read walks the due index and
+//   stops at the batch (migration 0017), so the backlog should not show.
 //
 // Environment: PRAXIS_TEST_PG_URL as for the tests; BENCH_PASSES sets the executor's passes side by
-// side (default: as the daemon, 2 on PostgreSQL, 1 on SQLite); BENCH_STEPS, BENCH_RUNS, BENCH_HISTORY and
+// side (default: as the daemon, 2 on PostgreSQL, 1 on SQLite); BENCH_STEPS, BENCH_RUNS, BENCH_HISTORY, BENCH_BACKLOG and
 // BENCH_SAMPLES scale the runs down for a quick look (results.json records what was used).
 
 import { writeFileSync } from 'node:fs';
@@ -28,7 +32,7 @@ import { Executor } from '../src/execution/executor.ts';
 import type { Store, StoreKind } from '../src/store/index.ts';
 import { benchImplementations, benchRegistry } from './capabilities.ts';
 import { costPerStep, type Counts } from './costs.ts';
-import { fillHistory } from './history.ts';
+import { fillBacklog, fillHistory } from './history.ts';
 import { approvalToExecuting, crossProcessWake, median, QUIET_PAUSE_MS, takeoverAfterKill } from './latency.ts';
 import { benchStore } from './stores.ts';
 import { throughput, type Throughput } from './throughput.ts';
@@ -37,35 +41,35 @@ const STEPS = Number(process.env.BENCH_STEPS ?? 20_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const HISTORY = Number(process.env.BENCH_HISTORY ?? 100_000);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 25);
+const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 20_000);
 const TICKS = 60;
+/** The executor's batch, as the daemon runs it: what a due read asks for. */
+const BATCH = 100;
 
 /**
- * The median pass of `empty` and of `full`, their passes taken in turn: both medians come from
- * the same minutes of the machine, whose speed drifts by a quarter and more from one minute to
- * the next, so their ratio measures the stores and not the drift.
+ * The median of `reads` timed calls of `a` and of `b` (a pass, a read), taken in turn, which
+ * goes first alternating so neither always follows the other's garbage, after five of each to
+ * warm up: both medians come from the same minutes of the machine, whose speed drifts by a
+ * quarter and more from one minute to the next, so their ratio measures the two and not the drift.
  */
-async function tickCosts(empty: Executor, full: Executor): Promise<{ emptyMs: number; fullMs: number }> {
+async function inTurn(a: () => Promise<unknown>, b: () => Promise<unknown>, reads: number): Promise<{ aMs: number; bMs: number }> {
   for (let i = 0; i < 5; i += 1) {
-    await empty.tick();
-    await full.tick();
+    await a();
+    await b();
   }
-  const times = { empty: [] as number[], full: [] as number[] };
-  const timed = async (executor: Executor, into: number[]) => {
+  const times = { a: [] as number[], b: [] as number[] };
+  const timed = async (read: () => Promise<unknown>, into: number[]) => {
     const started = performance.now();
-    await executor.tick();
+    await read();
     into.push(performance.now() - started);
   };
-  for (let i = 0; i < TICKS; i += 1) {
-    // Which goes first alternates too, so neither always follows the other's garbage.
-    if (i % 2 === 0) {
-      await timed(empty, times.empty);
-      await timed(full, times.full);
-    } else {
-      await timed(full, times.full);
-      await timed(empty, times.empty);
-    }
+  for (let i = 0; i < reads; i += 1) {
+    const pair: [() => Promise<void>, () => Promise<void>] = [() => timed(a, times.a), () => timed(b, times.b)];
+    if (i % 2 === 1) pair.reverse();
+    await pair[0]();
+    await pair[1]();
   }
-  return { emptyMs: median(times.empty), fullMs: median(times.full) };
+  return { aMs: median(times.a), bMs: median(times.b) };
 }
 
 /** The cost of a pass over a store with HISTORY closed plans, against one with none, each on a store of its own. */
@@ -80,10 +84,33 @@ async function tickCostRatio(kind: StoreKind) {
     // What autovacuum (PostgreSQL) or an operator's ANALYZE (SQLite) would have done by now.
     await sql`analyze`.execute(fullBench.store.db);
     await sql`analyze`.execute(emptyBench.store.db);
-    const { emptyMs, fullMs } = await tickCosts(executorOn(emptyBench.store), executorOn(fullBench.store));
+    const [empty, full] = [executorOn(emptyBench.store), executorOn(fullBench.store)];
+    const { aMs: emptyMs, bMs: fullMs } = await inTurn(
+      () => empty.tick(),
+      () => full.tick(),
+      TICKS,
+    );
     return { value: Math.round((fullMs / emptyMs) * 100) / 100, emptyMs: Math.round(emptyMs * 1000) / 1000, fullMs: Math.round(fullMs * 1000) / 1000, history: HISTORY };
   } finally {
     await Promise.all([emptyBench.dispose(), fullBench.dispose()]);
+  }
+}
+
+/** The due read of a batch with BACKLOG ready steps waiting, against the same with a batch and a half, each on a store of its own. */
+async function dueReadRatio(kind: StoreKind) {
+  const smallBench = await benchStore(kind);
+  const largeBench = await benchStore(kind);
+  try {
+    const fill = async (store: Store, count: number) => fillBacklog(store, await store.minds.create({ name: `bench-${newId()}` }), count);
+    await fill(smallBench.store, BATCH + BATCH / 2);
+    await fill(largeBench.store, BACKLOG);
+    await sql`analyze`.execute(smallBench.store.db);
+    await sql`analyze`.execute(largeBench.store.db);
+    const read = (store: Store) => () => store.executorQueries.dueSteps({ now: new Date(), host: null, limit: BATCH });
+    const { aMs, bMs } = await inTurn(read(smallBench.store), read(largeBench.store), TICKS);
+    return { value: Math.round((bMs / aMs) * 100) / 100, smallMs: Math.round(aMs * 1000) / 1000, largeMs: Math.round(bMs * 1000) / 1000, backlog: BACKLOG, batch: BATCH };
+  } finally {
+    await Promise.all([smallBench.dispose(), largeBench.dispose()]);
   }
 }
 
@@ -99,12 +126,14 @@ const results = {
   cross_process_wake_ms_p50: 0,
   takeover_after_kill_ms_p50: 0,
   tick_cost_ratio_100k: {} as Record<StoreKind, number>,
+  due_read_ratio_backlog: {} as Record<StoreKind, number>,
   details: {} as Record<string, unknown>,
   measured_at: new Date().toISOString(),
   node: process.version,
   steps: STEPS,
   runs: RUNS,
   history: HISTORY,
+  backlog: BACKLOG,
   samples: SAMPLES,
 };
 
@@ -136,7 +165,12 @@ for (const kind of kinds) {
   const ratio = await tickCostRatio(kind);
   results.tick_cost_ratio_100k[kind] = ratio.value;
   process.stdout.write(`ratio ${ratio.value} (median tick ${ratio.emptyMs} ms empty, ${ratio.fullMs} ms with history)\n`);
-  results.details[kind] = { throughput: runs, costs: { read_only: read, non_idempotent: write }, tick: ratio };
+
+  process.stdout.write(`${kind}: the due read of a batch of ${BATCH} with ${BACKLOG} ready steps waiting... `);
+  const due = await dueReadRatio(kind);
+  results.due_read_ratio_backlog[kind] = due.value;
+  process.stdout.write(`ratio ${due.value} (median read ${due.smallMs} ms with ${BATCH + BATCH / 2} waiting, ${due.largeMs} ms with ${BACKLOG})\n`);
+  results.details[kind] = { throughput: runs, costs: { read_only: read, non_idempotent: write }, tick: ratio, due_read: due };
 }
 
 process.stdout.write('sqlite: approval to executing, in process... ');
@@ -171,6 +205,7 @@ console.table(
     'statements/step (read, write)': `${results.statements_per_step[kind].read_only}, ${results.statements_per_step[kind].non_idempotent}`,
     'commits/step (read, write)': `${results.commits_per_step[kind].read_only}, ${results.commits_per_step[kind].non_idempotent}`,
     tick_cost_ratio_100k: results.tick_cost_ratio_100k[kind],
+    due_read_ratio_backlog: results.due_read_ratio_backlog[kind],
   })),
 );
 console.table([
