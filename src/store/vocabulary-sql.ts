@@ -3,7 +3,7 @@
 // database and the code cannot disagree about a vocabulary.
 
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
-import { AUDIT_EVENT_TYPES, DUE_STEP_STATUSES } from '../core/vocabulary.ts';
+import { AUDIT_EVENT_TYPES, DUE_STEP_STATUSES, STEP_STATUSES } from '../core/vocabulary.ts';
 import type { StoreKind } from './codec.ts';
 
 /**
@@ -38,13 +38,31 @@ export function isAuditEvent(): RawBuilder<SqlBool> {
 }
 
 /**
- * The statuses the executor must look at again: the predicate of `plan_steps_due_idx`, which the
- * queries served by it repeat as written (`column` qualified as they name it). A list on
- * PostgreSQL, as 0001 made the index; equalities on SQLite since migration 0016, which evaluates
- * it on every status move of a step.
+ * The statuses the executor must look at again, as the queries served by `plan_steps_due_idx`
+ * name them (`column` qualified as they do). On SQLite it is the index's predicate, repeated as
+ * written (equalities since migration 0016, which evaluates it on every status move of a step).
+ * On PostgreSQL it is a list, which implies the index's predicate (dueIndexPredicate).
  */
 export function stepIsDue(kind: StoreKind, column = 'status'): RawBuilder<SqlBool> {
   return partialIndexTerm(kind, column, DUE_STEP_STATUSES);
+}
+
+/**
+ * The predicate `plan_steps_due_idx` is made with (migration 0017): stepIsDue on SQLite; on
+ * PostgreSQL, every other step status excluded (`status <> 'pending' and ...`). PostgreSQL drops
+ * from an index's conditions any condition its predicate implies: with the due statuses as the
+ * predicate, a query's `status in (the due statuses)` went, and the read of steps whose time has
+ * come walked the due times of the whole index (122 pages with 20,000 ready steps waiting,
+ * against 10 now). stepIsDue's list implies this predicate without being implied by it, so it
+ * stays a condition of the index, probed one status at a time.
+ */
+export function dueIndexPredicate(kind: StoreKind): RawBuilder<SqlBool> {
+  if (kind === 'sqlite') return stepIsDue(kind);
+  const others = STEP_STATUSES.filter((status) => !(DUE_STEP_STATUSES as readonly string[]).includes(status));
+  return sql<SqlBool>`${sql.join(
+    others.map((status) => sql`${sql.ref('status')} <> ${sql.lit(status)}`),
+    sql` and `,
+  )}`;
 }
 
 /**

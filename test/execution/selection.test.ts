@@ -114,10 +114,10 @@ for (const kind of STORE_KINDS) {
       const plan = await queryPlan(db, kind, ready.compile());
       assert.match(plan, /plan_steps_due_idx/);
       assert.doesNotMatch(plan, kind === 'sqlite' ? /TEMP B-TREE/ : /Sort/, `the index's order is the order asked for: ${plan}`);
-      // Counted by ANALYZE, the backlog once made SQLite scan the table for the steps whose time has come.
+      // The steps whose time has come are read one status at a time: counted by ANALYZE, the
+      // backlog once made SQLite scan the table for them, and PostgreSQL walked the whole index.
       const timed = await queryPlan(db, kind, due.timed().compile());
-      assert.match(timed, /plan_steps_due_idx/);
-      assert.doesNotMatch(timed, /SCAN plan_steps"/, timed);
+      assert.match(timed, kind === 'sqlite' ? /SEARCH plan_steps USING INDEX plan_steps_due_idx \(status=\? AND next_run_at>\? AND next_run_at<\?\)/ : /Index Cond: \(\(status = ANY/, timed);
       const ids = (await ready.execute()).map((row) => row.id);
       assert.equal(ids.length, 10);
       assert.deepEqual(ids, [...ids].sort(), 'oldest first');

@@ -146,10 +146,8 @@ const POLLED_STATUSES = DUE_STEP_STATUSES.filter((s) => s !== 'ready');
  * planner how it reads them.
  * - timed: steps whose due time has come, soonest first. The index orders each status apart,
  *   so the store sorts these; they are the checks, retries and leases that fell due since the
- *   last pass: few, except after an outage. SQLite probes each status's part of the index;
- *   PostgreSQL reads the due times of the whole index, since it drops the statuses from the
- *   index's conditions (its predicate implies them): index entries only, about 1 ms with
- *   20,000 ready steps waiting.
+ *   last pass: few, except after an outage. Both stores probe each status's part of the
+ *   index (SQLite with the help of EPOCH, PostgreSQL of dueIndexPredicate).
  * - ready: ready steps with no due time, oldest first (ids follow creation): a walk of the
  *   index's part for `ready` that stops at the limit, however many are waiting. The order names
  *   next_run_at, null throughout, so that PostgreSQL sees the index's own order (an `is null`
