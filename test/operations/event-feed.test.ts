@@ -9,9 +9,33 @@ import { sql } from 'kysely';
 import type { Principal } from '../../src/access/permissions.ts';
 import { newId } from '../../src/core/ids.ts';
 import { openEventFeed } from '../../src/operations/event-feed.ts';
+import type { Store } from '../../src/store/index.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 
 const operator: Principal = { tokenId: null, operator: 'alice', role: 'admin', mindId: null };
+
+/**
+ * A transaction that appends an event (`order` in its data), so taking its seq, and then waits
+ * before committing until `commit` is called; resolves once the event is inserted.
+ */
+async function heldOpen(store: Store, mindId: string, order: string): Promise<{ commit(): Promise<void> }> {
+  let release: () => void = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let inserted: () => void = () => {};
+  const insertedFirst = new Promise<void>((resolve) => (inserted = resolve));
+  const done = store.transaction(async (tx) => {
+    await tx.events.append({ type: 'operator_note', mindId, data: { order } });
+    inserted();
+    await held;
+  });
+  await insertedFirst;
+  return {
+    async commit() {
+      release();
+      await done;
+    },
+  };
+}
 
 for (const kind of STORE_KINDS) {
   describe(`the event feed (${kind})`, () => {
@@ -99,22 +123,12 @@ for (const kind of STORE_KINDS) {
       it('sends an event that took its seq before the feed opened and commits after', async () => {
         const { store } = current();
         const mind = await store.minds.create({ name: `feed-${newId()}` });
-        let commit: () => void = () => {};
-        const held = new Promise<void>((resolve) => (commit = resolve));
-        let inserted: () => void = () => {};
-        const insertedFirst = new Promise<void>((resolve) => (inserted = resolve));
-        const slow = store.transaction(async (tx) => {
-          await tx.events.append({ type: 'operator_note', mindId: mind.id, data: { order: 'in flight' } });
-          inserted();
-          await held;
-        });
-        await insertedFirst;
+        const slow = await heldOpen(store, mind.id, 'in flight');
         await store.events.append({ type: 'operator_note', mindId: mind.id, data: { order: 'before the feed' } });
         // A console opens its stream now: the newest visible event is the second one.
         const feed = await openEventFeed(store, operator, { mind: mind.id });
         assert.deepEqual(await feed.next(10), []);
-        commit();
-        await slow;
+        await slow.commit();
         await store.events.append({ type: 'operator_note', mindId: mind.id, data: { order: 'after the feed' } });
         assert.deepEqual(
           (await feed.next(10)).map((e) => e.data.order),
@@ -127,21 +141,10 @@ for (const kind of STORE_KINDS) {
         const { store } = current();
         const mind = await store.minds.create({ name: `feed-${newId()}` });
         const feed = await openEventFeed(store, operator, { mind: mind.id });
-        let commit: () => void = () => {};
-        const held = new Promise<void>((resolve) => (commit = resolve));
-        let inserted: () => void = () => {};
-        const insertedFirst = new Promise<void>((resolve) => (inserted = resolve));
-        // The first event takes its seq, then its transaction waits before committing.
-        const slow = store.transaction(async (tx) => {
-          await tx.events.append({ type: 'operator_note', mindId: mind.id, data: { order: 'first' } });
-          inserted();
-          await held;
-        });
-        await insertedFirst;
+        const slow = await heldOpen(store, mind.id, 'first');
         await store.events.append({ type: 'operator_note', mindId: mind.id, data: { order: 'second' } });
         assert.deepEqual(await feed.next(10), [], 'the later seq waits for the earlier one in flight');
-        commit();
-        await slow;
+        await slow.commit();
         assert.deepEqual(
           (await feed.next(10)).map((e) => e.data.order),
           ['first', 'second'],
