@@ -37,8 +37,8 @@ export interface EventFeed {
 /**
  * Opens a feed of the events `who` may see, narrowed to a mind, plan or intention. It starts
  * after the event the caller saw last (`lastEventId`, as a reconnecting client sends it) or,
- * without one, with the events written after it opened (startOf). Refusals (an unknown or unreachable mind, plan or intention)
- * are thrown here, before anything is streamed.
+ * without one, with the events written after it opened (startOf). Refusals (an unknown or
+ * unreachable mind, plan or intention) are thrown here, before anything is streamed.
  */
 export async function openEventFeed(store: Store, who: Principal, query: EventFeedQuery, lastEventId?: string): Promise<EventFeed> {
   const filter: LogView = {};
