@@ -20,7 +20,6 @@ import { releaseStep, type Release } from './recovery.ts';
 import { MAX_ROUNDS, tick, type ExecutorObserver, type TickReport } from './tick.ts';
 import { FailureTally } from './stuck.ts';
 import { InFlight } from './in-flight.ts';
-import { PollTurns } from './poll-turns.ts';
 
 export const DEFAULT_TICK_INTERVAL_MS = 15_000;
 /** How often, by the store's clock, a pass also sweeps every executing plan for settling to repair (see TickOptions.sweep). */
@@ -109,8 +108,6 @@ export class Executor {
   readonly #rounds: number;
   /** The steps the passes hold while several run side by side; none with one pass. */
   readonly #inFlight: InFlight | undefined;
-  /** Where this executor's passes polled steps waiting for an operator last: the next pass polls the next ones. */
-  readonly #pollTurns = new PollTurns();
   /** Extra passes waiting for a backlog to share (see #assist). */
   readonly #idleAssistants: (() => void)[] = [];
   readonly #observer: ExecutorObserver | undefined;
@@ -200,7 +197,6 @@ export class Executor {
       housekeeping,
       startPlans: !assisting,
       ...(this.#inFlight ? { inFlight: this.#inFlight } : {}),
-      pollTurns: this.#pollTurns,
       ...(signal ? { signal } : {}),
       ...(observer ? { observer } : {}),
     });

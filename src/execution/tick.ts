@@ -15,7 +15,6 @@ import { runDueStep } from './run-step.ts';
 import { claimantGone, claimantHere } from './claimants.ts';
 import { Pass } from './pass.ts';
 import type { InFlight } from './in-flight.ts';
-import type { PollTurns, ReadPolled } from './poll-turns.ts';
 import { recoverStep } from './recovery.ts';
 import { settlePlans, settlePlansTogether, startPlans, type OnPromoted } from './settle.ts';
 
@@ -64,11 +63,6 @@ export interface TickOptions {
    * step it finds.
    */
   inFlight?: InFlight;
-  /**
-   * Where the last pass's polls of steps waiting for an operator ended, so this one polls the
-   * next ones (poll-turns.ts). Without it, a pass polls the oldest.
-   */
-  pollTurns?: PollTurns;
 }
 
 /** How a verify step's run ended: its prediction's fate, or still looking. */
@@ -237,15 +231,6 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
   const takenFirst = inFlight ? inFlight.take(firstSteps, options.batch - taken.length) : firstSteps.slice(0, options.batch - taken.length);
   // Every step this pass holds, for the other passes to leave alone until it is done.
   const held = [...taken, ...takenFirst];
-  // Last, with the room left, the steps that wait for an operator's answer, polled: they would
-  // hold a batch for as long as their approvals stay open if they came first.
-  const free = options.batch - held.length;
-  if (free > 0) {
-    const read: ReadPolled = (after, want) => store.executorQueries.polledSteps({ now: ctx.clock.now(), host: ctx.host, limit: want, after });
-    const want = free + (inFlight?.size ?? 0);
-    const polled = await guarded('finding steps to poll', () => (options.pollTurns ? options.pollTurns.next(read, want) : read(null, want)), []);
-    held.push(...(inFlight ? inFlight.take(polled, free) : polled.slice(0, free)));
-  }
   const due = replanned.size === 0 ? held : held.filter((step) => !replanned.has(step.planId));
   report.dueSteps = due.length;
   // More may be due than the pass took; or its due work left no room for new plans.

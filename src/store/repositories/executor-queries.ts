@@ -137,13 +137,24 @@ function actionableSteps(db: Kysely<Database>, kind: StoreKind, host: string | n
  */
 const EPOCH = new Date(0).toISOString();
 
+/**
+ * The step (aliased as its table) is not waiting for an operator who has not answered yet: its
+ * approval (joined as `a`) is not pending, its capability request (`r`) is not open, or it
+ * waits for neither. Polling such a step would only read its request and keep it waiting (the
+ * poll's decision is `keep`), and every pass with room did so for every open request; an answer
+ * (approved, denied, expired, withdrawn, granted) wakes the loop, whose next pass finds the step.
+ * A request that is gone counts as answered: the poll fails the step.
+ */
+function answered() {
+  return sql<SqlBool>`(${sql.ref('plan_steps.status')} <> ${sql.lit('awaiting_approval')} or ${sql.ref('a.status')} is null or ${sql.ref('a.status')} <> ${sql.lit('pending')}) and (${sql.ref('plan_steps.status')} <> ${sql.lit('awaiting_grant')} or ${sql.ref('r.status')} is null or ${sql.ref('r.status')} <> ${sql.lit('open')})`;
+}
+
 /** The due statuses a step waits in with no due time besides `ready`: chiefly for an operator's answer. */
 const POLLED_STATUSES = DUE_STEP_STATUSES.filter((s) => s !== 'ready');
 
 /**
- * The three reads of due steps, in the order a pass takes them (ExecutorQueryRepository.dueSteps
- * and polledSteps), each of at most `limit` steps. Exported so tests can ask each store's
- * planner how it reads them.
+ * The three reads of due steps, in the order a pass takes them (ExecutorQueryRepository.dueSteps),
+ * each of at most `limit` steps. Exported so tests can ask each store's planner how it reads them.
  * - timed: steps whose due time has come, soonest first. The index orders each status apart,
  *   so the store sorts these; they are the checks, retries and leases that fell due since the
  *   last pass: few, except after an outage. Both stores probe each status's part of the
@@ -153,7 +164,8 @@ const POLLED_STATUSES = DUE_STEP_STATUSES.filter((s) => s !== 'ready');
  *   next_run_at, null throughout, so that PostgreSQL sees the index's own order (an `is null`
  *   term does not take the column out of it, as an equality does).
  * - polled: the other steps with no due time, which a pass polls (chiefly for an operator's
- *   answer), oldest first; a pass takes them last.
+ *   answer), oldest first, and only once there is something to find: a step whose approval is
+ *   still pending, or whose capability request is still open, is left out (answered()).
  */
 export function dueStepQueries(db: Kysely<Database>, kind: StoreKind, at: string, query: Affinity & { limit: number }) {
   const steps = () => actionableSteps(db, kind, query.host).selectAll('plan_steps');
@@ -162,7 +174,15 @@ export function dueStepQueries(db: Kysely<Database>, kind: StoreKind, at: string
       steps().where('plan_steps.next_run_at', '>=', EPOCH).where('plan_steps.next_run_at', '<=', at).orderBy('plan_steps.next_run_at').orderBy('plan_steps.id').limit(limit),
     ready: (limit = query.limit) =>
       steps().where('plan_steps.status', '=', 'ready').where('plan_steps.next_run_at', 'is', null).orderBy('plan_steps.next_run_at').orderBy('plan_steps.id').limit(limit),
-    polled: (limit = query.limit) => steps().where('plan_steps.status', 'in', POLLED_STATUSES).where('plan_steps.next_run_at', 'is', null).orderBy('plan_steps.id').limit(limit),
+    polled: (limit = query.limit) =>
+      steps()
+        .leftJoin('approval_requests as a', 'a.id', 'plan_steps.approval_id')
+        .leftJoin('capability_requests as r', 'r.id', 'plan_steps.request_id')
+        .where('plan_steps.status', 'in', POLLED_STATUSES)
+        .where('plan_steps.next_run_at', 'is', null)
+        .where(answered())
+        .orderBy('plan_steps.id')
+        .limit(limit),
   };
 }
 
@@ -367,31 +387,19 @@ export class ExecutorQueryRepository {
    * The due steps of minds this daemon may advance, at most `limit`, in the order a pass takes
    * them (docs/executor.md, "The order of due work"): first the steps whose due time has come (a
    * wait's or monitor's check, a retry after its backoff, a lease run out), soonest first; then
-   * ready steps, oldest first (ids follow creation). Checks promised for a given time come before
-   * work that is merely ready, and older work before newer, so a flood of ready work does not push
-   * a verification past its window. Two statements, each a walk of the due index that stops at
-   * what is left of the limit; the second only when the first leaves room. Steps waiting for an
-   * operator's answer, which have no due time, are polledSteps'.
+   * ready steps, oldest first (ids follow creation); then steps whose operator has answered (an
+   * approval decided or expired, a capability request granted or denied), oldest first. Checks
+   * promised for a given time come before work that is merely ready, and older work before newer,
+   * so a flood of ready work does not push a verification past its window. Up to three
+   * statements, each a walk of the due index that stops at what is left of the limit; a later one
+   * only when the earlier leave room.
    */
   async dueSteps(query: DueStepQuery): Promise<StepRecord[]> {
     const { db, codec } = this.#ctx;
     const tiers = dueStepQueries(db, codec.kind, codec.time(query.now), query);
     const rows = await tiers.timed().execute();
     if (rows.length < query.limit) rows.push(...(await tiers.ready(query.limit - rows.length).execute()));
-    return rows.map((row) => decodeStep(row, codec));
-  }
-
-  /**
-   * The steps with no due time that a pass polls (waiting for an approval or a grant), oldest
-   * first, at most `limit`, with ids after `after` if given (PollTurns), of minds this daemon
-   * may advance. A pass takes them with the room its other work leaves: they stay in their
-   * status until an operator answers, so taking them before new work would let a queue of open
-   * approvals hold a pass's batch for good.
-   */
-  async polledSteps(query: DueStepQuery & { after?: string | null }): Promise<StepRecord[]> {
-    const { db, codec } = this.#ctx;
-    const polled = dueStepQueries(db, codec.kind, codec.time(query.now), query).polled();
-    const rows = await (query.after ? polled.where('plan_steps.id', '>', query.after) : polled).execute();
+    if (rows.length < query.limit) rows.push(...(await tiers.polled(query.limit - rows.length).execute()));
     return rows.map((row) => decodeStep(row, codec));
   }
 
