@@ -3,7 +3,7 @@
 // however many events of others lie between the matching ones.
 
 import type { EventQuery, EventRecord, Store } from '../store/index.ts';
-import { LogHorizon, type OpeningPlace } from './log-horizon.ts';
+import { LogHorizon, openingPlace, type OpeningPlace } from './log-horizon.ts';
 
 /** Seqs of the log looked at per read for one in flight: a narrowed walk passes others' events this many at a time. */
 export const HORIZON_SCAN = 1000;
@@ -59,4 +59,21 @@ export class LogWalk {
     }
     return events;
   }
+}
+
+/**
+ * Where a reader that starts now begins so that it loses no event still in flight (openingPlace),
+ * read from the log's newest `HORIZON_SCAN` seqs and their times. Its `after` is also the last
+ * seq a pager may hand out now: every seq up to it is visible or given up.
+ */
+export async function openingPlaceNow(store: Pick<Store, 'events' | 'clock'>): Promise<OpeningPlace> {
+  const latest = await store.events.latestSeq();
+  const windowAfter = Math.max(0, latest - HORIZON_SCAN);
+  const recent = await store.events.seqTimesAfter(windowAfter, HORIZON_SCAN);
+  return openingPlace(
+    latest,
+    windowAfter,
+    recent.map(({ seq, createdAt }) => ({ seq, at: createdAt.getTime() })),
+    store.clock.now().getTime(),
+  );
 }

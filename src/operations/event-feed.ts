@@ -10,8 +10,8 @@
 
 import type { Principal } from '../access/permissions.ts';
 import { tokenHolds } from '../access/tokens.ts';
-import { openingPlace, type OpeningPlace } from '../bus/log-horizon.ts';
-import { HORIZON_SCAN, LogWalk, type LogView } from '../bus/log-walk.ts';
+import type { OpeningPlace } from '../bus/log-horizon.ts';
+import { LogWalk, openingPlaceNow, type LogView } from '../bus/log-walk.ts';
 import { isId } from '../core/ids.ts';
 import type { EventRecord, Store } from '../store/index.ts';
 import { findIntention, mindFilter } from './minds.ts';
@@ -71,13 +71,5 @@ async function startOf(store: Store, lastEventId: string | undefined): Promise<n
     const seen = await store.events.get(lastEventId);
     if (seen) return seen.seq;
   }
-  const latest = await store.events.latestSeq();
-  const windowAfter = Math.max(0, latest - HORIZON_SCAN);
-  const recent = await store.events.seqTimesAfter(windowAfter, HORIZON_SCAN);
-  return openingPlace(
-    latest,
-    windowAfter,
-    recent.map(({ seq, createdAt }) => ({ seq, at: createdAt.getTime() })),
-    store.clock.now().getTime(),
-  );
+  return openingPlaceNow(store);
 }

@@ -2,6 +2,7 @@
 // Also the mind's memories and calibration, which are read the same way.
 
 import type { Principal } from '../access/permissions.ts';
+import { openingPlaceNow } from '../bus/log-walk.ts';
 import { AUDIT_EVENT_TYPES } from '../core/vocabulary.ts';
 import { calibrationOf, type Calibration } from '../mind/calibration.ts';
 import type { EventQuery, EventRecord, ProceduralMemoryRecord, Store } from '../store/index.ts';
@@ -20,6 +21,11 @@ export type TimelineSubject =
    */
   | { plan: string; withIntentionEvents?: boolean | undefined };
 
+/**
+ * A page of a timeline ends at the last seq with nothing still in flight below it (settledSeq):
+ * its cursor is the seq of its last event, and a next page read after a seq that a slower
+ * transaction had taken below it would never show that event.
+ */
 export async function timeline(store: Store, principal: Principal, subject: TimelineSubject, request: PageRequest): Promise<Page<EventRecord>> {
   const limit = pageSize(request);
   const afterSeq = request.cursor === undefined ? undefined : decodeCursor('seq', request.cursor);
@@ -29,19 +35,30 @@ export async function timeline(store: Store, principal: Principal, subject: Time
   else {
     const plan = await findPlan(store, principal, subject.plan);
     if (subject.withIntentionEvents) {
-      const rows = await planStory(store, plan.id, plan.intentionId, afterSeq ?? 0, limit + 1);
+      const rows = await planStory(store, plan.id, plan.intentionId, afterSeq ?? 0, await settledSeq(store), limit + 1);
       return pageOf(rows, limit, (e) => String(e.seq), 'seq');
     }
     filter = { planId: plan.id };
   }
-  const rows = await store.events.list({ ...filter, ...(afterSeq !== undefined ? { afterSeq } : {}), limit: limit + 1 });
+  const rows = await store.events.list({ ...filter, ...(afterSeq !== undefined ? { afterSeq } : {}), throughSeq: await settledSeq(store), limit: limit + 1 });
   return pageOf(rows, limit, (e) => String(e.seq), 'seq');
+}
+
+/**
+ * The last seq a page may hand out now: on PostgreSQL seqs are taken at insert and seen at
+ * commit, so the log can show seq 11 while 10 is still in flight; a page stops before such a seq
+ * until it commits or its grace runs out (openingPlace's rule, src/bus/log-horizon.ts). A page
+ * cut there has no next cursor, as at the end of the log: asking again with the same cursor
+ * shows what followed.
+ */
+async function settledSeq(store: Store): Promise<number> {
+  return (await openingPlaceNow(store)).after;
 }
 
 /**
  * The audit trail: policy changes, tokens issued and revoked, authors named and approval
  * requests that failed their digest, across minds (tokens of operators and admins belong to no
- * mind), oldest first. An agent sees those of its own mind only.
+ * mind), oldest first, paged as timelines are. An agent sees those of its own mind only.
  */
 export async function auditTrail(store: Store, principal: Principal, request: PageRequest): Promise<Page<EventRecord>> {
   const limit = pageSize(request);
@@ -50,6 +67,7 @@ export async function auditTrail(store: Store, principal: Principal, request: Pa
     types: AUDIT_EVENT_TYPES,
     ...(principal.mindId !== null ? { mindId: principal.mindId } : {}),
     ...(afterSeq !== undefined ? { afterSeq } : {}),
+    throughSeq: await settledSeq(store),
     limit: limit + 1,
   });
   return pageOf(rows, limit, (e) => String(e.seq), 'seq');
@@ -82,11 +100,11 @@ export async function latestEvents(store: Store, principal: Principal, subject: 
 /** Events read per query while picking a plan's events out of its intention's. */
 const STORY_PAGE = 200;
 
-async function planStory(store: Store, planId: string, intentionId: string, afterSeq: number, wanted: number): Promise<EventRecord[]> {
+async function planStory(store: Store, planId: string, intentionId: string, afterSeq: number, throughSeq: number, wanted: number): Promise<EventRecord[]> {
   const found: EventRecord[] = [];
   let cursor = afterSeq;
   for (;;) {
-    const page = await store.events.list({ intentionId, afterSeq: cursor, limit: STORY_PAGE });
+    const page = await store.events.list({ intentionId, afterSeq: cursor, throughSeq, limit: STORY_PAGE });
     for (const event of page) {
       if (event.planId === planId || event.planId === null) found.push(event);
       if (found.length === wanted) return found;
