@@ -4,9 +4,11 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { sql } from 'kysely';
+import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql } from 'kysely';
 import { StatementNames } from '../../src/store/pg-statements.ts';
 import type { PostgresStoreConfig } from '../../src/store/config.ts';
+import { dueStepQueries } from '../../src/store/repositories/executor-queries.ts';
+import type { Database } from '../../src/store/schema.ts';
 import { openStore, WARM_CONNECTIONS } from '../../src/store/store.ts';
 import { seedPlan } from '../support/fixtures.ts';
 import { useStore } from '../support/stores.ts';
@@ -38,6 +40,22 @@ describe('statement names', () => {
     names.forget(byId);
     assert.equal(names.nameFor(byId), undefined);
     assert.notEqual(names.nameFor('select * from "plans" where "id" = $1'), first);
+  });
+
+  it("names each of a pass's due reads, for a daemon bound to a host or to none", () => {
+    const names = new StatementNames();
+    const db = new Kysely<Database>({
+      dialect: {
+        createAdapter: () => new PostgresAdapter(),
+        createDriver: () => new DummyDriver(),
+        createIntrospector: (d) => new PostgresIntrospector(d),
+        createQueryCompiler: () => new PostgresQueryCompiler(),
+      },
+    });
+    for (const host of [null, 'web-1']) {
+      const reads = dueStepQueries(db, 'postgres', new Date().toISOString(), { host, limit: 500 });
+      for (const [tier, read] of Object.entries(reads)) assert.ok(names.nameFor(read().compile().sql), `the ${tier} read${host ? ' for a host' : ''} is sent named`);
+    }
   });
 
   it('names no more texts than its limit; the rest run unnamed', () => {

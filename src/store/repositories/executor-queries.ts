@@ -9,7 +9,7 @@ import { sql, type Compilable, type Kysely, type RawBuilder, type Selectable, ty
 import { QueryTemplate } from '../query-template.ts';
 import type { Database } from '../schema.ts';
 import { DUE_STEP_STATUSES, RUNNING_PLAN_STATUSES, type IntentionStatus, type PlanStatus, type StepStatus } from '../../core/vocabulary.ts';
-import { hasOrigin, partialIndexTerm, stepIsDue } from '../vocabulary-sql.ts';
+import { hasOrigin, oneOf, partialIndexTerm, stepIsDue } from '../vocabulary-sql.ts';
 import type { StoreKind } from '../codec.ts';
 import { chunksFor, isAnyOf } from '../row-table.ts';
 import type { RepositoryContext } from './context.ts';
@@ -149,7 +149,12 @@ function answered() {
   return sql<SqlBool>`(${sql.ref('plan_steps.status')} <> ${sql.lit('awaiting_approval')} or ${sql.ref('a.status')} is null or ${sql.ref('a.status')} <> ${sql.lit('pending')}) and (${sql.ref('plan_steps.status')} <> ${sql.lit('awaiting_grant')} or ${sql.ref('r.status')} is null or ${sql.ref('r.status')} <> ${sql.lit('open')})`;
 }
 
-/** The due statuses a step waits in with no due time besides `ready`: chiefly for an operator's answer. */
+/**
+ * The due statuses a step waits in with no due time besides `ready`: chiefly for an operator's
+ * answer. Written into the polled read as literals: as bind parameters its text would look like a
+ * list of a batch's values, and the PostgreSQL store would send it unnamed and plan it anew on
+ * every pass that reads it (pg-statements.ts), where the other due reads keep a generic plan.
+ */
 const POLLED_STATUSES = DUE_STEP_STATUSES.filter((s) => s !== 'ready');
 
 /**
@@ -178,7 +183,7 @@ export function dueStepQueries(db: Kysely<Database>, kind: StoreKind, at: string
       steps()
         .leftJoin('approval_requests as a', 'a.id', 'plan_steps.approval_id')
         .leftJoin('capability_requests as r', 'r.id', 'plan_steps.request_id')
-        .where('plan_steps.status', 'in', POLLED_STATUSES)
+        .where(oneOf('plan_steps.status', POLLED_STATUSES))
         .where('plan_steps.next_run_at', 'is', null)
         .where(answered())
         .orderBy('plan_steps.id')
