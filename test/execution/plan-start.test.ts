@@ -4,24 +4,8 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { openStore } from '../../src/store/store.ts';
-import type { Store } from '../../src/store/index.ts';
-import { STORE_KINDS, type TestStore, useStore } from '../support/stores.ts';
-import { draftOf, makeWorld, readStep, type World } from './support.ts';
-
-/** A world on a connection of its own to the test store that records each statement it runs (spaces folded), allowing test.read. */
-async function observedWorld(ts: TestStore): Promise<{ w: World; observed: Store; statements: string[] }> {
-  const statements: string[] = [];
-  const observed = await openStore(ts.config, { clock: ts.clock, observeQuery: (text) => void statements.push(text.replace(/\s+/g, ' ')) });
-  try {
-    const w = await makeWorld({ ...ts, store: observed });
-    await w.allow('test.read');
-    return { w, observed, statements };
-  } catch (error) {
-    await observed.close();
-    throw error;
-  }
-}
+import { STORE_KINDS, useStore } from '../support/stores.ts';
+import { draftOf, observedWorld, readStep } from './support.ts';
 
 for (const kind of STORE_KINDS) {
   describe(`starting plans (${kind})`, () => {

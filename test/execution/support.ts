@@ -17,6 +17,7 @@ import type { PlanOrigin } from '../../src/core/vocabulary.ts';
 import { Executor, type ExecutorOptions } from '../../src/execution/executor.ts';
 import { validate } from '../../src/planning/validate.ts';
 import type { IntentionRecord, MindRecord, PlanWithSteps, Store } from '../../src/store/index.ts';
+import { openStore } from '../../src/store/store.ts';
 import type { TestStore } from '../support/stores.ts';
 import { testImplementations, testRegistry, type CallLog } from '../support/test-capabilities.ts';
 
@@ -162,6 +163,20 @@ export async function makeWorld(ts: TestStore, options: WorldOptions = {}): Prom
  * Worlds for the tests of one describe block, made on its store: each test ends with no executor
  * error logged, and the block's simulated hosts are removed after it.
  */
+/** A world on a connection of its own to the test store that records each statement it runs (spaces folded), allowing test.read; the caller closes `observed`. */
+export async function observedWorld(ts: TestStore): Promise<{ w: World; observed: Store; statements: string[] }> {
+  const statements: string[] = [];
+  const observed = await openStore(ts.config, { clock: ts.clock, observeQuery: (text) => void statements.push(text.replace(/\s+/g, ' ')) });
+  try {
+    const w = await makeWorld({ ...ts, store: observed });
+    await w.allow('test.read');
+    return { w, observed, statements };
+  } catch (error) {
+    await observed.close();
+    throw error;
+  }
+}
+
 export function useWorlds(current: () => TestStore): (options?: WorldOptions) => Promise<World> {
   const worlds: World[] = [];
   afterEach(() => {

@@ -468,7 +468,7 @@ export class ExecutorQueryRepository {
       .distinct()
       .where(stepIsDue(this.#ctx.codec.kind, 'plan_steps.status'))
       .where('plan_steps.status', '<>', 'executing')
-      .where('p.status', 'in', ['superseded', 'failed', 'abandoned', 'completed'])
+      .where(oneOf('p.status', ['superseded', 'failed', 'abandoned', 'completed']))
       .where(mayAdvance(query.host))
       .limit(query.limit)
       .execute();

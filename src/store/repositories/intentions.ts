@@ -7,6 +7,7 @@ import type { IntentionReason, IntentionStatus } from '../../core/vocabulary.ts'
 import type { IntentionsTable } from '../schema.ts';
 import { asList, type RepositoryContext } from './context.ts';
 import { chunksFor, isAnyOf } from '../row-table.ts';
+import { oneOf } from '../vocabulary-sql.ts';
 import type { Codec } from '../codec.ts';
 
 /** The concrete action an intention names, when it names one. */
@@ -173,7 +174,7 @@ export class IntentionRepository {
       .updateTable('intentions')
       .set({ status: to, reason, updated_at: now, closed_at: CLOSED.includes(to) ? now : null })
       .where('id', '=', id)
-      .where('status', 'in', asList(from))
+      .where(oneOf('status', asList(from)))
       .returningAll()
       .executeTakeFirst();
     return row && this.#decode(row);
@@ -192,7 +193,7 @@ export class IntentionRepository {
         .updateTable('intentions')
         .set({ status: to, reason, updated_at: now, closed_at: CLOSED.includes(to) ? now : null })
         .where(isAnyOf(codec.kind, 'id', chunk, 'uuid'))
-        .where('status', 'in', from)
+        .where(oneOf('status', asList(from)))
         .returningAll()
         .execute();
       moved.push(...rows.map((row) => this.#decode(row)));

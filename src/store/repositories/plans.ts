@@ -8,6 +8,7 @@ import { MAX_REPLANS, type Alternative, type Assumption, type Budget, type PlanD
 import { CLOSED_PLAN_STATUSES, type PlanOrigin, type PlanStatus } from '../../core/vocabulary.ts';
 import type { PlanStepsTable, PlansTable } from '../schema.ts';
 import { chunksFor, isAnyOf, rowTable } from '../row-table.ts';
+import { oneOf } from '../vocabulary-sql.ts';
 import { asList, IDS_PER_STATEMENT, inTransaction, type RepositoryContext } from './context.ts';
 import { decodeStep, type StepRecord } from './steps.ts';
 import type { Codec } from '../codec.ts';
@@ -264,7 +265,7 @@ export class PlanRepository {
     else if (CLOSED_PLAN_STATUSES.includes(to)) set.closed_at = codec.time(now);
     // A closed plan runs nothing, so it holds no pause (its plan_paused event stays in the log).
     if (CLOSED_PLAN_STATUSES.includes(to)) Object.assign(set, UNPAUSED);
-    const row = await db.updateTable('plans').set(set).where('id', '=', id).where('status', 'in', asList(from)).returningAll().executeTakeFirst();
+    const row = await db.updateTable('plans').set(set).where('id', '=', id).where(oneOf('status', asList(from))).returningAll().executeTakeFirst();
     return row && this.#decode(row);
   }
 
@@ -310,7 +311,7 @@ export class PlanRepository {
       const result = await sql<{ id: string }>`with v (id, actual) as (${rowTable(codec.kind, { id: 'uuid', actual: 'jsonb' }, rows)})
 update plans set status = 'completed', status_reason = '', actual = v.actual, updated_at = ${time}, closed_at = ${time},
   paused_at = null, paused_by = '', pause_reason = ''
-from v where plans.id = v.id and plans.status in (${sql.join([...from])}) returning ${pg ? sql`plans.id` : sql`id`}`.execute(db);
+from v where plans.id = v.id and ${oneOf('plans.status', asList(from))} returning ${pg ? sql`plans.id` : sql`id`}`.execute(db);
       completed.push(...result.rows.map((row) => row.id));
     }
     return completed;

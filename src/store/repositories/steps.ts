@@ -13,6 +13,7 @@ import type { Codec } from '../codec.ts';
 import type { PlanStepsTable } from '../schema.ts';
 import { asList, inTransaction, type RepositoryContext } from './context.ts';
 import { chunksFor, insertRows, insertStatement, isAnyOf } from '../row-table.ts';
+import { oneOf } from '../vocabulary-sql.ts';
 import { EVENT_COLUMNS, eventRows, notifyQuery, wakeReasons, type NewEvent } from './events.ts';
 import { EXECUTION_COLUMNS, executionRow, type ExecutionOutcome, type NewExecution } from './executions.ts';
 import { moveRows, shapeOf, type EncodedMove } from './step-moves.ts';
@@ -511,7 +512,8 @@ select step.*${notify} from step`.execute(this.#ctx.approvalDb);
             selectFrom('plans as p')
               .select('p.id')
               .whereRef('p.id', '=', 'plan_steps.plan_id')
-              .where('p.status', 'in', [...RUNNING_PLAN_STATUSES]),
+              // Literals, not parameters: a fixed text, prepared once on PostgreSQL (pg-statements.ts).
+              .where(oneOf('p.status', RUNNING_PLAN_STATUSES)),
           ),
         )
         .returning('id')
