@@ -31,7 +31,10 @@ describe('the statements of a pass (postgres)', () => {
       const executor = w.executor();
       for (let pass = 0; pass < 10; pass += 1) await executor.tick();
       for (const plan of plans) assert.equal((await observed.plans.get(plan.id))?.status, 'completed');
-      assert.ok(statements.some((text) => /^update "plan_steps" set "status" = \$1/.test(text)), 'the passes promoted steps');
+      assert.ok(
+        statements.some((text) => /^update "plan_steps" set "status" = \$1/.test(text)),
+        'the passes promoted steps',
+      );
       assert.deepEqual(
         statements.filter((text) => BOUND_LIST.test(text)),
         [],

@@ -265,7 +265,13 @@ export class PlanRepository {
     else if (CLOSED_PLAN_STATUSES.includes(to)) set.closed_at = codec.time(now);
     // A closed plan runs nothing, so it holds no pause (its plan_paused event stays in the log).
     if (CLOSED_PLAN_STATUSES.includes(to)) Object.assign(set, UNPAUSED);
-    const row = await db.updateTable('plans').set(set).where('id', '=', id).where(oneOf('status', asList(from))).returningAll().executeTakeFirst();
+    const row = await db
+      .updateTable('plans')
+      .set(set)
+      .where('id', '=', id)
+      .where(oneOf('status', asList(from)))
+      .returningAll()
+      .executeTakeFirst();
     return row && this.#decode(row);
   }
 
