@@ -212,10 +212,13 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
   const taken = inFlight ? inFlight.take(found, options.batch) : found.slice(0, options.batch);
   lap('finding due steps');
   // New plans start in the room that work leaves: with a backlog, none start until it drains,
-  // and a plan waits as validated rather than started with nothing run. The first steps of the
-  // plans started, as the start read them, run after the due work, without a read of their own.
+  // and a plan waits as validated rather than started with nothing run. The room is what every
+  // pass together takes (startBatch) less all the due work found, the steps other passes hold
+  // included; a read that came back full may have left more unseen, so it leaves none. The
+  // first steps of the plans started, as the start read them, run after the due work, without a
+  // read of their own.
   const firstSteps: StepRecord[] = [];
-  const room = (options.startBatch ?? options.batch) - taken.length;
+  const room = found.length >= limit ? 0 : (options.startBatch ?? options.batch) - found.length;
   if ((options.startPlans ?? true) && room > 0) {
     const adoptFirstSteps: OnPromoted = (loaded, ready) => {
       pass.adopt(loaded);

@@ -111,5 +111,24 @@ for (const kind of STORE_KINDS) {
       assert.equal(next.startedPlans, 2);
       for (const id of fresh) assert.equal((await w.store.plans.get(id))?.status, 'completed');
     });
+
+    it('with passes side by side, starts no plan while more is due than it could see', async () => {
+      const w = await world();
+      await w.allow('test.read');
+      const running = [];
+      for (let i = 0; i < 3; i += 1) running.push(await readyStepInRunningPlan(w, String(i)));
+      await w.executor({ rounds: 1 }).tick();
+      const fresh = (await w.plan(draftOf([readStep('A', 'test.read', { name: 'f' })]))).plan.id;
+
+      // Two passes of two steps each: room for four, but the due read (two, the batch) came back full.
+      const executor = w.executor({ rounds: 1, batch: 2, passes: 2 });
+      const full = await executor.tick();
+      assert.equal(full.startedPlans, 0, 'three due steps, two seen: no plan starts');
+      assert.equal((await w.store.plans.get(fresh))?.status, 'validated');
+      const next = await executor.tick();
+      assert.equal(next.startedPlans, 1, 'the last due step leaves room for the plan');
+      assert.equal((await w.store.plans.get(fresh))?.status, 'completed');
+      for (const id of running) assert.equal((await stepsOf(w.store, id)).B, 'completed');
+    });
   });
 }
