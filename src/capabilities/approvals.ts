@@ -262,7 +262,8 @@ export async function performApprovedAction(ctx: ServiceContext, approvalId: str
   const authorised = await authoriseApproved(ctx, approval);
   if (authorised.status === 'refused') {
     const moved = await store.transaction(async (tx) => {
-      const failed = await tx.approvals.transition(approval.id, 'approved', 'failed', { executionId: null });
+      // Only while no executor has claimed it: one that did is acting on it now.
+      const failed = await tx.approvals.transition(approval.id, 'approved', 'failed', { executionId: null }, { executionId: null });
       if (failed) await writeRecords(tx, authorised.records);
       return failed;
     });
@@ -278,7 +279,7 @@ export async function performApprovedAction(ctx: ServiceContext, approvalId: str
   const outcome = approvalOutcome(acted.result);
   await store.transaction(async (tx) => {
     await writeRecords(tx, acted.records);
-    await tx.approvals.transition(approval.id, 'approved', outcome.to, { executionId: outcome.executionId });
+    await tx.approvals.transition(approval.id, 'approved', outcome.to, { executionId: outcome.executionId }, { executionId: authorised.executionId });
   });
   return acted.result;
 }

@@ -199,14 +199,17 @@ export async function performApprovedStep(ctx: ExecutorContext, pass: Pass, scen
   const { step, plan } = scene;
   const service = ctx.capabilities.context;
   const authorised = await authoriseApproved(service, approval, read);
-  const settleApproval = (result: Executed | Failed | Denied) => async (scoped: Store) => {
+  // Made whether or not the step's move wins, but only under the claim this executor knows: a
+  // refusal read while the request was unclaimed changes nothing once another executor claimed
+  // it (that one is acting and will record the outcome); an outcome, only under its own claim.
+  const settleApproval = (result: Executed | Failed | Denied, claim: string | null) => async (scoped: Store) => {
     const outcome = approvalOutcome(result);
-    await scoped.approvals.transition(approval.id, 'approved', outcome.to, { executionId: outcome.executionId });
+    await scoped.approvals.transition(approval.id, 'approved', outcome.to, { executionId: outcome.executionId }, { executionId: claim });
   };
   if (authorised.status === 'refused') {
     const decision = adoptApprovedRun(step, approval, authorised.result);
     return (
-      (await applyDecision(ctx, scene, decision, { from: 'awaiting_approval', records: authorised.records, alsoWrite: settleApproval(authorised.result), deferSettle: pass.settleLater })) !== undefined
+      (await applyDecision(ctx, scene, decision, { from: 'awaiting_approval', records: authorised.records, alsoWrite: settleApproval(authorised.result, null), deferSettle: pass.settleLater })) !== undefined
     );
   }
   const lease = addSeconds(ctx.clock.now(), leaseSecondsFor(step, plan.steps, ctx.registry));
@@ -251,7 +254,7 @@ export async function performApprovedStep(ctx: ExecutorContext, pass: Pass, scen
     from: 'executing',
     guard: { leaseUntil: claimed.leaseUntil },
     records: acted.records,
-    alsoWrite: settleApproval(acted.result),
+    alsoWrite: settleApproval(acted.result, authorised.executionId),
     deferSettle: pass.settleLater,
   });
   return true;

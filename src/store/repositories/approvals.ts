@@ -109,6 +109,12 @@ export interface ApprovalGuard {
    * amended (or altered) between their read and their write.
    */
   digest?: string;
+  /**
+   * The request's claim is still this one: the execution that claimed it, or null for a request
+   * no executor has claimed yet. A refusal read before another executor claimed the request must
+   * not close it under that executor's act.
+   */
+  executionId?: string | null;
 }
 
 /** The statuses an operator's decision leads to; reaching one stamps decided_at unless the patch says otherwise. */
@@ -208,6 +214,7 @@ export class ApprovalRepository {
     else if (DECIDED.includes(to)) set.decided_at = codec.time(now);
     let query = db.updateTable('approval_requests').set(set).where('id', '=', id).where('status', 'in', asList(from));
     if (guard.digest !== undefined) query = query.where('digest', '=', guard.digest);
+    if (guard.executionId !== undefined) query = query.where('execution_id', guard.executionId === null ? 'is' : '=', guard.executionId);
     const row = await query.returningAll().executeTakeFirst();
     return row && this.#decode(row);
   }
@@ -231,6 +238,7 @@ export class ApprovalRepository {
       .where('status', '=', 'pending')
       .where(stillSeen);
     if (guard.digest !== undefined) query = query.where('digest', '=', guard.digest);
+    if (guard.executionId !== undefined) query = query.where('execution_id', guard.executionId === null ? 'is' : '=', guard.executionId);
     const row = await query.returningAll().executeTakeFirst();
     return row && this.#decode(row);
   }
