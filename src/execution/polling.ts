@@ -208,9 +208,8 @@ export async function performApprovedStep(ctx: ExecutorContext, pass: Pass, scen
   };
   if (authorised.status === 'refused') {
     const decision = adoptApprovedRun(step, approval, authorised.result);
-    return (
-      (await applyDecision(ctx, scene, decision, { from: 'awaiting_approval', records: authorised.records, alsoWrite: settleApproval(authorised.result, null), deferSettle: pass.settleLater })) !== undefined
-    );
+    const refused = { from: 'awaiting_approval', records: authorised.records, alsoWrite: settleApproval(authorised.result, null), deferSettle: pass.settleLater } as const;
+    return (await applyDecision(ctx, scene, decision, refused)) !== undefined;
   }
   const lease = addSeconds(ctx.clock.now(), leaseSecondsFor(step, plan.steps, ctx.registry));
   // The claim of the request and of the step, the write-ahead execution and the events commit
