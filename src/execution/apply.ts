@@ -437,6 +437,9 @@ async function applyEffect(scoped: Store, scene: StepScene, current: StepRecord,
         },
       ]);
       return current;
+    case 'release_approval_claim':
+      await scoped.approvals.releaseClaim(effect.approvalId, effect.executionId);
+      return current;
     case 'record_findings':
       await recordFindings(scoped, { mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id, stepId: current.id, stepKey: current.key }, effect, scoped.clock.now());
       return current;

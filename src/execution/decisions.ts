@@ -24,7 +24,12 @@ export type Effect =
   /** A summary's findings re-enter the mind: an observation event and beliefs (mind/findings.ts). */
   | { type: 'record_findings'; summary: string; findings: Finding[] }
   /** Recovery put a step whose claimant stopped back to ready: said as an event, with why. */
-  | { type: 'requeued'; reason: string };
+  | { type: 'requeued'; reason: string }
+  /**
+   * Recovery: an approved action safe to repeat was claimed by `executionId`, which never
+   * finished; the request is left approved and unclaimed, to be performed afresh under it.
+   */
+  | { type: 'release_approval_claim'; approvalId: string; executionId: string };
 
 interface Common {
   /** In words, for the operator: stored as the step's status_reason. */

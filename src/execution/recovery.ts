@@ -4,7 +4,8 @@
 // guarded by the expired lease, so one taker wins.
 //
 // - a finished execution is adopted (completed, or failed and retried where that is safe);
-// - an approval request resumes the wait for it;
+// - an approval request resumes the wait for it; one approved and claimed by an act of a
+//   repeatable capability that never finished is unclaimed, and performed again under it;
 // - no record of an idempotent or read-only action: it runs again;
 // - no write-ahead record of a non-idempotent write: the write-ahead row commits with the claim
 //   and before the act, so its absence proves the act never began. The step goes back to ready,
@@ -93,12 +94,22 @@ export function decideRecovery(step: StepRecord, definition: CapabilityDefinitio
   }
   const approval = records.approvals.at(-1);
   if (approval) {
-    return {
-      kind: 'await_approval',
-      approvalId: approval.id,
-      reason: 'recovered: an approval request was raised; waiting for it again',
-      objective: `get an operator's approval for ${definition.name} on ${approval.target} (step ${step.key})`,
-    };
+    const objective = `get an operator's approval for ${definition.name} on ${approval.target} (step ${step.key})`;
+    // Claimed for an act that never finished (a read keeps no write-ahead row, so there may be
+    // none), and safe to repeat: performed again under the same approval, claimed afresh. Left
+    // claimed, the request would keep the step waiting until the poll gave up on it and blocked
+    // it as an outcome unknown.
+    const claim = approval.status === 'approved' && repeatable(definition) ? approval.executionId : null;
+    if (claim) {
+      return {
+        kind: 'await_approval',
+        approvalId: approval.id,
+        reason: `recovered: the approved ${definition.name} stopped part-way (execution ${claim}) and is safe to repeat; performing it again`,
+        objective,
+        effects: [{ type: 'release_approval_claim', approvalId: approval.id, executionId: claim }],
+      };
+    }
+    return { kind: 'await_approval', approvalId: approval.id, reason: 'recovered: an approval request was raised; waiting for it again', objective };
   }
   const why = repeatable(definition)
     ? `recovered: no record of the outcome, and ${definition.name} is safe to run again`

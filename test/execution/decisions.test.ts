@@ -262,6 +262,18 @@ describe('recovery decisions', () => {
     assert.equal(waiting.kind === 'await_approval' && waiting.approvalId, 'ap');
   });
 
+  it('unclaims an approved request whose act never finished only when the action is safe to repeat', () => {
+    const claimed = { id: 'ap', target: 't', status: 'approved', executionId: 'exec-9' } as ApprovalRecord;
+    const again = decideRecovery(stepRecord(), definition({ readOnly: true }), { executions: [], approvals: [claimed] }, T0);
+    assert.equal(again.kind === 'await_approval' && again.approvalId, 'ap');
+    assert.deepEqual(again.effects, [{ type: 'release_approval_claim', approvalId: 'ap', executionId: 'exec-9' }]);
+    const write = decideRecovery(stepRecord(), definition(), { executions: [], approvals: [claimed] }, T0);
+    assert.equal(write.kind, 'await_approval');
+    assert.equal(write.effects, undefined, 'a write keeps its claim: the poll blocks it as an outcome unknown');
+    const started = decideRecovery(stepRecord(), definition(), { executions: [execution({ id: 'exec-9', status: 'started', result: null })], approvals: [claimed] }, T0);
+    assert.equal(started.kind, 'block');
+  });
+
   it('ignores executions of another capability under the same origin', () => {
     const other = execution({ capability: 'x.read' });
     assert.equal(decideRecovery(stepRecord(), definition(), { executions: [other], approvals: [] }, T0).kind, 'retry');

@@ -130,6 +130,53 @@ for (const kind of STORE_KINDS) {
       assert.equal(w.log.calls.length, 1);
     });
 
+    it('performs an approved read again under its approval when the executor acting on it stopped part-way', async () => {
+      let release: () => void = () => {};
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let acting: () => void = () => {};
+      const first = new Promise<void>((resolve) => (acting = resolve));
+      let calls = 0;
+      const w = await makeWorld(current(), {
+        implementations: {
+          'test.read': async (params) => {
+            calls += 1;
+            if (calls === 1) {
+              acting();
+              await gate;
+            }
+            return { observation: { name: String(params.name), value: `read ${calls}` }, summary: 'read' };
+          },
+        },
+      });
+      worlds.push(w);
+      // No rule for test.read: the step asks an operator.
+      const { plan } = await w.plan(draftOf([readStep('R')]));
+      await w.executor().tick();
+      const waiting = (await w.store.plans.get(plan.id))!.steps[0]!;
+      assert.equal(waiting.status, 'awaiting_approval');
+      assert.equal((await w.service.approve(waiting.approvalId!, 'alice')).status, 'approved');
+      // The executor woken for it claims it and acts, and stops there (its act never returns in time).
+      const stopped = w.executor().performApproval(waiting.approvalId!);
+      await first;
+      const claim = (await w.store.approvals.get(waiting.approvalId!))!.executionId;
+      assert.ok(claim);
+      w.advance(120);
+      await w.executor().drain();
+      const done = await stepOf(w.store, waiting.id);
+      assert.equal(done.status, 'completed', `${done.statusReason} / ${done.error}`);
+      assert.equal(calls, 2, 'read once more, under the same approval');
+      const approval = (await w.store.approvals.get(waiting.approvalId!))!;
+      assert.equal(approval.status, 'executed');
+      assert.notEqual(approval.executionId, claim);
+      assert.equal(approval.executionId, done.executionId, 'the request names the execution that finished');
+      assert.equal((await w.store.intentions.get(plan.intentionId))?.status, 'fulfilled');
+      // The stopped act returns at last: its move and its request's move find nothing to move.
+      release();
+      assert.equal(await stopped, true);
+      assert.equal((await stepOf(w.store, waiting.id)).executionId, done.executionId);
+      assert.equal((await w.store.approvals.get(waiting.approvalId!))?.executionId, done.executionId);
+    });
+
     it('runs a read-only step again when nothing was recorded', async () => {
       const w = await world();
       const { stepId } = await abandonedClaim(w, readStep('R'));

@@ -220,6 +220,24 @@ export class ApprovalRepository {
   }
 
   /**
+   * Unclaims an approved request whose claiming execution (`executionId`) never finished, so it
+   * can be performed again: only while it is still approved and claimed by that execution.
+   * Recovery does this for an action that is safe to repeat, never for one that is not.
+   */
+  async releaseClaim(id: string, executionId: string): Promise<boolean> {
+    const { db, codec, clock } = this.#ctx;
+    const rows = await db
+      .updateTable('approval_requests')
+      .set({ execution_id: null, updated_at: codec.time(clock.now()) })
+      .where('id', '=', id)
+      .where('status', '=', 'approved')
+      .where('execution_id', '=', executionId)
+      .returning('id')
+      .execute();
+    return rows.length > 0;
+  }
+
+  /**
    * Replaces the decision list while the request stays pending (the first approval of two),
    * only if the stored list still equals `seen`: a lost update is detected, not overwritten.
    * Undefined when the request is no longer pending or another decision got there first; the
