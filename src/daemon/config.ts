@@ -142,7 +142,7 @@ export function resolveDaemonConfig(flags: DaemonFlags, env: Record<string, stri
   const filePath = (key: string) => `${file?.path ?? 'config'}: ${key}`;
   for (const key of Object.keys(fileValues)) {
     if (!([...CONFIG_FILE_KEYS, ...NOTIFICATION_FILE_KEYS] as string[]).includes(key)) {
-      problems.push({ code: 'unknown_setting', path: filePath(key), message: `unknown setting "${key}"; known: ${CONFIG_FILE_KEYS.join(', ')}` });
+      problems.push({ code: 'unknown_setting', path: filePath(key), message: `unknown setting "${key}"; known: ${[...CONFIG_FILE_KEYS, ...NOTIFICATION_FILE_KEYS].join(', ')}` });
     }
   }
 

@@ -35,9 +35,11 @@ export function parsePlanText(text: string, format: PlanTextFormat): PlanText {
     }
   }
   // YAML: plain data only. Unknown tags, aliases, merge keys, duplicate keys and multiple
-  // documents are refused rather than interpreted.
+  // documents are refused rather than interpreted; so are YAML 1.1's known tags (!!set,
+  // !!binary, !!timestamp, !!omap, !!pairs), which the parser would otherwise resolve into
+  // values a plan cannot hold (a set stored as {}, bytes as a Buffer's JSON).
   yaml ??= load('yaml') as typeof Yaml;
-  const doc = yaml.parseDocument(text, { merge: false, uniqueKeys: true, customTags: [], prettyErrors: true });
+  const doc = yaml.parseDocument(text, { merge: false, uniqueKeys: true, customTags: [], resolveKnownTags: false, prettyErrors: true });
   const problem = doc.errors[0] ?? doc.warnings[0];
   if (problem) {
     const where = problem.linePos?.[0] ? ` at line ${problem.linePos[0].line}, column ${problem.linePos[0].col}` : '';

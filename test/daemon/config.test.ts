@@ -7,7 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { InputError, type Problem } from '../../src/core/errors.ts';
-import { DEFAULT_HOST, DEFAULT_PORT, readConfigFile, resolveDaemonConfig, type ConfigFile, type DaemonFlags } from '../../src/daemon/config.ts';
+import { Command } from 'commander';
+import { daemonOptions } from '../../src/cli/commands/serve.ts';
+import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_TICK_MS, readConfigFile, resolveDaemonConfig, type ConfigFile, type DaemonFlags } from '../../src/daemon/config.ts';
 import { praxis } from './process.ts';
 
 const around = { defaultConsoleDir: null, defaultExecutorHost: 'node-a', directoryExists: (p: string) => p === '/srv/console' };
@@ -39,6 +41,15 @@ describe('daemon configuration', () => {
     assert.equal(config.anonymousRole, null);
     assert.equal(config.logLevel, 'info');
     assert.equal(config.executorHost, 'node-a');
+    assert.equal(config.tickMs, DEFAULT_TICK_MS);
+  });
+
+  it("says the defaults it applies in praxis serve's help", () => {
+    const options = daemonOptions(new Command('serve')).options;
+    const help = (flag: string) => options.find((o) => o.long === flag)?.description ?? '';
+    assert.match(help('--tick-ms'), new RegExp(`default ${DEFAULT_TICK_MS}\\b`));
+    assert.match(help('--port'), new RegExp(`default ${DEFAULT_PORT}\\b`));
+    assert.match(help('--host'), new RegExp(`default ${DEFAULT_HOST.replaceAll('.', '\\.')}\\b`));
   });
 
   it('takes flags over the environment over the file', () => {
@@ -97,6 +108,8 @@ describe('daemon configuration', () => {
         ['invalid_store_config', 'praxis.yaml: database'],
       ],
     );
+    const unknown = problems({}, {}, file)[0]!.message;
+    for (const known of ['port', 'database', 'webhooks', 'publicUrl']) assert.match(unknown, new RegExp(`\\b${known}\\b`), `the message names ${known} among the known settings`);
   });
 
   it('reads JSON and YAML files, and refuses unreadable or malformed ones', () => {

@@ -182,6 +182,12 @@ describe('parsePlanText', () => {
       duplicate: 'objective: a\nobjective: b\n',
       alias: 'a: &x [1]\nb: *x\n',
       tag: 'objective: !!js/function x\n',
+      // YAML 1.1's known tags turn text into values JSON has no word for (a set read as {}, bytes as a Buffer).
+      set: 'objective: !!set {a, b}\n',
+      binary: 'objective: !!binary aGVsbG8=\n',
+      timestamp: 'objective: !!timestamp 2026-12-07\n',
+      omap: 'objective: !!omap [{a: 1}]\n',
+      pairs: 'objective: !!pairs [{a: 1}]\n',
       documents: 'objective: a\n---\nobjective: b\n',
       syntax: 'steps: [1\n',
     };

@@ -18,7 +18,7 @@ export function daemonOptions(command: Command): Command {
     .option('--config <file>', 'a JSON or YAML file of settings (flags and environment override it)')
     .option('--anonymous <role>', 'let token-less requests act with this role (viewer, operator, admin; env PRAXIS_ANONYMOUS_ROLE); for local use only')
     .option('--log-level <level>', 'fatal, error, warn, info (default), debug, trace or silent (env PRAXIS_LOG_LEVEL)')
-    .option('--tick-ms <ms>', 'longest executor sleep between passes (default 2000; env PRAXIS_TICK_MS)')
+    .option('--tick-ms <ms>', 'longest executor sleep between passes (default 15000; env PRAXIS_TICK_MS)')
     .option('--executor-host <name>', 'host name for mind affinity (default this machine; env PRAXIS_EXECUTOR_HOST)')
     .option('--console <dir>', 'the built web console to serve, or "none" (default web/dist when built; env PRAXIS_CONSOLE_DIR)')
     .option('--allowed-hosts <names>', 'host names served besides localhost and its addresses, comma-separated (env PRAXIS_ALLOWED_HOSTS)')
