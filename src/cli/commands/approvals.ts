@@ -4,7 +4,7 @@
 // instead.)
 
 import type { Command } from 'commander';
-import { InputError } from '../../core/errors.ts';
+import { InputError, type Problem } from '../../core/errors.ts';
 import { isId } from '../../core/ids.ts';
 import { EXIT } from '../exit-codes.ts';
 import { action, localPrincipal, onMindOption, parseJsonOption, printJson, useServices, useStore, withDbOption, withJsonOption, type StoreOptions } from '../context.ts';
@@ -20,6 +20,43 @@ function requireId(value: string, what: string): void {
 
 /** The grant operation's scope fields, and the options that carry them here. */
 const GRANT_OPTIONS: Readonly<Record<string, string>> = { target_pattern: '--target', duration_seconds: '--minutes', uses: '--operations' };
+
+/** A count given to an option: decimal digits only, at least 1 (pure). */
+function positiveWhole(text: string, problem: Pick<Problem, 'code' | 'path'>, what: string): number | Problem {
+  const n = /^\d{1,9}$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
+  return Number.isInteger(n) && n >= 1 ? n : { ...problem, message: `"${text}" is not a number of ${what}: give a whole number from 1` };
+}
+
+/**
+ * The narrowing `praxis grant` was given (pure, throws an InputError). An option given empty
+ * is refused, not read as absent: from a script with an unset variable, that would grant the
+ * whole of what was asked.
+ */
+function grantScope(options: { target?: string | undefined; minutes?: string | undefined; operations?: string | undefined }): {
+  target_pattern?: string;
+  duration_seconds?: number;
+  uses?: number;
+} {
+  const problems: Problem[] = [];
+  const scope: { target_pattern?: string; duration_seconds?: number; uses?: number } = {};
+  if (options.target !== undefined) {
+    if (options.target.trim() === '')
+      problems.push({ code: 'invalid_target_pattern', path: '--target', message: 'the target pattern is empty: give one, or leave --target out to keep the requested one' });
+    else scope.target_pattern = options.target;
+  }
+  if (options.minutes !== undefined) {
+    const minutes = positiveWhole(options.minutes, { code: 'invalid_duration', path: '--minutes' }, 'minutes');
+    if (typeof minutes === 'number') scope.duration_seconds = minutes * 60;
+    else problems.push(minutes);
+  }
+  if (options.operations !== undefined) {
+    const uses = positiveWhole(options.operations, { code: 'invalid_max_operations', path: '--operations' }, 'operations');
+    if (typeof uses === 'number') scope.uses = uses;
+    else problems.push(uses);
+  }
+  if (problems.length > 0) throw new InputError(problems);
+  return scope;
+}
 
 function decision(command: Command): Command {
   return withJsonOption(withDbOption(command)).requiredOption('--as <operator>', 'the operator deciding (recorded on the decision)').option('--note <text>', 'a note kept with the decision');
@@ -156,11 +193,7 @@ export function approvalCommands(program: Command): void {
     .action(
       action(async (id: string, options: DecisionOptions & { target?: string; minutes?: string; operations?: string }) => {
         requireId(id, 'request-id');
-        const scope = {
-          ...(options.target ? { target_pattern: options.target } : {}),
-          ...(options.minutes ? { duration_seconds: Number(options.minutes) * 60 } : {}),
-          ...(options.operations ? { uses: Number(options.operations) } : {}),
-        };
+        const scope = grantScope(options);
         const { grantRequest } = await import('../../operations/decisions.ts');
         return useServices(options, async ({ store, capabilities }) => {
           const { grant } = await grantRequest(store, capabilities, localPrincipal(options.as), id, scope).catch((error: unknown) => {
