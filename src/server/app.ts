@@ -85,9 +85,11 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   // Before anything else, authentication included: a rebound name or a foreign page gets nothing.
   guardHosts(app, { allowedHosts: options.allowedHosts ?? [] });
   registerAuth(app, options.store, options.anonymousRole);
-  // A POST without a body means "no fields"; the schema then decides whether that is enough.
+  // A POST without a body means "no fields"; the schema then decides whether that is enough. On
+  // a route that takes a plan it means no plan at all (null, as an empty YAML body reads): "no
+  // fields" would be read as a plan with every field missing, kept as a draft with its intention.
   app.addHook('preValidation', async (request) => {
-    if (request.body === undefined && request.routeOptions.schema?.body !== undefined) request.body = {};
+    if (request.body === undefined && request.routeOptions.schema?.body !== undefined) request.body = request.routeOptions.config.acceptsYaml === true ? null : {};
   });
 
   const streams = new StreamRegistry();

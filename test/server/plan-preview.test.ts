@@ -132,6 +132,14 @@ for (const kind of STORE_KINDS) {
         const notAPlan = await post(world.mind.name, [1, 2]);
         assert.equal(notAPlan.statusCode, 400);
         assert.equal(notAPlan.json().error.problems[0].code, 'malformed_input');
+        // An empty JSON body is no plan at all: refused by the preview, and stored as nothing (it
+        // was read as a plan with every field missing, and kept as a draft with its intention).
+        const empty = (path: string) =>
+          app.inject({ method: 'POST', url: `/api/v1/minds/${world.mind.name}/${path}`, headers: { authorization: `Bearer ${agent}`, 'content-type': 'application/json' }, payload: '' });
+        assert.equal((await empty('plans/preview')).statusCode, 400);
+        const submitted = await empty('plans');
+        assert.equal(submitted.statusCode, 422, submitted.body);
+        assert.equal(submitted.json().error.code, 'not_stored');
         assert.deepEqual(await everyCount(world.store), before);
       } finally {
         await app.close();
