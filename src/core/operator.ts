@@ -1,10 +1,18 @@
 // Operator names. Every operator decision (approve, deny, grant, revoke, release) records who made
 // it; a decision without a name is refused before anything is read or written. Names are compared
-// after normalisation (Unicode NFKC, surrounding space trimmed, lower case), so `--as OPER`,
-// `oper ` and `ｏｐｅｒ` are one operator to the four-eyes rules, whatever each surface was typed as.
+// after normalisation (Unicode NFKC, invisible characters dropped, surrounding space trimmed,
+// lower case), so `--as OPER`, `oper `, `ｏｐｅｒ` and `op\u200Ber` are one operator to the
+// four-eyes rules, whatever each surface was typed as.
 
 /** Control characters other than tab, line feed and carriage return have no place in a name. */
 const CONTROL = /[\u0000-\u001F\u007F-\u009F]/;
+
+/**
+ * Characters that show nothing (zero-width spaces and joiners, bidirectional controls, the
+ * byte-order mark...): dropped before names are compared, so `alice` with a zero-width space in
+ * it is alice, and a name of nothing else is empty.
+ */
+const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu;
 
 export function isOperatorName(value: unknown): value is string {
   return typeof value === 'string' && normaliseOperator(value).length > 0 && !CONTROL.test(value);
@@ -12,7 +20,7 @@ export function isOperatorName(value: unknown): value is string {
 
 /** The form in which two operator names are compared. */
 export function normaliseOperator(name: string): string {
-  return name.normalize('NFKC').trim().toLowerCase();
+  return name.normalize('NFKC').replace(INVISIBLE, '').trim().toLowerCase();
 }
 
 /** True when both name the same operator; an empty name (no recorded author) is nobody's. */

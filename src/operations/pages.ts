@@ -20,6 +20,9 @@ export interface PageRequest {
 
 type CursorKind = 'id' | 'name' | 'seq';
 
+/** The largest event seq a cursor carries (fifteen digits; a seq is a safe integer long before that). */
+export const MAX_CURSOR_SEQ = 999_999_999_999_999;
+
 export function encodeCursor(kind: CursorKind, key: string | number): string {
   return Buffer.from(`${kind}:${key}`, 'utf8').toString('base64url');
 }

@@ -139,6 +139,9 @@ for (const kind of STORE_KINDS) {
       assert.equal(limited.next_after_seq, limited.events[1].seq);
       const next = await ok(agent, 'show_timeline', { intention_id: intentionId, limit: 2, after_seq: limited.next_after_seq });
       assert.ok(next.events[0].seq > limited.next_after_seq, 'reading on starts after the last event read');
+      // Past the largest seq a page can carry, the tool's own field is named (it was refused as a cursor the tool has not).
+      const tooFar = await refused(agent, 'show_timeline', { intention_id: intentionId, after_seq: 1_000_000_000_000_000 }, /after_seq/);
+      assert.doesNotMatch(tooFar.text, /cursor/);
 
       const resource = await agent.readResource({ uri: `praxis://plans/${planId}` });
       assert.equal(JSON.parse(textOf(resource.contents[0])).plan.status, 'completed');

@@ -4,7 +4,7 @@
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { decodeCursor, encodeCursor, MAX_PAGE_SIZE } from '../../operations/pages.ts';
+import { decodeCursor, encodeCursor, MAX_CURSOR_SEQ, MAX_PAGE_SIZE } from '../../operations/pages.ts';
 import { timeline, type TimelineSubject } from '../../operations/timeline.ts';
 import type { ToolContext } from '../deps.ts';
 import { idField, mindField, toolInput } from '../input.ts';
@@ -24,7 +24,7 @@ export function registerTimelineTool(server: McpServer, ctx: ToolContext): void 
         intention_id: idField('intention').optional(),
         mind: mindField,
         limit: z.number().int().min(1).max(MAX_PAGE_SIZE).optional().describe(`events to return, default ${DEFAULT_LIMIT}`),
-        after_seq: z.number().int().min(0).optional().describe('only events after this seq'),
+        after_seq: z.number().int().min(0).max(MAX_CURSOR_SEQ).optional().describe('only events after this seq'),
       }),
       annotations: { readOnlyHint: true },
     },
