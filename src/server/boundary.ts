@@ -103,8 +103,14 @@ export function guardApiBoundary(scope: FastifyInstance): void {
   const parseJson = scope.getDefaultJsonParser('error', 'error');
   scope.removeContentTypeParser('application/json');
   scope.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '') done(null, undefined);
-    else parseJson(request, body as string, done);
+    if (body === '') return done(null, undefined);
+    parseJson(request, body as string, (error, value) => {
+      // Fastify refuses a key that could reach an object's prototype as "not valid JSON"; the
+      // JSON is valid, so say which key it was and where.
+      const key = error ? prototypeKey(body as string) : null;
+      if (key) done(new HttpRefusal('malformed_request', `${key}: this key is not accepted`, [{ code: 'malformed_request', path: key, message: 'this key is not accepted in any body' }]));
+      else done(error, value);
+    });
   });
   // Only routes with `acceptsYaml` get this far with a YAML type (the hook above refuses others).
   // The plan text parser reads plain data only: no tags, aliases, merge keys or duplicate keys.
@@ -121,4 +127,29 @@ export function guardApiBoundary(scope: FastifyInstance): void {
         undefined,
       );
   });
+}
+
+/**
+ * The path of the first key in a JSON text that could reach an object's prototype (`__proto__`,
+ * or `constructor` holding `prototype`), as `body.a.__proto__`; null when the text is not valid
+ * JSON or holds none (pure).
+ */
+export function prototypeKey(text: string): string | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const walk = (node: unknown, path: string): string | null => {
+    if (node === null || typeof node !== 'object') return null;
+    for (const [key, child] of Object.entries(node)) {
+      const here = Array.isArray(node) ? `${path}[${key}]` : `${path}.${key}`;
+      if (key === '__proto__' || (key === 'constructor' && child !== null && typeof child === 'object' && Object.hasOwn(child, 'prototype'))) return here;
+      const found = walk(child, here);
+      if (found) return found;
+    }
+    return null;
+  };
+  return walk(value, 'body');
 }

@@ -169,6 +169,18 @@ for (const kind of STORE_KINDS) {
         assert.equal(notAPlan.status, 422);
         assert.equal(notAPlan.body.error.code, 'not_stored');
 
+        // Valid JSON with a key that could reach an object's prototype: refused, naming the key.
+        for (const [text, path] of [
+          ['{"name":"proto-mind","__proto__":{"sandbox":true}}', 'body.__proto__'],
+          ['{"name":"proto-mind","tags":[{"constructor":{"prototype":{"x":1}}}]}', 'body.tags[0].constructor'],
+        ]) {
+          const poisoned = await call('admin', 'POST', '/api/v1/minds', text);
+          assert.equal(poisoned.status, 400, text);
+          assert.equal(poisoned.body.error.code, 'malformed_request');
+          assert.equal(poisoned.body.error.problems[0].path, path);
+        }
+        assert.equal(await world.store.minds.getByName('proto-mind'), undefined);
+
         assert.equal((await world.store.approvals.get(approval))?.status, 'pending');
         assert.equal((await world.store.capabilityRequests.get(request))?.status, 'open');
         assert.equal(await world.store.events.latestSeq(), before);
