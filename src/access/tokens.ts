@@ -114,6 +114,17 @@ export function tokenHolds(record: AccessTokenRecord, clock: Clock): boolean {
 }
 
 /**
+ * Whether the token a principal was authenticated with still holds, read again from the store (a
+ * revocation by any daemon on it counts); always true for a principal without a token (local).
+ * For what outlives one request: a live stream, an MCP session.
+ */
+export async function principalHolds(store: Pick<Store, 'accessTokens' | 'clock'>, principal: Pick<Principal, 'tokenId'>): Promise<boolean> {
+  if (principal.tokenId === null) return true;
+  const record = await store.accessTokens.get(principal.tokenId);
+  return record !== null && tokenHolds(record, store.clock);
+}
+
+/**
  * The token in an `Authorization` header: undefined when there is no header, null when there is
  * one that is not `Bearer <token>` (a mistake to report, not an anonymous request).
  */

@@ -9,7 +9,7 @@
 // and a feed that had moved past a seq not yet visible would never send that event.
 
 import type { Principal } from '../access/permissions.ts';
-import { tokenHolds } from '../access/tokens.ts';
+import { principalHolds } from '../access/tokens.ts';
 import type { OpeningPlace } from '../bus/log-horizon.ts';
 import { LogWalk, openingPlaceNow, type LogView } from '../bus/log-walk.ts';
 import { isId } from '../core/ids.ts';
@@ -51,11 +51,7 @@ export async function openEventFeed(store: Store, who: Principal, query: EventFe
   const walk = new LogWalk(store, filter, await startOf(store, lastEventId));
   return {
     next: (limit) => walk.next(limit),
-    async holds() {
-      if (tokenId === null) return true;
-      const record = await store.accessTokens.get(tokenId);
-      return record !== null && tokenHolds(record, store.clock);
-    },
+    holds: () => principalHolds(store, who),
     msUntilExpiry: () => (expiresAt === null ? null : Math.max(0, expiresAt.getTime() - store.clock.now().getTime())),
     onCommitted: (listener) => store.wakeups.on(() => listener()),
   };

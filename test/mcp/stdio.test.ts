@@ -64,6 +64,27 @@ describe('praxis mcp over stdio', () => {
     });
   });
 
+  it('ends the session once its token is revoked: nothing more is served, and nothing is written', async () => {
+    const issued = await withStore((store) => issueToken(store, { operator: 'model-two', role: 'agent', mindId: mind.id }));
+    const transport = new StdioClientTransport({ command: process.execPath, args: ['bin/praxis.js', 'mcp', '--db', db], env: env({ PRAXIS_TOKEN: issued.token }), stderr: 'pipe' });
+    let stderr = '';
+    transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const client = new Client({ name: 'praxis-test', version: '0.0.0' });
+    await client.connect(transport);
+    try {
+      assert.equal((await ok(client, 'list_capabilities')).mind.name, 'atlas');
+      await withStore((store) => store.accessTokens.revoke(issued.record.id));
+      await assert.rejects(client.callTool({ name: 'form_intention', arguments: { objective: 'Read the logs after the revocation' } }), 'the call is not answered: the session closed');
+    } finally {
+      await client.close();
+    }
+    assert.match(stderr, /the token was revoked or has expired; closing the session/);
+    await withStore(async (store) => {
+      const intentions = await store.intentions.listByMind(mind.id);
+      assert.ok(!intentions.some((i) => i.objective === 'Read the logs after the revocation'));
+    });
+  });
+
   it('refuses to start without a token or with an invalid one: exit code 2, a message on stderr, nothing on stdout', () => {
     const run = (args: string[], extra: Record<string, string> = {}) =>
       spawnSync(process.execPath, ['bin/praxis.js', 'mcp', '--db', db, ...args], { env: env(extra), input: '', encoding: 'utf8', timeout: 30_000 });
