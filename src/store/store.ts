@@ -10,6 +10,7 @@ import { systemClock, type Clock } from '../core/clock.ts';
 import { codecFor, type Codec, type StoreKind } from './codec.ts';
 import { assertSchemaName, type PostgresStoreConfig, type SqliteStoreConfig, type StoreConfig } from './config.ts';
 import { migrateToLatest } from './migrations/index.ts';
+import { withSqliteMigrationLock } from './sqlite-migration-lock.ts';
 import { AccessTokenRepository } from './repositories/access-tokens.ts';
 import { ApprovalRepository } from './repositories/approvals.ts';
 import { BeliefRepository } from './repositories/beliefs.ts';
@@ -188,6 +189,7 @@ export async function openStore(config: StoreConfig, options: StoreOptions = {})
     ...repositories,
     async migrate() {
       // With a schema, the migrator creates it first (tolerating a concurrent creator).
+      if (config.kind === 'sqlite' && config.path !== ':memory:') return migrateToLatest(db, 'sqlite', undefined, (work) => withSqliteMigrationLock(config.path, work));
       return migrateToLatest(db, config.kind, schema);
     },
     wakeups,

@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
 import { newId } from '../../src/core/ids.ts';
@@ -7,6 +10,7 @@ import type { StoreKind } from '../../src/store/codec.ts';
 import { MIGRATION_LOCK_TABLE, MIGRATION_TABLE, migrateToLatest, migrationsFor } from '../../src/store/migrations/index.ts';
 import { TABLE_NAMES, type Database } from '../../src/store/schema.ts';
 import { openStore } from '../../src/store/store.ts';
+import { praxis } from '../daemon/process.ts';
 import { STORE_KINDS, openTestStore, useStore } from '../support/stores.ts';
 
 async function tableNames(db: Kysely<Database>, kind: StoreKind): Promise<string[]> {
@@ -192,7 +196,7 @@ for (const kind of STORE_KINDS) {
       const newer = '9999_from_a_newer_praxis';
       await sql`insert into ${sql.table(MIGRATION_TABLE)} (name, timestamp) values (${newer}, ${new Date().toISOString()})`.execute(store.db);
       const tablesBefore = await tableNames(store.db, kind);
-      await assert.rejects(store.migrate(), new RegExp(`previously executed migration ${newer} is missing`));
+      await assert.rejects(store.migrate(), new RegExp(`migrated by a newer version of Praxis: it has migration ${newer}, which this version does not know`));
       assert.deepEqual(await tableNames(store.db, kind), tablesBefore);
     });
 
@@ -382,6 +386,39 @@ for (const kind of STORE_KINDS) {
     });
   });
 }
+
+describe('migrations (sqlite, several processes opening a new file at once)', () => {
+  it('applies each migration once, one process at a time (sqlite-migration-lock.ts)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'praxis-migrate-'));
+    const path = join(dir, 'praxis.db');
+    try {
+      // Real processes, as a daemon and a command started together on a new store.
+      const runs = await Promise.all([1, 2, 3].map(() => praxis(['plans', '--db', path, '--json'])));
+      for (const run of runs) assert.equal(run.code, 0, run.stderr);
+      const stores = await Promise.all([1, 2, 3].map(() => openStore({ kind: 'sqlite', path: join(dir, 'second.db') })));
+      try {
+        // And stores of one process, whose migrators would interleave at every await.
+        await Promise.all(stores.map((store) => store.migrate()));
+      } finally {
+        await Promise.all(stores.map((store) => store.close()));
+      }
+      for (const file of ['praxis.db', 'second.db']) {
+        const store = await openStore({ kind: 'sqlite', path: join(dir, file) });
+        try {
+          const applied = await sql<{ name: string }>`select name from ${sql.table(MIGRATION_TABLE)} order by name`.execute(store.db);
+          assert.deepEqual(
+            applied.rows.map((r) => r.name),
+            Object.keys(migrationsFor('sqlite')),
+          );
+        } finally {
+          await store.close();
+        }
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('migrations (postgres, several daemons starting at once)', () => {
   it('applies each migration once when several stores migrate the same database together', async () => {

@@ -93,14 +93,31 @@ async function appliedMigrations(db: Kysely<Database>, schema?: string): Promise
  * first introspects the database's tables to find its own (a table-info query per table) and
  * takes its lock in a transaction, 10.8 ms against 0.3 ms on PostgreSQL here, 2.1 ms against
  * 0.04 ms on SQLite (warm; each CLI command pays it cold). Only the exact set of this build's
- * migrations takes the short way; anything else (none yet, some missing, one this build does
- * not know, written by a newer Praxis) goes through the migrator, which applies or refuses as
- * before.
+ * migrations takes the short way. A store with a migration this build does not know was
+ * written by a newer Praxis and is refused as such (Kysely's migrator called it "corrupted",
+ * which could send an operator to repair a healthy database); anything else (none yet, some
+ * missing) goes through the migrator.
  */
-export async function migrateToLatest(db: Kysely<Database>, kind: StoreKind, schema?: string): Promise<string[]> {
+export async function migrateToLatest(db: Kysely<Database>, kind: StoreKind, schema?: string, exclusively: <T>(work: () => Promise<T>) => Promise<T> = (work) => work()): Promise<string[]> {
   const known = Object.keys(migrationsFor(kind));
-  const applied = await appliedMigrations(db, schema);
-  if (applied && applied.length === known.length && applied.every((name, i) => name === known[i])) return [];
+  const upToDate = (applied: string[] | undefined) => applied !== undefined && applied.length === known.length && applied.every((name, i) => name === known[i]);
+  if (upToDate(await appliedMigrations(db, schema))) return [];
+  // One process at a time (`exclusively`: on SQLite, sqlite-migration-lock.ts; PostgreSQL's
+  // migrator takes an advisory lock of its own), each reading what is applied once it may.
+  return exclusively(async () => {
+    const applied = await appliedMigrations(db, schema);
+    if (upToDate(applied)) return [];
+    const unknown = applied?.find((name) => !known.includes(name));
+    if (unknown !== undefined) {
+      throw new Error(
+        `this store was migrated by a newer version of Praxis: it has migration ${unknown}, which this version does not know; run that version or a newer one (or restore a copy made before the upgrade)`,
+      );
+    }
+    return runMigrator(db, kind, schema);
+  });
+}
+
+async function runMigrator(db: Kysely<Database>, kind: StoreKind, schema?: string): Promise<string[]> {
   const { error, results } = await createMigrator(db, kind, schema).migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
