@@ -52,9 +52,12 @@ export function notificationOf(ctx: NotificationContext): Notification {
     case 'capability_request.opened':
       text = `${mind} asks for access to ${access}${request?.reason ? `: ${request.reason}` : ''}.`;
       break;
-    case 'capability_request.granted':
-      text = `${operator ?? 'An operator'} granted ${mind} access to ${access}.`;
+    case 'capability_request.granted': {
+      // The grant, not the request: an operator may grant a narrower target than was asked for.
+      const granted = typeof data.target_pattern === 'string' ? `${request?.capability ?? String(data.capability ?? '?')} on ${data.target_pattern}` : access;
+      text = `${operator ?? 'An operator'} granted ${mind} access to ${granted}.`;
       break;
+    }
     case 'capability_request.denied':
       text = `${operator ?? 'An operator'} denied ${mind} access to ${access}.`;
       break;

@@ -122,6 +122,14 @@ function checkTarget(raw: { name: Sourced; url: Sourced; secret: Sourced; format
     problems.push({ code: 'invalid_webhook_name', path: raw.name.from, message: `${show(raw.name.value)} is not a target name: lower-case letters, digits, - and _, up to 40` });
   }
   if (!isHttpUrl(url.value)) problems.push({ code: 'invalid_webhook_url', path: url.from, message: `${showUrl(url.value)} is not an http:// or https:// address` });
+  else if (hasCredentials(url.value)) {
+    // fetch refuses such a URL outright, so every delivery would fail after its retries.
+    problems.push({
+      code: 'invalid_webhook_url',
+      path: url.from,
+      message: `${showUrl(url.value)} carries a user name or password, which is never sent: deliveries are signed with the target's secret`,
+    });
+  }
   // The secret's value is never repeated in a message.
   if (typeof secret.value !== 'string' || secret.value.length < MIN_SECRET_LENGTH) {
     problems.push({ code: 'invalid_webhook_secret', path: secret.from, message: `every webhook target needs a secret of at least ${MIN_SECRET_LENGTH} characters to sign its deliveries with` });
@@ -138,6 +146,11 @@ function checkTarget(raw: { name: Sourced; url: Sourced; secret: Sourced; format
   }
   if (problems.length > before) return null;
   return { name: raw.name.value as string, url: url.value as string, secret: secret.value as string, format: format.value as MessageFormat, topics };
+}
+
+function hasCredentials(value: string): boolean {
+  const url = new URL(value);
+  return url.username !== '' || url.password !== '';
 }
 
 function isHttpUrl(value: unknown): value is string {

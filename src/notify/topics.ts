@@ -45,6 +45,10 @@ export function topicOf(event: Pick<EventRecord, 'type' | 'data'>): Topic | null
       // A step waiting for an approval or a grant blocks its intention too; the approval or
       // request itself is what is told, once.
       return event.data.reason === 'awaiting_approval' || event.data.reason === 'awaiting_grant' ? null : 'intention.blocked';
+    case 'intention_suspended':
+      // A spent budget stops the plan and suspends its intention (rather than blocking it) until
+      // an operator raises the budget or lets it go: it waits for an operator all the same.
+      return event.data.reason === 'budget_exhausted' ? 'intention.blocked' : null;
     default:
       return null;
   }

@@ -83,6 +83,13 @@ describe('webhook configuration', () => {
     );
     const text = JSON.stringify(found);
     assert.ok(!text.includes('short') && !text.includes(SECRET) && !text.includes('SECRETPATH'), text);
+    const withCredentials = problems({}, file({ webhooks: [{ url: 'https://hook:p4ssw0rd@chat.example.org/hook', secret: SECRET }] }));
+    assert.deepEqual(
+      withCredentials.map((p) => [p.code, p.path]),
+      [['invalid_webhook_url', '/etc/praxis.yaml: webhooks[0].url']],
+      'fetch refuses a URL with credentials: no delivery could ever be made',
+    );
+    assert.ok(!JSON.stringify(withCredentials).includes('p4ssw0rd'));
     assert.deepEqual(
       problems({ PRAXIS_WEBHOOK_SECRET: SECRET }, null).map((p) => p.code),
       ['invalid_webhook'],
