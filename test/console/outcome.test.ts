@@ -85,6 +85,19 @@ describe('console outcome', () => {
     assert.equal(outcomeOf(null, plan(), [step('P1', { status: 'executing' })]).headline, 'In progress');
   });
 
+  it('a plan blocked as a whole says so and why, with no step to release; a draft is not in progress', () => {
+    const stuck = outcomeOf(intention('active'), plan({ status: 'blocked', statusReason: 'no step can move: B waits on a cancelled step' }), [
+      step('A', { status: 'completed' }),
+      step('B', { status: 'ready' }),
+    ]);
+    assert.deepEqual([stuck.kind, stuck.headline, stuck.act], ['blocked', 'Blocked, waiting for you', null]);
+    assert.equal(stuck.detail, 'The plan is blocked: no step can move: B waits on a cancelled step.');
+    const spent = outcomeOf(intention('suspended', 'budget_exhausted'), plan({ status: 'blocked' }), [step('A', { status: 'completed' }), step('B', { status: 'ready' })]);
+    assert.equal(spent.detail, 'The plan is blocked: its budget ran out.');
+    const dream = outcomeOf(intention('suspended'), plan({ status: 'draft', statusReason: 'a dream: kept as a draft, never run' }), [step('A')]);
+    assert.deepEqual([dream.kind, dream.headline, dream.detail], ['draft', 'A draft: it never runs', 'a dream: kept as a draft, never run']);
+  });
+
   it('the sign-in box takes a token or a whole sign-in link', () => {
     assert.equal(tokenOfPasted('  praxis_abc  '), 'praxis_abc');
     assert.equal(tokenOfPasted('http://127.0.0.1:7300/#token=praxis_a%2Db'), 'praxis_a-b');

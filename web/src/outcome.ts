@@ -5,7 +5,7 @@
 
 import type { IntentionRecord, PlanRecord, StepView } from './api/types.ts';
 
-export type OutcomeKind = 'fulfilled' | 'escalated' | 'waiting_for_you' | 'blocked' | 'abandoned' | 'failed' | 'superseded' | 'in_progress';
+export type OutcomeKind = 'fulfilled' | 'escalated' | 'waiting_for_you' | 'blocked' | 'abandoned' | 'failed' | 'superseded' | 'draft' | 'in_progress';
 
 export interface Outcome {
   kind: OutcomeKind;
@@ -97,6 +97,16 @@ export function outcomeOf(intention: Pick<IntentionRecord, 'status' | 'reason' |
       headline: 'Replaced by a later revision',
       detail: plan.statusReason || 'This revision was replanned; the latest revision says what became of the intention.',
     };
+  }
+  if (plan.status === 'draft') {
+    // Kept to be read (an invalid plan, a dream), never run: nothing is in progress.
+    return { ...none, kind: 'draft', headline: 'A draft: it never runs', detail: plan.statusReason || 'This plan is kept to be read; a draft never runs.' };
+  }
+  if (plan.status === 'blocked') {
+    // Blocked as a whole with no step blocked: a spent budget, or a plan the executor found it
+    // could not move (its reason says which), for an operator to look at.
+    const why = plan.statusReason || (intention ? reasonText(intention.reason) : '');
+    return { ...none, kind: 'blocked', headline: 'Blocked, waiting for you', detail: why ? `The plan is blocked: ${why}.` : 'The plan is blocked.' };
   }
   if (intention?.status === 'blocked' && note) {
     return { ...none, kind: 'escalated', headline: 'Escalated to you', detail: note.message, stepKey: note.key };
