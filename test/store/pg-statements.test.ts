@@ -4,12 +4,12 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql } from 'kysely';
+import { sql } from 'kysely';
 import { StatementNames } from '../../src/store/pg-statements.ts';
 import type { PostgresStoreConfig } from '../../src/store/config.ts';
 import { dueStepQueries } from '../../src/store/repositories/executor-queries.ts';
-import type { Database } from '../../src/store/schema.ts';
 import { openStore, WARM_CONNECTIONS } from '../../src/store/store.ts';
+import { compileOnlyPostgres } from '../support/compile-only.ts';
 import { seedPlan } from '../support/fixtures.ts';
 import { useStore } from '../support/stores.ts';
 
@@ -44,14 +44,7 @@ describe('statement names', () => {
 
   it("names each of a pass's due reads, for a daemon bound to a host or to none", () => {
     const names = new StatementNames();
-    const db = new Kysely<Database>({
-      dialect: {
-        createAdapter: () => new PostgresAdapter(),
-        createDriver: () => new DummyDriver(),
-        createIntrospector: (d) => new PostgresIntrospector(d),
-        createQueryCompiler: () => new PostgresQueryCompiler(),
-      },
-    });
+    const db = compileOnlyPostgres();
     for (const host of [null, 'web-1']) {
       const reads = dueStepQueries(db, 'postgres', new Date().toISOString(), { host, limit: 500 });
       for (const [tier, read] of Object.entries(reads)) assert.ok(names.nameFor(read().compile().sql), `the ${tier} read${host ? ' for a host' : ''} is sent named`);

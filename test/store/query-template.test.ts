@@ -2,19 +2,12 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql } from 'kysely';
+import { sql } from 'kysely';
 import { QueryTemplate } from '../../src/store/query-template.ts';
-import type { Database } from '../../src/store/schema.ts';
+import { compileOnlyPostgres } from '../support/compile-only.ts';
 
 // Compiles for PostgreSQL without a server: a template only ever compiles.
-const db = new Kysely<Database>({
-  dialect: {
-    createAdapter: () => new PostgresAdapter(),
-    createDriver: () => new DummyDriver(),
-    createIntrospector: (on) => new PostgresIntrospector(on),
-    createQueryCompiler: () => new PostgresQueryCompiler(),
-  },
-});
+const db = compileOnlyPostgres();
 
 describe('query templates', () => {
   it('puts each call’s values where the query used them, a value used twice in both places, constants kept', () => {
