@@ -55,15 +55,17 @@ export function assessProposal(input: unknown, registry: CapabilityRegistry, con
   if (!parsed.ok) return refused(parsed.errors);
   const draft = withDerivedTargets(parsed.draft, registry);
   const result = validate(draft, registry);
-  // A field the parser already refused would otherwise be reported again by validation.
+  // Findings on the draft are told at the input's paths (an entry the parser dropped shifts the
+  // ones after it); a field the parser already refused would otherwise be reported again.
+  const atInput = (issues: readonly ValidationIssue[]) => issues.map((e) => ({ ...e, path: parsed.inputPath(e.path) }));
   const reported = (path: string) => parsed.errors.some((e) => path === e.path || path.startsWith(`${e.path}.`) || path.startsWith(`${e.path}[`));
-  const held = context.beliefs ? checkAssumptions(draft, context.beliefs).filter((e) => !reported(e.path)) : [];
-  const errors = bounded([...parsed.errors, ...result.errors.filter((e) => !reported(e.path)), ...held]);
+  const held = context.beliefs ? atInput(checkAssumptions(draft, context.beliefs)).filter((e) => !reported(e.path)) : [];
+  const errors = bounded([...parsed.errors, ...atInput(result.errors).filter((e) => !reported(e.path)), ...held]);
   return {
     draft,
     valid: errors.length === 0,
     errors,
-    warnings: bounded([...parsed.warnings, ...result.warnings], 'warnings'),
+    warnings: bounded([...parsed.warnings, ...atInput(result.warnings)], 'warnings'),
     estimate: result.estimate,
   };
 }

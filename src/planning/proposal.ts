@@ -16,6 +16,8 @@ export interface ParsedProposal {
   errors: ValidationIssue[];
   /** Ignored claims of authority or progress. */
   warnings: ValidationIssue[];
+  /** A path of the draft as a path of the input (entries the parser dropped shift the ones after them). */
+  inputPath(path: string): string;
 }
 export interface RefusedProposal {
   ok: false;
@@ -121,6 +123,25 @@ function isObject(value: unknown): value is Obj {
 class Reader {
   readonly errors: ValidationIssue[] = [];
   readonly warnings: ValidationIssue[] = [];
+  /**
+   * Lists some of whose entries were dropped (reported as errors): for each, the input's index
+   * of every entry kept, so that a later finding at `list[k]` is told at the entry's own index.
+   */
+  readonly kept = new Map<string, number[]>();
+
+  /** The entries of `items` that `read` makes something of, remembering where they were. */
+  entries<T>(items: readonly unknown[], path: string, read: (item: unknown, i: number) => T | null): T[] {
+    const out: T[] = [];
+    const from: number[] = [];
+    items.forEach((item, i) => {
+      const made = read(item, i);
+      if (made === null) return;
+      out.push(made);
+      from.push(i);
+    });
+    if (from.length < items.length) this.kept.set(path, from);
+    return out;
+  }
 
   error(code: ErrorCode, path: string, message: string): void {
     this.errors.push({ code, message, path });
@@ -133,7 +154,10 @@ class Reader {
   fields(obj: Obj, known: readonly string[], path: string, what: string): void {
     for (const key of Object.keys(obj)) {
       const at = join(path, key);
-      if (key === 'require_approval' && known.includes(key)) {
+      // `require_approval: false` is a claim wherever it appears (plan-format.md, "What a
+      // proposal cannot say"): ignored with a warning, not refused as an unknown field. Where the
+      // field does not belong, `true` is an unknown field like any other.
+      if (key === 'require_approval' && (known.includes(key) || obj[key] === false)) {
         if (obj[key] === false) {
           this.warnings.push({
             code: 'ignored_authority_claim',
@@ -199,10 +223,10 @@ class Reader {
       this.error('invalid_type', join(path, key), `${key} must be a list of strings`);
       return [];
     }
-    return value.flatMap((item, i) => {
-      if (typeof item === 'string') return [item];
+    return this.entries(value, join(path, key), (item, i) => {
+      if (typeof item === 'string') return item;
       this.error('invalid_type', `${join(path, key)}[${i}]`, `${key} entries must be strings`);
-      return [];
+      return null;
     });
   }
 
@@ -251,7 +275,9 @@ function readResources(r: Reader, obj: Obj, key: string, path: string): Partial<
   r.fields(value, RESOURCE_KEYS as readonly string[], at, key);
   const out: Partial<Resources> = {};
   for (const dimension of RESOURCE_KEYS) {
-    if (value[dimension] === undefined) continue;
+    // null is not stated, as validation reads it (resources.ts): not a cap of 0, which would
+    // block the plan at its first approval.
+    if (value[dimension] === undefined || value[dimension] === null) continue;
     out[dimension] = r.number(value, dimension, at, 0);
   }
   return out;
@@ -352,15 +378,26 @@ export function parseProposal(input: unknown): ParsedProposal | RefusedProposal 
   const draft: PlanDraft = {
     objective: r.string(input, 'objective', ''),
     strategy: r.string(input, 'strategy', ''),
-    assumptions: r.list(input, 'assumptions', '').flatMap((a, i) => readAssumption(r, a, `assumptions[${i}]`) ?? []),
+    assumptions: r.entries(r.list(input, 'assumptions', ''), 'assumptions', (a, i) => readAssumption(r, a, `assumptions[${i}]`) ?? null),
     completion_criteria: r.string(input, 'completion_criteria', ''),
-    abort_conditions: r.list(input, 'abort_conditions', '').flatMap((a, i) => readAbortCondition(r, a, `abort_conditions[${i}]`) ?? []),
+    abort_conditions: r.entries(r.list(input, 'abort_conditions', ''), 'abort_conditions', (a, i) => readAbortCondition(r, a, `abort_conditions[${i}]`) ?? null),
     risk: r.string(input, 'risk', ''),
     estimate: readResources(r, input, 'estimate', ''),
     budget: readResources(r, input, 'budget', '') as Budget,
-    alternatives: r.list(input, 'alternatives', '').flatMap((a, i) => readAlternative(r, a, `alternatives[${i}]`) ?? []),
+    alternatives: r.entries(r.list(input, 'alternatives', ''), 'alternatives', (a, i) => readAlternative(r, a, `alternatives[${i}]`) ?? null),
     require_approval: r.boolean(input, 'require_approval', ''),
     steps,
   };
-  return { ok: true, draft, errors: r.errors, warnings: r.warnings };
+  return { ok: true, draft, errors: r.errors, warnings: r.warnings, inputPath: (path) => inputPath(r.kept, path) };
+}
+
+/** `path` (of the draft) as a path of the input, where entries of a list before it were dropped (pure). */
+function inputPath(kept: ReadonlyMap<string, readonly number[]>, path: string): string {
+  for (const [list, from] of kept) {
+    if (!path.startsWith(`${list}[`)) continue;
+    const end = path.indexOf(']', list.length);
+    const index = Number(path.slice(list.length + 1, end));
+    if (Number.isInteger(index) && from[index] !== undefined) return `${list}[${from[index]}]${path.slice(end + 1)}`;
+  }
+  return path;
 }

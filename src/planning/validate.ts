@@ -4,6 +4,7 @@
 // listed in docs/validation.md.
 
 import type { CapabilityDefinition } from '../capabilities/definition.ts';
+import { checkTargetPattern } from '../capabilities/policy/target-pattern.ts';
 import type { CapabilityRegistry } from '../capabilities/registry.ts';
 import type { PlanDraft, ValidationResult } from '../core/plan.ts';
 import { MAX_KEY_LENGTH, MAX_STEPS } from '../core/plan.ts';
@@ -401,6 +402,10 @@ function requestStep(step: StepView, ctx: Context): void {
       findings.error('missing_request_field', `${at}.${field}`, `a capability request must state its ${field.replace('_', ' ')}`);
     }
   }
+  // The capability service refuses such a pattern when the request is raised: refused here, the
+  // plan is not stored as valid only to fail at that step.
+  const badPattern = isNonEmptyString(request.target_pattern) ? checkTargetPattern(request.target_pattern) : null;
+  if (badPattern) findings.error('invalid_target_pattern', `${at}.target_pattern`, `${badPattern}, got ${show(request.target_pattern)}`);
   durationAt(findings, request.duration_seconds, `${at}.duration_seconds`, LIMITS.maxRequestSeconds, true);
   if (!isPositiveInteger(request.max_operations, LIMITS.maxRequestOperations)) {
     findings.error('invalid_max_operations', `${at}.max_operations`, `max_operations must be a whole number from 1 to ${LIMITS.maxRequestOperations}, got ${show(request.max_operations)}`);

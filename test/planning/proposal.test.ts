@@ -1,5 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { builtinRegistry } from '../../src/capabilities/registry.ts';
+import { assessProposal } from '../../src/planning/assess.ts';
 import { parseProposal } from '../../src/planning/proposal.ts';
 import { parsePlanText } from '../../src/planning/plan-text.ts';
 
@@ -204,5 +206,60 @@ describe('parsePlanText', () => {
     const result = parsePlanText('{"objective": ', 'json');
     assert.equal(result.ok, false);
     assert.match(result.ok ? '' : result.errors[0]!.message, /^not valid JSON/);
+  });
+});
+
+describe('assessing a proposal (parsed, then validated)', () => {
+  const registry = builtinRegistry();
+  const request = (over: Record<string, unknown> = {}) => ({
+    objective: 'Get access to the logs',
+    steps: [
+      {
+        key: 'R',
+        title: 'Ask for log access',
+        kind: 'request_capability',
+        spec: {
+          request: { capability: 'logs.query', target_pattern: 'atlas-worker.service', reason: 'r', risk: 'low', mitigation: 'm', fallback: 'f', duration_seconds: 600, max_operations: 5, ...over },
+        },
+      },
+    ],
+  });
+  const at = (issues: readonly { code: string; path: string }[]) => issues.map((e) => `${e.code} ${e.path}`);
+
+  it('refuses a requested target pattern the capability service would refuse when the request is raised', () => {
+    for (const pattern of ['atlas worker.service', 'atlás.service', 'a'.repeat(600)]) {
+      const assessed = assessProposal(request({ target_pattern: pattern }), registry);
+      assert.deepEqual(at(assessed.errors), ['invalid_target_pattern steps[0].spec.request.target_pattern'], pattern.slice(0, 20));
+    }
+    assert.equal(assessProposal(request(), registry).valid, true);
+  });
+
+  it('ignores require_approval: false wherever it appears, with a warning, as documented', () => {
+    const assessed = assessProposal(request({ require_approval: false }), registry);
+    assert.equal(assessed.valid, true, JSON.stringify(assessed.errors));
+    assert.deepEqual(at(assessed.warnings), ['ignored_authority_claim steps[0].spec.request.require_approval']);
+    assert.deepEqual(at(assessProposal(request({ require_approval: true }), registry).errors), ['unknown_field steps[0].spec.request.require_approval']);
+  });
+
+  it('reads a budget cap given as null as not stated, as validation does, never as a cap of 0', () => {
+    const assessed = assessProposal({ ...restart(), budget: { approvals: null } }, registry);
+    assert.equal(assessed.valid, true, JSON.stringify(assessed.errors));
+    assert.deepEqual(assessed.draft?.budget, {});
+  });
+
+  it("tells validation's findings at the input's index when the parser dropped an entry before them", () => {
+    const plan = restart();
+    const assessed = assessProposal(
+      {
+        ...plan,
+        abort_conditions: [5, { when: 'step_failed', step: 'P1' }, { when: 'step_failed', step: 'NOPE' }],
+        steps: [plan.steps[0], { ...plan.steps[1], depends_on: [5, 'P1', 'NOPE'] }],
+      },
+      registry,
+    );
+    const found = at(assessed.errors);
+    for (const expected of ['abort_condition_unknown_step abort_conditions[2].step', 'unknown_dependency steps[1].depends_on[2]'])
+      assert.ok(found.includes(expected), `${expected} in ${found.join('; ')}`);
+    assert.ok(!found.some((p) => p.endsWith('abort_conditions[1].step') || p.endsWith('depends_on[1]')), found.join('; '));
   });
 });
