@@ -18,7 +18,8 @@ export interface PageRequest {
   cursor?: string | undefined;
 }
 
-type CursorKind = 'id' | 'name' | 'seq';
+/** `before`: the seq of the last event of a page read newest first; the next page is older. */
+type CursorKind = 'id' | 'name' | 'seq' | 'before';
 
 /** The largest event seq a cursor carries (fifteen digits; a seq is a safe integer long before that). */
 export const MAX_CURSOR_SEQ = 999_999_999_999_999;
@@ -29,7 +30,7 @@ export function encodeCursor(kind: CursorKind, key: string | number): string {
 
 /** The key inside a cursor of the expected kind; a cursor from another list or a forged one is refused. */
 export function decodeCursor(kind: 'id' | 'name', cursor: string): string;
-export function decodeCursor(kind: 'seq', cursor: string): number;
+export function decodeCursor(kind: 'seq' | 'before', cursor: string): number;
 export function decodeCursor(kind: CursorKind, cursor: string): string | number {
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   const prefix = `${kind}:`;
@@ -37,7 +38,7 @@ export function decodeCursor(kind: CursorKind, cursor: string): string | number 
   if (key !== null) {
     if (kind === 'id' && isId(key)) return key;
     if (kind === 'name' && key.length > 0) return key;
-    if (kind === 'seq' && /^[0-9]{1,15}$/.test(key)) return Number(key);
+    if ((kind === 'seq' || kind === 'before') && /^[0-9]{1,15}$/.test(key)) return Number(key);
   }
   throw invalid('invalid_cursor', 'cursor', 'the cursor does not belong to this list; start again without one');
 }

@@ -8,6 +8,7 @@ import { calibrationOf, type Calibration } from '../mind/calibration.ts';
 import type { EventQuery, EventRecord, ProceduralMemoryRecord, Store } from '../store/index.ts';
 import { findIntention } from './minds.ts';
 import { resolveMind } from './minds.ts';
+import { invalid } from './errors.ts';
 import { decodeCursor, pageOf, pageSize, type Page, type PageRequest } from './pages.ts';
 import { findPlan } from './plans.ts';
 
@@ -21,27 +22,37 @@ export type TimelineSubject =
    */
   | { plan: string; withIntentionEvents?: boolean | undefined };
 
+/** Which end a timeline is read from: the oldest events first (the default), or the newest first. */
+export type TimelineOrder = 'oldest' | 'newest';
+
 /**
  * A page of a timeline ends at the last seq with nothing still in flight below it (settledSeq):
  * its cursor is the seq of its last event, and a next page read after a seq that a slower
- * transaction had taken below it would never show that event.
+ * transaction had taken below it would never show that event. Read newest first, a timeline
+ * starts at that seq and pages towards older events (a cursor of its own kind: one from the
+ * other order is refused), so a busy mind's latest events come first, as a console shows them.
+ * A plan's story with its intention's events is read oldest first only.
  */
-export async function timeline(store: Store, principal: Principal, subject: TimelineSubject, request: PageRequest): Promise<Page<EventRecord>> {
+export async function timeline(store: Store, principal: Principal, subject: TimelineSubject, request: PageRequest & { order?: TimelineOrder | undefined }): Promise<Page<EventRecord>> {
   const limit = pageSize(request);
-  const afterSeq = request.cursor === undefined ? undefined : decodeCursor('seq', request.cursor);
+  const newest = request.order === 'newest';
+  const cursorKind = newest ? 'before' : 'seq';
+  const cursorSeq = request.cursor === undefined ? undefined : decodeCursor(cursorKind, request.cursor);
   let filter: { mindId: string } | { intentionId: string } | { planId: string };
   if ('mind' in subject) filter = { mindId: (await resolveMind(store, principal, subject.mind)).id };
   else if ('intention' in subject) filter = { intentionId: (await findIntention(store, principal, subject.intention)).id };
   else {
     const plan = await findPlan(store, principal, subject.plan);
     if (subject.withIntentionEvents) {
-      const rows = await planStory(store, plan.id, plan.intentionId, afterSeq ?? 0, await settledSeq(store), limit + 1);
+      if (newest) throw invalid('invalid_value', 'order', "a plan's story with its intention's events is read oldest first");
+      const rows = await planStory(store, plan.id, plan.intentionId, cursorSeq ?? 0, await settledSeq(store), limit + 1);
       return pageOf(rows, limit, (e) => String(e.seq), 'seq');
     }
     filter = { planId: plan.id };
   }
-  const rows = await store.events.list({ ...filter, ...(afterSeq !== undefined ? { afterSeq } : {}), throughSeq: await settledSeq(store), limit: limit + 1 });
-  return pageOf(rows, limit, (e) => String(e.seq), 'seq');
+  const range = newest ? { newestFirst: true, ...(cursorSeq !== undefined ? { beforeSeq: cursorSeq } : {}) } : cursorSeq !== undefined ? { afterSeq: cursorSeq } : {};
+  const rows = await store.events.list({ ...filter, ...range, throughSeq: await settledSeq(store), limit: limit + 1 });
+  return pageOf(rows, limit, (e) => String(e.seq), cursorKind);
 }
 
 /**

@@ -488,6 +488,22 @@ for (const kind of STORE_KINDS) {
           byMind.map((e) => e.type),
           ['token_created', 'operator_note', 'operator_note', 'operator_note'],
         );
+        // Newest first, as the console reads a busy mind's timeline, paging towards older events.
+        const latest = (await call('viewer', 'GET', `/api/v1/intentions/${intention.id}/timeline?limit=2&order=newest`)).body;
+        assert.deepEqual(
+          latest.items.map((e: { data: { note: string } }) => e.data.note),
+          ['three', 'two'],
+        );
+        const older = (await call('viewer', 'GET', `/api/v1/intentions/${intention.id}/timeline?limit=2&order=newest&cursor=${latest.next_cursor}`)).body;
+        assert.deepEqual(
+          older.items.map((e: { data: { note: string } }) => e.data.note),
+          ['one'],
+        );
+        const sideways = await call('viewer', 'GET', `/api/v1/intentions/${intention.id}/timeline?order=sideways`);
+        assert.equal(sideways.status, 400);
+        assert.equal(sideways.body.error.problems[0].path, 'query.order');
+        const mixed = await call('viewer', 'GET', `/api/v1/intentions/${intention.id}/timeline?order=newest&cursor=${first.next_cursor}`);
+        assert.equal(mixed.status, 400, 'a cursor of the oldest-first order is refused in the other');
       });
     });
 

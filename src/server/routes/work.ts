@@ -56,7 +56,11 @@ export function workRoutes(api: Api, ctx: Services): void {
     async (request) => releasePlanStep(store, principal(request), request.params.id, request.params.step, request.body.note),
   );
 
-  const timelineQuery = strictObject({ ...PageQuery });
+  const timelineQuery = strictObject({
+    ...PageQuery,
+    order: Type.Optional(Type.Union([Type.Literal('oldest'), Type.Literal('newest')], { description: 'oldest (default): oldest first; newest: newest first, paging towards older events' })),
+  });
+  const auditQuery = strictObject({ ...PageQuery });
   api.get('/minds/:mind/timeline', { config: read, schema: { tags: ['timeline'], params: MindParams, querystring: timelineQuery } }, async (request) =>
     timeline(store, principal(request), { mind: request.params.mind }, request.query),
   );
@@ -68,7 +72,7 @@ export function workRoutes(api: Api, ctx: Services): void {
   );
   api.get(
     '/audit',
-    { config: read, schema: { tags: ['timeline'], summary: 'policy changes, tokens issued and revoked, authors named, approvals failing their digest', querystring: timelineQuery } },
+    { config: read, schema: { tags: ['timeline'], summary: 'policy changes, tokens issued and revoked, authors named, approvals failing their digest', querystring: auditQuery } },
     async (request) => auditTrail(store, principal(request), request.query),
   );
 }

@@ -51,6 +51,10 @@ export interface EventQuery {
   afterSeq?: number;
   /** Only events up to this seq: as far as a reader knows no earlier seq is still in flight (src/bus/log-horizon.ts). */
   throughSeq?: number;
+  /** Only events before this seq, for reading on towards older ones (with `newestFirst`). */
+  beforeSeq?: number;
+  /** Newest first instead of oldest first: a timeline's tail. */
+  newestFirst?: boolean;
   limit?: number;
 }
 
@@ -110,7 +114,7 @@ export function eventRows(codec: Codec, clock: Clock, events: readonly NewEvent[
   }));
 }
 
-/** The events matching `query`, oldest first (EventRepository.list; exported to test its plan). */
+/** The events matching `query`, oldest first unless it asks for the newest first (EventRepository.list; exported to test its plan). */
 export function eventsQuery(db: Kysely<Database>, kind: StoreKind, query: EventQuery) {
   const audit = query.types !== undefined && query.types.length > 0 && query.types.every((type) => AUDIT_TYPES.has(type));
   let select = db.selectFrom('events').selectAll();
@@ -130,7 +134,8 @@ export function eventsQuery(db: Kysely<Database>, kind: StoreKind, query: EventQ
   }
   if (query.afterSeq !== undefined) select = select.where('seq', '>', query.afterSeq);
   if (query.throughSeq !== undefined) select = select.where('seq', '<=', query.throughSeq);
-  return select.orderBy('seq').limit(query.limit ?? 100);
+  if (query.beforeSeq !== undefined) select = select.where('seq', '<', query.beforeSeq);
+  return select.orderBy('seq', query.newestFirst ? 'desc' : 'asc').limit(query.limit ?? 100);
 }
 
 export class EventRepository {

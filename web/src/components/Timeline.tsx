@@ -6,7 +6,7 @@ import { useLiveResource } from '../live.tsx';
 import { href } from '../router.ts';
 import { Age, ErrorBox, Loading, RawJson, Value, shortId, words } from './common.tsx';
 
-/** The API pages timelines oldest first; the console reads up to this many pages and shows them newest first. */
+/** The console reads a timeline newest first (`order=newest`), up to this many pages: a busy mind's latest events. */
 const MAX_PAGES = 10;
 const PAGE_SIZE = 200;
 
@@ -17,7 +17,7 @@ export function Timeline({ path, concerns }: { path: string; concerns(event: Eve
       const items: EventRecord[] = [];
       let cursor: string | null = null;
       for (let page = 0; page < MAX_PAGES; page++) {
-        const body: Page<EventRecord> = await api.get<Page<EventRecord>>(path, { limit: PAGE_SIZE, cursor });
+        const body: Page<EventRecord> = await api.get<Page<EventRecord>>(path, { limit: PAGE_SIZE, order: 'newest', cursor });
         items.push(...body.items);
         cursor = body.next_cursor;
         if (!cursor) break;
@@ -63,7 +63,7 @@ export function Timeline({ path, concerns }: { path: string; concerns(event: Eve
           ))}
         </ol>
       )}
-      {events.data.next_cursor && <p className="muted small">Showing the first {MAX_PAGES * PAGE_SIZE} events of this timeline.</p>}
+      {events.data.next_cursor && <p className="muted small">Showing the newest {MAX_PAGES * PAGE_SIZE} events of this timeline.</p>}
     </>
   );
 }
