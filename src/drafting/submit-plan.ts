@@ -2,7 +2,7 @@
 // same gates as every plan: parsed, validated, and stored `validated` only when it passed;
 // otherwise it is kept as a `draft` with its errors, which the executor never runs.
 
-import type { PlanOrigin } from '../core/vocabulary.ts';
+import { CLOSED_PLAN_STATUSES, type PlanOrigin } from '../core/vocabulary.ts';
 import type { CapabilityRegistry } from '../capabilities/registry.ts';
 import { assessProposal, type Assessment } from '../planning/assess.ts';
 import { assumedBeliefIds } from '../planning/assumptions.ts';
@@ -18,12 +18,20 @@ export interface Submission {
   intentionId?: string;
   /** Who submitted it (the token's operator); their name can never approve its actions. */
   authoredBy?: string;
+  /**
+   * With `intentionId`: store the plan only while the intention is open and has no runnable plan
+   * (a model's proposal: a second one would run beside the first). Checked inside the storing
+   * transaction, with the intention locked, so two proposals at once cannot both pass.
+   */
+  onlyPlan?: boolean;
 }
 
 export type SubmissionResult =
   | { stored: true; assessment: Assessment; plan: PlanWithSteps; intention: IntentionRecord }
   /** Input that is not a plan at all is refused and nothing is stored. */
-  | { stored: false; assessment: Assessment; reason: string };
+  | { stored: false; assessment: Assessment; reason: string }
+  /** `onlyPlan`: the intention closed, or has a runnable plan (`planId`), by the time it was stored; nothing is stored. */
+  | { stored: false; assessment: Assessment; reason: string; conflict: 'intention_closed' | 'plan_in_progress'; planId?: string };
 
 export async function submitPlan(store: Store, registry: CapabilityRegistry, submission: Submission): Promise<SubmissionResult> {
   // Assumptions that name a belief are checked against the mind's beliefs as they are now.
@@ -40,9 +48,9 @@ export async function submitPlan(store: Store, registry: CapabilityRegistry, sub
     }
   }
 
-  return store.transaction(async (tx) => {
+  return store.transaction(async (tx): Promise<SubmissionResult> => {
     const intention = submission.intentionId
-      ? (await tx.intentions.get(submission.intentionId))!
+      ? (await tx.intentions.getForUpdate(submission.intentionId))!
       : await tx.intentions.create({
           mindId: mind.id,
           objective: draft.objective || '(plan without an objective)',
@@ -50,6 +58,13 @@ export async function submitPlan(store: Store, registry: CapabilityRegistry, sub
           requireApproval: draft.require_approval ?? false,
           authoredBy: submission.authoredBy ?? '',
         });
+    if (submission.onlyPlan && submission.intentionId) {
+      if (intention.status === 'fulfilled' || intention.status === 'abandoned') {
+        return { stored: false, assessment, reason: `the intention is ${intention.status}: form a new one`, conflict: 'intention_closed' };
+      }
+      const live = (await tx.plans.listByIntention(intention.id)).find((p) => p.status !== 'draft' && !CLOSED_PLAN_STATUSES.includes(p.status));
+      if (live) return { stored: false, assessment, reason: `plan ${live.id} of this intention is ${live.status}; wait until it ends`, conflict: 'plan_in_progress', planId: live.id };
+    }
     const validation = { valid: assessment.valid, errors: assessment.errors, warnings: assessment.warnings, estimate: assessment.estimate! };
     const plan = await tx.plans.create({
       mindId: mind.id,

@@ -154,6 +154,9 @@ export interface SubmitOptions {
   intentionId?: string | undefined;
   /** Who wrote it, when the surface knows better than the token's role (MCP: always a model). */
   origin?: Extract<PlanOrigin, 'operator' | 'model'> | undefined;
+  /** Only while the intention is open and has no runnable plan (submit-plan.ts, `onlyPlan`); refused as a Conflict at `path`. */
+  onlyPlan?: boolean | undefined;
+  path?: string | undefined;
 }
 
 /**
@@ -169,7 +172,9 @@ export async function submitPlanDraft(store: Store, registry: CapabilityRegistry
     origin,
     authoredBy: principal.operator,
     ...(options.intentionId !== undefined ? { intentionId: options.intentionId } : {}),
+    ...(options.onlyPlan ? { onlyPlan: true } : {}),
   });
+  if (!result.stored && 'conflict' in result) throw new Conflict(options.path ?? 'intention_id', result.reason, result.conflict);
   if (!result.stored) {
     const problems = result.assessment.errors.length
       ? result.assessment.errors.map((e) => ({ code: e.code, message: e.message, path: e.path }))
@@ -194,10 +199,9 @@ export async function submitPlanDraft(store: Store, registry: CapabilityRegistry
  */
 export async function proposePlanForIntention(store: Store, registry: CapabilityRegistry, principal: Principal, intentionId: string, draft: unknown, path = 'intention_id'): Promise<Submitted> {
   const intention = await findIntention(store, principal, intentionId, path);
-  if (intention.status === 'fulfilled' || intention.status === 'abandoned') throw new Conflict(path, `the intention is ${intention.status}: form a new one`, 'intention_closed');
-  const live = (await store.plans.listByIntention(intention.id)).find((p) => p.status !== 'draft' && !CLOSED_PLAN_STATUSES.includes(p.status));
-  if (live) throw new Conflict(path, `plan ${live.id} of this intention is ${live.status}; wait until it ends`, 'plan_in_progress');
-  return submitPlanDraft(store, registry, principal, intention.mindId, draft, { intentionId: intention.id, origin: 'model' });
+  // Checked where the plan is stored, with the intention locked: two proposals at once both
+  // passed a check made before, and both plans ran.
+  return submitPlanDraft(store, registry, principal, intention.mindId, draft, { intentionId: intention.id, origin: 'model', onlyPlan: true, path });
 }
 
 /**

@@ -91,6 +91,18 @@ export class IntentionRepository {
   }
 
   /**
+   * The intention, read inside the caller's transaction so that a second writer deciding from it
+   * waits until this one commits: on PostgreSQL its row is locked (FOR UPDATE); on SQLite every
+   * transaction begins IMMEDIATE and holds the write lock from its first statement already.
+   */
+  async getForUpdate(id: string): Promise<IntentionRecord | undefined> {
+    let query = this.#ctx.db.selectFrom('intentions').selectAll().where('id', '=', id);
+    if (this.#ctx.codec.kind === 'postgres') query = query.forUpdate();
+    const row = await query.executeTakeFirst();
+    return row && this.#decode(row);
+  }
+
+  /**
    * The intention a plan serves, found through the plan in one statement: it can be read side by
    * side with the plan itself instead of after it.
    */
