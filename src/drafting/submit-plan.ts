@@ -30,8 +30,8 @@ export type SubmissionResult =
   | { stored: true; assessment: Assessment; plan: PlanWithSteps; intention: IntentionRecord }
   /** Input that is not a plan at all is refused and nothing is stored. */
   | { stored: false; assessment: Assessment; reason: string }
-  /** `onlyPlan`: the intention closed, or has a runnable plan (`planId`), by the time it was stored; nothing is stored. */
-  | { stored: false; assessment: Assessment; reason: string; conflict: 'intention_closed' | 'plan_in_progress'; planId?: string };
+  /** `onlyPlan`: the intention closed, or has a runnable plan, by the time it was stored; nothing is stored. */
+  | { stored: false; assessment: Assessment; reason: string; conflict: 'intention_closed' | 'plan_in_progress' };
 
 export async function submitPlan(store: Store, registry: CapabilityRegistry, submission: Submission): Promise<SubmissionResult> {
   // Assumptions that name a belief are checked against the mind's beliefs as they are now.
@@ -63,7 +63,7 @@ export async function submitPlan(store: Store, registry: CapabilityRegistry, sub
         return { stored: false, assessment, reason: `the intention is ${intention.status}: form a new one`, conflict: 'intention_closed' };
       }
       const live = (await tx.plans.listByIntention(intention.id)).find((p) => p.status !== 'draft' && !CLOSED_PLAN_STATUSES.includes(p.status));
-      if (live) return { stored: false, assessment, reason: `plan ${live.id} of this intention is ${live.status}; wait until it ends`, conflict: 'plan_in_progress', planId: live.id };
+      if (live) return { stored: false, assessment, reason: `plan ${live.id} of this intention is ${live.status}; wait until it ends`, conflict: 'plan_in_progress' };
     }
     const validation = { valid: assessment.valid, errors: assessment.errors, warnings: assessment.warnings, estimate: assessment.estimate! };
     const plan = await tx.plans.create({
