@@ -68,6 +68,7 @@ export const ERROR_CODES = {
   ignored_progress_claim: { status: 400, exit: 'refused', meaning: 'warning: the proposal claims progress that is ignored' },
   ignored_provenance_claim: { status: 400, exit: 'refused', meaning: 'warning: the proposal claims a provenance that is ignored' },
   intention_closed: { status: 409, exit: 'refused', meaning: 'the intention is closed already' },
+  intention_dreamt: { status: 409, exit: 'refused', meaning: "the intention is a dream's: nothing planned for it runs" },
   intention_not_active: { status: 409, exit: 'refused', meaning: 'the intention is not active, so it is not planned' },
   internal: { status: 500, exit: 'failure', meaning: 'something failed inside the daemon; its log says what' },
   invalid_abort_condition: { status: 400, exit: 'refused', meaning: 'an entry is neither words nor an object' },

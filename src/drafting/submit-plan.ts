@@ -19,8 +19,8 @@ export interface Submission {
   /** Who submitted it (the token's operator); their name can never approve its actions. */
   authoredBy?: string;
   /**
-   * With `intentionId`: store the plan only while the intention is open and has no runnable plan
-   * (a model's proposal: a second one would run beside the first). Checked inside the storing
+   * With `intentionId`: store the plan only while the intention is open, not a dream's, and has no
+   * runnable plan (a model's proposal: a second one would run beside the first). Checked inside the storing
    * transaction, with the intention locked, so two proposals at once cannot both pass.
    */
   onlyPlan?: boolean;
@@ -30,8 +30,8 @@ export type SubmissionResult =
   | { stored: true; assessment: Assessment; plan: PlanWithSteps; intention: IntentionRecord }
   /** Input that is not a plan at all is refused and nothing is stored. */
   | { stored: false; assessment: Assessment; reason: string }
-  /** `onlyPlan`: the intention closed, or has a runnable plan, by the time it was stored; nothing is stored. */
-  | { stored: false; assessment: Assessment; reason: string; conflict: 'intention_closed' | 'plan_in_progress' };
+  /** `onlyPlan`: the intention closed, is a dream's, or has a runnable plan by the time it was stored; nothing is stored. */
+  | { stored: false; assessment: Assessment; reason: string; conflict: 'intention_closed' | 'intention_dreamt' | 'plan_in_progress' };
 
 export async function submitPlan(store: Store, registry: CapabilityRegistry, submission: Submission): Promise<SubmissionResult> {
   // Assumptions that name a belief are checked against the mind's beliefs as they are now.
@@ -61,6 +61,11 @@ export async function submitPlan(store: Store, registry: CapabilityRegistry, sub
     if (submission.onlyPlan && submission.intentionId) {
       if (intention.status === 'fulfilled' || intention.status === 'abandoned') {
         return { stored: false, assessment, reason: `the intention is ${intention.status}: form a new one`, conflict: 'intention_closed' };
+      }
+      // A dream's intention waits suspended for good: a plan stored for it would never start,
+      // and, never ending, would refuse every later proposal as one in progress.
+      if (intention.origin === 'dream') {
+        return { stored: false, assessment, reason: "the intention is a dream's, and nothing planned for it runs: form an intention for its want", conflict: 'intention_dreamt' };
       }
       const live = (await tx.plans.listByIntention(intention.id)).find((p) => p.status !== 'draft' && !CLOSED_PLAN_STATUSES.includes(p.status));
       if (live) return { stored: false, assessment, reason: `plan ${live.id} of this intention is ${live.status}; wait until it ends`, conflict: 'plan_in_progress' };

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Principal } from '../../src/access/permissions.ts';
 import { Conflict } from '../../src/operations/errors.ts';
+import { recordDream } from '../../src/operations/dreams.ts';
 import { proposePlanForIntention } from '../../src/operations/plans.ts';
 import { draftOf, makeWorld, readStep } from '../execution/support.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
@@ -39,6 +40,25 @@ for (const kind of STORE_KINDS) {
       assert.equal(w.log.calls.length, 1);
       // Once it has ended, another proposal may follow.
       assert.equal((await proposePlanForIntention(w.store, w.registry, operator, intention.id, draft).catch((e: unknown) => e)) instanceof Conflict, true, 'the intention is fulfilled now');
+    });
+
+    it("refuses a proposal for a dream's intention, which would never start and block every later one", async () => {
+      const w = await makeWorld(current());
+      await w.allow('test.read');
+      const draft = draftOf([readStep('A')]);
+      const dreamt = await recordDream(w.store, w.registry, operator, w.mind.name, { drafts: [draft] });
+      const intentionId = dreamt.drafts[0]!.intention_id;
+      const error = await proposePlanForIntention(w.store, w.registry, operator, intentionId, draft).catch((e: unknown) => e);
+      assert.ok(error instanceof Conflict, String(error));
+      assert.equal(error.problems[0]?.code, 'intention_dreamt');
+      assert.equal(error.problems[0]?.path, 'intention_id');
+      // Nothing was stored beside the dream's own draft, and nothing runs.
+      assert.deepEqual(
+        (await w.store.plans.listByIntention(intentionId)).map((p) => [p.origin, p.status]),
+        [['dream', 'draft']],
+      );
+      await w.executor().drain();
+      assert.equal(w.log.calls.length, 0);
     });
   });
 }
