@@ -99,8 +99,28 @@ describe('mask: credential shapes (finding 7)', () => {
     assert.equal(mask(`aws configure set secret ${secret}`), 'aws configure set secret [secret]');
     assert.equal(mask(`AWS_SECRET_ACCESS_KEY=${secret}`), 'AWS_SECRET_ACCESS_KEY=[secret]');
     assert.equal(mask(`"SecretAccessKey": "${secret}"`), '"SecretAccessKey": "[secret]"');
-    // Without that context, 40 base64 characters are not told from any other identifier.
-    assert.equal(mask(`blob ${secret}`), `blob ${secret}`);
+    // Without that context, it is still a long run of base64 mixing cases and digits: masked as
+    // possible key material (below), as every such run is.
+    assert.equal(mask(`blob ${secret}`), 'blob [secret]');
+  });
+
+  it("a private key's lines without its BEGIN line (a journal window or a grep cut into it)", () => {
+    const lines = ['MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj', 'MwJzsQ3lmhw1WvEyGNeDVXsDuR6Y/fx+iG0nHhtVkEFrOA5hmrWNgM8xNhyo6Ht2', 'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAABlwAAAAdz'];
+    for (const line of lines) {
+      assert.equal(mask(line), '[secret]', line);
+      assert.equal(mask(`app[812]: ${line}`), 'app[812]: [secret]', line);
+      assert.equal(maskCredentialShapes(line), '[secret]', line);
+    }
+    assert.equal(mask(`${lines[0]}\n-----END PRIVATE KEY-----`), '[secret]\n-----END PRIVATE KEY-----');
+    // Long runs that are not key material: hex ids and hashes (one case), words and paths.
+    for (const ordinary of [
+      'commit 9fceb02d0ae598e95dc970b74767f19372d61af8 9fceb02d0ae598e95dc970b74767f19372d61af8',
+      'ETAG 2C26B46B68FFC68FF99B453C1D30413413422D706483BFA0F98A5E886266E7AE',
+      'open /srv/Backups2024/DatabaseDumps/Weekly/Archive7: no such file',
+      'integrity sha384-oqVuAfXRKap7fdgcCY5uykM6+R9GqQ8K/uxy9rx7HNQlGYl1kPzQho1wx4JwY8wC',
+    ]) {
+      assert.equal(mask(ordinary), ordinary);
+    }
   });
 
   it('PEM private key blocks of every kind', () => {

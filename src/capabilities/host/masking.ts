@@ -151,12 +151,31 @@ function maskAwsSecrets(line: string): string {
   });
 }
 
+// Key material without its header: the lines of a private key (or any long base64 secret) whose
+// `BEGIN … PRIVATE KEY` line is not in the text, as when a journal window, a grep or a line limit
+// cuts into a key that a service wrote to stderr line by line (journald keeps each line as an
+// entry of its own). A whole token of 40 or more base64 characters that mixes upper case, lower
+// case and digits, as every line of a key does; hex ids, hashes and words do not. An absolute
+// path spelled only with letters, digits and three or more slashes is left alone (a base64 line
+// looks like that about once in a thousand). What this cannot see: a key's last line when it is
+// shorter than 40 characters.
+const KEY_MATERIAL = /(?<![A-Za-z0-9+/=_.-])[A-Za-z0-9+/]{40,}={0,2}(?![A-Za-z0-9+/=_.-])/g;
+
+function maskKeyMaterial(line: string): string {
+  return line.replace(KEY_MATERIAL, (run) => {
+    const mixed = /[A-Z]/.test(run) && /[a-z]/.test(run) && /\d/.test(run);
+    const path = run.startsWith('/') && (run.match(/\//g)?.length ?? 0) >= 3;
+    return mixed && !path ? MARKERS.secret : run;
+  });
+}
+
 /** The shaped credentials, line by line (the AWS context is a line's). */
 function maskShapes(text: string): string {
   return text.replace(/[^\n]+/g, (line) => {
     const awsContext = AWS_CONTEXT.test(line);
     let out = line;
     for (const shape of SHAPED_SECRETS) out = out.replace(shape, MARKERS.secret);
+    out = maskKeyMaterial(out);
     return awsContext ? maskAwsSecrets(out) : out;
   });
 }
