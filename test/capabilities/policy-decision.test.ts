@@ -66,6 +66,31 @@ describe('rules', () => {
     assert.equal(status.source, 'rule');
   });
 
+  it('between equally specific rules, the most restrictive wins, whatever order the store gave them in', () => {
+    // `web-*.service` and `*prod.service` both match web-prod.service with the same specificity;
+    // so do `a*.service` and `a?.service` for ab.service, which SQLite and an ICU PostgreSQL
+    // database sort in opposite orders.
+    const rule = (target_pattern: string, decision: 'allow' | 'ask' | 'deny', approvers = 1) => ({ capability: 'service.restart', target_pattern, decision, approvers });
+    const cases = [
+      { unit: 'web-prod.service', rules: [rule('web-*.service', 'allow'), rule('*prod.service', 'deny')], decision: 'deny', approvers: 1 },
+      { unit: 'ab.service', rules: [rule('a*.service', 'allow'), rule('a?.service', 'deny')], decision: 'deny', approvers: 1 },
+      { unit: 'web-prod.service', rules: [rule('web-*.service', 'allow'), rule('*prod.service', 'ask')], decision: 'ask', approvers: 1 },
+      { unit: 'web-prod.service', rules: [rule('web-*.service', 'ask', 1), rule('*prod.service', 'ask', 2)], decision: 'ask', approvers: 2 },
+    ];
+    for (const c of cases) {
+      for (const rules of [c.rules, [...c.rules].reverse()]) {
+        const verdict = ask('service.restart', { unit: c.unit }, { rules });
+        assert.deepEqual([verdict.decision, verdict.approvers], [c.decision, c.approvers], JSON.stringify(rules));
+      }
+    }
+    // Equal in every respect but their spelling: the same rule is reported in both orders.
+    const twins = [rule('web-*.service', 'ask'), rule('*prod.service', 'ask')];
+    assert.equal(
+      ask('service.restart', { unit: 'web-prod.service' }, { rules: twins }).rule?.target_pattern,
+      ask('service.restart', { unit: 'web-prod.service' }, { rules: [...twins].reverse() }).rule?.target_pattern,
+    );
+  });
+
   it('carries a rule’s four-eyes requirement', () => {
     const rules = [{ capability: 'service.restart', target_pattern: '*', decision: 'ask' as const, approvers: 2 }];
     assert.equal(ask('service.restart', { unit: 'nginx.service' }, { rules }).approvers, 2);

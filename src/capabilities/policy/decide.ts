@@ -73,17 +73,37 @@ export const DEFAULT_RULES: readonly PolicyRule[] = Object.freeze([
   { capability: '*', target_pattern: '*', decision: 'ask', approvers: 1 },
 ]);
 
-/** The most specific rule for this capability and target: capability first, then target. */
+/** How restrictive a decision is: among equally specific rules the most restrictive wins. */
+const RESTRICTION: Record<PolicyDecision, number> = { allow: 0, ask: 1, deny: 2 };
+
+/**
+ * Order between two rules that both match: positive when `a` wins. The more specific capability
+ * pattern first, then the more specific target pattern; between equally specific rules (`a*` and
+ * `a?` both match `ab`) the more restrictive decision, then more approvers, then the patterns'
+ * code units, so the answer never depends on the order the store returned the rules in (which
+ * follows its collation: SQLite and an ICU PostgreSQL database sort `a*` and `a?` differently).
+ */
+function compareRules(a: PolicyRule, b: PolicyRule): number {
+  return (
+    patternSpecificity(a.capability) - patternSpecificity(b.capability) ||
+    patternSpecificity(a.target_pattern) - patternSpecificity(b.target_pattern) ||
+    RESTRICTION[a.decision] - RESTRICTION[b.decision] ||
+    a.approvers - b.approvers ||
+    codeUnitOrder(b.capability, a.capability) ||
+    codeUnitOrder(b.target_pattern, a.target_pattern)
+  );
+}
+
+function codeUnitOrder(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The most specific rule for this capability and target: capability first, then target (compareRules). */
 export function mostSpecificRule(rules: readonly PolicyRule[], capability: string, target: string): PolicyRule | undefined {
   let best: PolicyRule | undefined;
-  let bestScore: [number, number] = [-Infinity, -Infinity];
   for (const rule of rules) {
     if (!matchesTarget(rule.capability, capability) || !matchesTarget(rule.target_pattern, target)) continue;
-    const score: [number, number] = [patternSpecificity(rule.capability), patternSpecificity(rule.target_pattern)];
-    if (score[0] > bestScore[0] || (score[0] === bestScore[0] && score[1] > bestScore[1])) {
-      best = rule;
-      bestScore = score;
-    }
+    if (best === undefined || compareRules(rule, best) > 0) best = rule;
   }
   return best;
 }
