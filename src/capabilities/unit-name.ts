@@ -4,6 +4,23 @@
 // down (an argument built the wrong way) cannot turn it into something else.
 
 export const UNIT_TYPES = ['service', 'socket', 'target', 'timer', 'mount', 'automount', 'swap', 'path', 'slice', 'scope', 'device'] as const;
+export type UnitType = (typeof UNIT_TYPES)[number];
+
+/**
+ * The units `service.restart` may restart: services, and the sockets, timers and paths that
+ * start them. Never a target (restarting `poweroff.target` or `rescue.target` powers the host
+ * off or isolates it), a slice or a scope (every process in it stops), a mount, an automount or
+ * a swap (storage goes away under its users), or a device (not restartable): a grant or rule for
+ * `service.restart *` must not reach any of those.
+ */
+export const RESTARTABLE_UNIT_TYPES: readonly UnitType[] = ['service', 'socket', 'timer', 'path'];
+
+/**
+ * The units `logs.query` reads the journal of: every type but a slice, for which journalctl also
+ * matches every unit inside it (`system.slice` is the whole system's log), so that its one name
+ * as the policy target would stand for units that rules and commitments name one by one.
+ */
+export const JOURNAL_UNIT_TYPES: readonly UnitType[] = UNIT_TYPES.filter((t) => t !== 'slice');
 
 export const MAX_UNIT_NAME_LENGTH = 255;
 
@@ -18,8 +35,8 @@ function describeChar(ch: string): string {
   return `"${ch}"`;
 }
 
-/** Null when `name` is an acceptable unit name, otherwise why it is not. */
-export function checkUnitName(name: unknown): string | null {
+/** Null when `name` is an acceptable unit name of one of `types`, otherwise why it is not. */
+export function checkUnitName(name: unknown, types: readonly UnitType[] = UNIT_TYPES): string | null {
   if (typeof name !== 'string') return 'a unit name must be a string';
   if (name.length === 0) return 'the unit name is empty';
   if (name.length > MAX_UNIT_NAME_LENGTH) return `the unit name is longer than ${MAX_UNIT_NAME_LENGTH} characters`;
@@ -46,6 +63,7 @@ export function checkUnitName(name: unknown): string | null {
   if (dot < 0 || !(UNIT_TYPES as readonly string[]).includes(type)) {
     return `the unit name must end in a unit type (${UNIT_TYPES.map((t) => `.${t}`).join(' ')})`;
   }
+  if (!(types as readonly string[]).includes(type)) return `a .${type} unit is not one this takes (${types.map((t) => `.${t}`).join(' ')})`;
   const stem = name.slice(0, dot);
   if (stem.length === 0) return 'the unit name has nothing before its type';
 
@@ -58,6 +76,6 @@ export function checkUnitName(name: unknown): string | null {
   return null;
 }
 
-export function isUnitName(name: unknown): name is string {
-  return checkUnitName(name) === null;
+export function isUnitName(name: unknown, types: readonly UnitType[] = UNIT_TYPES): name is string {
+  return checkUnitName(name, types) === null;
 }

@@ -76,6 +76,28 @@ describe('built-in capabilities through invoke', () => {
     assert.equal(host.calls().length, before);
   });
 
+  it("restarts services, sockets, timers and paths only, and reads no slice's journal, before policy is asked", async () => {
+    const { store, service, call } = await setUp();
+    const before = host.calls().length;
+    // A restart of a target powers off or isolates the host; of a slice or scope, stops all in it.
+    for (const unit of ['poweroff.target', 'reboot.target', 'rescue.target', 'system.slice', 'session-1.scope', 'home.mount', 'dev-sda.device', 'swapfile.swap']) {
+      const result = await service.invoke(call('service.restart', { unit }));
+      assert.equal(result.status === 'failed' && result.code, 'invalid_params', unit);
+      assert.match(result.status === 'failed' ? result.error : '', /is not one this takes/, unit);
+    }
+    // journalctl --unit=system.slice reads every unit in the slice.
+    for (const unit of ['system.slice', 'user-1000.slice']) {
+      const result = await service.invoke(call('logs.query', { unit }));
+      assert.equal(result.status === 'failed' && result.code, 'invalid_params', unit);
+    }
+    assert.equal(host.calls().length, before);
+    assert.equal(await store.approvals.list({ status: ['pending'], limit: 10 }).then((a) => a.length), 0, 'nothing was put to an operator');
+    // Status reads take every type, and a socket is restartable (it asks, as every restart does).
+    const status = await service.invoke(call('service.status', { unit: 'multi-user.target' }));
+    assert.notEqual(status.status === 'failed' && status.code, 'invalid_params');
+    assert.equal((await service.invoke(call('service.restart', { unit: 'echo.socket' }))).status, 'pending');
+  });
+
   it('masks logs, which policy asks about, and never prompts for them as a check', async () => {
     const { service, call } = await setUp();
     const check = await service.invoke(call('logs.query', { unit: 'payments-api.service' }, { allowPrompt: false }));

@@ -26,6 +26,18 @@ describe('argument shapes', () => {
     assert.deepEqual(argvOf({ program: 'systemctl', operation: 'restart', unit: 'getty@tty1.service' }), ['restart', '--no-block', '--no-ask-password', '--no-pager', '--', 'getty@tty1.service']);
   });
 
+  it('systemctl restarts no target, slice, scope, mount, swap or device; journalctl reads no slice', () => {
+    for (const unit of ['poweroff.target', 'system.slice', 'session-1.scope', 'home.mount', 'home.automount', 'swapfile.swap', 'dev-sda.device']) {
+      assert.throws(() => argvOf({ program: 'systemctl', operation: 'restart', unit }), refusal(), unit);
+    }
+    for (const unit of ['nginx.service', 'echo.socket', 'backup.timer', 'spool.path']) {
+      assert.equal(argvOf({ program: 'systemctl', operation: 'restart', unit }).at(-1), unit);
+    }
+    assert.throws(() => argvOf({ program: 'journalctl', operation: 'read', unit: 'system.slice', lines: 10 }), refusal());
+    assert.ok(argvOf({ program: 'journalctl', operation: 'read', unit: 'init.scope', lines: 10 }).includes('--unit=init.scope'));
+    assert.equal(argvOf({ program: 'systemctl', operation: 'show', unit: 'system.slice' }).at(-1), 'system.slice');
+  });
+
   it('journalctl gets fixed options and every value glued to its option', () => {
     assert.deepEqual(argvOf({ program: 'journalctl', operation: 'read', unit: 'nginx.service', lines: 50 }), [
       '--no-pager',

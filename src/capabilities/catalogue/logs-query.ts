@@ -1,5 +1,5 @@
 import type { CapabilityModule } from '../module.ts';
-import { JOURNAL_PRIORITIES, MAX_GREP_LENGTH, MAX_LOG_LINES, journalTimeParam, objectSchema, unitParam, unitTarget } from './params.ts';
+import { JOURNAL_PRIORITIES, MAX_GREP_LENGTH, MAX_LOG_LINES, journalTimeParam, journalUnitParam, objectSchema, unitTarget } from './params.ts';
 
 /** Reads one unit's journal; personal identifiers and credential-like values are masked by default. */
 export const logsQuery: CapabilityModule = {
@@ -11,7 +11,7 @@ export const logsQuery: CapabilityModule = {
     timeoutSeconds: 30,
     paramsSchema: objectSchema(
       {
-        unit: unitParam,
+        unit: journalUnitParam,
         since: journalTimeParam,
         until: journalTimeParam,
         lines: { type: 'integer', minimum: 1, maximum: MAX_LOG_LINES },

@@ -5,7 +5,7 @@
 
 import type { JsonObject } from '../../core/plan.ts';
 import { MAX_HOST_PATH_LENGTH, MAX_URL_LENGTH, hostOfUrl } from '../formats.ts';
-import { MAX_UNIT_NAME_LENGTH } from '../unit-name.ts';
+import { JOURNAL_UNIT_TYPES, MAX_UNIT_NAME_LENGTH, RESTARTABLE_UNIT_TYPES, type UnitType } from '../unit-name.ts';
 
 export const MAX_LINKS = 500;
 export const MAX_PROCESS_LIMIT = 100;
@@ -19,6 +19,22 @@ export const unitParam: JsonObject = {
   minLength: 1,
   maxLength: MAX_UNIT_NAME_LENGTH,
   format: 'systemd-unit',
+};
+
+const typeList = (types: readonly UnitType[]) => types.map((t) => `.${t}`).join(', ');
+
+/** A unit `service.restart` may restart (RESTARTABLE_UNIT_TYPES). */
+export const restartableUnitParam: JsonObject = {
+  ...unitParam,
+  description: `a systemd unit name ending in ${typeList(RESTARTABLE_UNIT_TYPES)}, e.g. nginx.service`,
+  format: 'systemd-restartable-unit',
+};
+
+/** A unit whose journal `logs.query` reads (JOURNAL_UNIT_TYPES: not a slice). */
+export const journalUnitParam: JsonObject = {
+  ...unitParam,
+  description: `a systemd unit name ending in ${typeList(JOURNAL_UNIT_TYPES)} (not a slice, which stands for every unit in it), e.g. nginx.service`,
+  format: 'systemd-journal-unit',
 };
 
 export const urlParam: JsonObject = {

@@ -1,5 +1,5 @@
 import type { CapabilityModule } from '../module.ts';
-import { objectSchema, unitParam, unitTarget } from './params.ts';
+import { objectSchema, restartableUnitParam, unitTarget } from './params.ts';
 
 /**
  * Asks systemd to restart a unit. Reports that the restart was requested, never that the unit
@@ -12,7 +12,7 @@ export const serviceRestart: CapabilityModule = {
     readOnly: false,
     idempotent: false,
     timeoutSeconds: 120,
-    paramsSchema: objectSchema({ unit: unitParam }, ['unit']),
+    paramsSchema: objectSchema({ unit: restartableUnitParam }, ['unit']),
     target: unitTarget,
     locked: false,
     cost: { wall_seconds: 5, network_ops: 0, money: 0 },

@@ -4,7 +4,7 @@
 // list, and typed arguments that are checked again here, whatever the caller already checked.
 
 import { CapabilityError } from '../implementation.ts';
-import { checkUnitName } from '../unit-name.ts';
+import { checkUnitName, JOURNAL_UNIT_TYPES, RESTARTABLE_UNIT_TYPES, UNIT_TYPES, type UnitType } from '../unit-name.ts';
 
 export type HostProgram = 'systemctl' | 'journalctl';
 
@@ -84,8 +84,8 @@ export function operationRule(command: unknown): OperationRule {
   return operations[operation]!;
 }
 
-function checkedUnit(value: unknown): string {
-  const problem = checkUnitName(value);
+function checkedUnit(value: unknown, types: readonly UnitType[] = UNIT_TYPES): string {
+  const problem = checkUnitName(value, types);
   if (problem !== null) refuse(`refused unit name: ${problem}`);
   return value as string;
 }
@@ -117,13 +117,13 @@ export function argvOf(command: HostCommand): string[] {
     }
     case 'restart': {
       checkedKeys(raw, ['program', 'operation', 'unit']);
-      const unit = checkedUnit(command.unit);
+      const unit = checkedUnit(command.unit, RESTARTABLE_UNIT_TYPES);
       // --no-block: queue the job and return; whether the unit came up is a later observation.
       return ['restart', '--no-block', '--no-ask-password', '--no-pager', '--', unit];
     }
     case 'read': {
       checkedKeys(raw, ['program', 'operation', 'unit', 'lines', 'since', 'until', 'priority', 'grep']);
-      const unit = checkedUnit(command.unit);
+      const unit = checkedUnit(command.unit, JOURNAL_UNIT_TYPES);
       const { lines, since, until, priority, grep } = command;
       if (!Number.isSafeInteger(lines) || lines < 1 || lines > JOURNAL_MAX_LINES) {
         refuse(`lines must be an integer from 1 to ${JOURNAL_MAX_LINES}`);

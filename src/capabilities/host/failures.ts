@@ -3,7 +3,7 @@
 // says more than any code.
 
 import { CapabilityError } from '../implementation.ts';
-import { checkUnitName } from '../unit-name.ts';
+import { checkUnitName, UNIT_TYPES, type UnitType } from '../unit-name.ts';
 import { mask } from './masking.ts';
 import type { CommandResult } from './runner.ts';
 
@@ -41,8 +41,8 @@ export function commandFailure(what: string, result: CommandResult, readOnly: bo
 }
 
 /** Defence in depth: implementations check the unit again even though the schema did. */
-export function checkedUnit(value: unknown): string {
-  const problem = checkUnitName(value);
+export function checkedUnit(value: unknown, types: readonly UnitType[] = UNIT_TYPES): string {
+  const problem = checkUnitName(value, types);
   if (problem !== null) throw new CapabilityError('invalid_params', `unit: ${problem}`, false);
   return value as string;
 }

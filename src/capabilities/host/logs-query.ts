@@ -7,6 +7,7 @@ import type { JsonObject } from '../../core/plan.ts';
 import { JOURNAL_PRIORITIES, MAX_GREP_LENGTH, MAX_LOG_LINES } from '../catalogue/params.ts';
 import type { CapabilityImplementation } from '../implementation.ts';
 import type { JournalPriority, JournalReadCommand } from './commands.ts';
+import { JOURNAL_UNIT_TYPES } from '../unit-name.ts';
 import { checkedUnit, commandFailure, invalidParams } from './failures.ts';
 import { mask } from './masking.ts';
 import type { CommandResult, CommandRunner } from './runner.ts';
@@ -81,7 +82,7 @@ function optionalString(params: JsonObject, name: string): string | undefined {
 
 /** The journal command for schema-valid parameters, checked again; throws invalid_params. */
 export function journalCommand(params: JsonObject): JournalReadCommand {
-  const unit = checkedUnit(params.unit);
+  const unit = checkedUnit(params.unit, JOURNAL_UNIT_TYPES);
   const command: JournalReadCommand = { program: 'journalctl', operation: 'read', unit, lines: DEFAULT_LOG_LINES };
 
   if (params.lines !== undefined) {

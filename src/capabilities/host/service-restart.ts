@@ -5,6 +5,7 @@
 
 import type { JsonObject } from '../../core/plan.ts';
 import type { CapabilityImplementation } from '../implementation.ts';
+import { RESTARTABLE_UNIT_TYPES } from '../unit-name.ts';
 import { checkedUnit, commandFailure } from './failures.ts';
 import type { CommandRunner } from './runner.ts';
 
@@ -24,7 +25,7 @@ export interface ServiceRestartOptions {
 
 export function serviceRestartImplementation({ runner, timeoutMs = SERVICE_RESTART_TIMEOUT_MS }: ServiceRestartOptions): CapabilityImplementation {
   return async (params, { signal }) => {
-    const unit = checkedUnit(params.unit);
+    const unit = checkedUnit(params.unit, RESTARTABLE_UNIT_TYPES);
     const result = await runner.run({ program: 'systemctl', operation: 'restart', unit }, { signal, timeoutMs });
     if (result.exitCode !== 0) throw commandFailure('requesting the restart', result, false);
     const observation: RestartRequested = { unit, requested: true, message: RESTART_REQUESTED };
