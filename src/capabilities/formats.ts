@@ -35,8 +35,16 @@ export function checkHttpUrl(value: string): string | null {
   }
   if (url.username !== '' || url.password !== '') return 'the URL must not carry user information';
   if (url.hostname === '') return 'the URL has no host';
+  if (url.hostname.endsWith('.')) return FQDN_DOT;
   return null;
 }
+
+/**
+ * `pastebin.com.` reaches the same site as `pastebin.com`, but as a policy target it matches
+ * neither a rule nor a commitment written for `pastebin.com`: refused, at every hop, rather than
+ * rewritten, so that what is checked is what is fetched.
+ */
+export const FQDN_DOT = 'the URL\'s host ends in "." (write it without the trailing dot)';
 
 /** The policy target of a URL: its host name, lower-cased (and in ASCII form). */
 export function hostOfUrl(value: string): string {

@@ -101,6 +101,9 @@ const CORPUS: Entry[] = [
   { url: 'not a url', expect: 'invalid_url', why: 'no scheme' },
   { url: 'http://', expect: 'invalid_url', why: 'no host' },
   { url: 'http://1.2.3.4.5/', expect: 'invalid_url', why: 'five numeric labels' },
+  // The same site as pastebin.com, but a policy target no rule for pastebin.com matches.
+  { url: 'https://pastebin.com./x', dns: [PUBLIC_V4], expect: 'invalid_url', why: 'a name with its root dot' },
+  { url: 'https://PASTEBIN.com./', dns: [PUBLIC_V4], expect: 'invalid_url', why: 'a name with its root dot, upper case' },
   { url: 'http://[::1/', expect: 'invalid_url', why: 'unclosed bracket' },
   { url: `http://example.com/${'a'.repeat(2100)}`, expect: 'invalid_url', why: 'longer than the cap' },
   // Names, with simulated DNS answers.

@@ -5,6 +5,7 @@ import { decidePolicy, type PolicyQuestion, type ScopedGrant } from '../../src/c
 import { matchesTarget, patternSpecificity } from '../../src/capabilities/policy/target-pattern.ts';
 import { checkParamLimits, outsideLimits } from '../../src/capabilities/policy/param-limits.ts';
 import { actionDigest } from '../../src/capabilities/policy/action-digest.ts';
+import { checkHttpUrl } from '../../src/capabilities/formats.ts';
 import type { CapabilityDefinition } from '../../src/capabilities/definition.ts';
 import type { JsonObject } from '../../src/core/plan.ts';
 
@@ -89,6 +90,13 @@ describe('rules', () => {
       ask('service.restart', { unit: 'web-prod.service' }, { rules: twins }).rule?.target_pattern,
       ask('service.restart', { unit: 'web-prod.service' }, { rules: [...twins].reverse() }).rule?.target_pattern,
     );
+  });
+
+  it('a deny rule for a site cannot be passed by its name with a root dot (refused as a URL)', () => {
+    const url = 'https://pastebin.com./x';
+    assert.match(checkHttpUrl(url) ?? '', /ends in "\."/);
+    assert.match(checkHttpUrl('https://PASTEBIN.COM./') ?? '', /ends in "\."/);
+    assert.equal(checkHttpUrl('https://pastebin.com/x'), null);
   });
 
   it('carries a rule’s four-eyes requirement', () => {

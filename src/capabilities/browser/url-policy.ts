@@ -5,7 +5,7 @@
 // here. Connections to literal addresses never go through a resolver, so this is the only
 // place (besides the connector's own guard) where such a host is checked.
 
-import { MAX_URL_LENGTH } from '../formats.ts';
+import { FQDN_DOT, MAX_URL_LENGTH } from '../formats.ts';
 import { CapabilityError } from '../implementation.ts';
 import { type AddressPolicy, STRICT_ADDRESS_POLICY, addressRefusal } from './address-policy.ts';
 import { isIP } from 'node:net';
@@ -59,6 +59,7 @@ export function checkUrl(input: string, policy: AddressPolicy = STRICT_ADDRESS_P
     throw new CapabilityError('credentials_in_url', 'the URL carries user information (credentials); they are never sent');
   }
   if (url.hostname === '') throw new CapabilityError('invalid_url', 'the URL has no host');
+  if (url.hostname.endsWith('.')) throw new CapabilityError('invalid_url', FQDN_DOT);
 
   const port = url.port === '' ? defaultPort : Number(url.port);
   if (BLOCKED_PORTS.has(port)) {
