@@ -12,7 +12,7 @@
 import type { JsonObject, ValidationIssue } from '../core/plan.ts';
 import { fourEyesRefusal, isOperatorName } from '../core/operator.ts';
 import type { EventType } from '../core/vocabulary.ts';
-import type { ApprovalDecision, ApprovalRecord, MindRecord, NewEvent } from '../store/index.ts';
+import type { ApprovalDecision, ApprovalRecord, MindRecord, NewEvent, Repositories } from '../store/index.ts';
 import { callEvent, noRecords, writeRecords, type CallRecords } from './call-records.ts';
 import type { Denied, Executed, Failed } from './invocation.ts';
 import { act, allow, type Allowed } from './perform.ts';
@@ -51,9 +51,7 @@ export async function pendingApproval(ctx: ServiceContext, approvalId: string): 
   if (!approval) return refused('not_found', `no approval request ${approvalId}`);
   if (approval.status !== 'pending') return refused('not_pending', `approval request ${approvalId} is ${approval.status}, not pending`);
   if (approval.expiresAt.getTime() <= ctx.clock.now().getTime()) {
-    if (await ctx.store.approvals.transition(approval.id, 'pending', 'expired', { decidedAt: ctx.clock.now() })) {
-      await event(ctx, 'approval_expired', approval, {});
-    }
+    await moveWithEvent(ctx, (tx) => tx.approvals.transition(approval.id, 'pending', 'expired', { decidedAt: ctx.clock.now() }), approvalEvent('approval_expired', approval, {}));
     return refused('expired', `approval request ${approvalId} expired at ${approval.expiresAt.toISOString()}`);
   }
   return approval;
@@ -143,9 +141,12 @@ export async function decideApproval(ctx: ServiceContext, approvalId: string, op
   if (approvals < approval.approversRequired) {
     // Guarded by the digest read: an amendment committed meanwhile changed the action, and this
     // approval was of the earlier one.
-    const recorded = await ctx.store.approvals.recordDecision(approval.id, approval.decisions, decisions, { digest: approval.digest });
+    const recorded = await moveWithEvent(
+      ctx,
+      (tx) => tx.approvals.recordDecision(approval.id, approval.decisions, decisions, { digest: approval.digest }),
+      approvalEvent('approval_approved', approval, { operator, approvals, required: approval.approversRequired, final: false }),
+    );
     if (!recorded) return refused('conflict', 'the request changed while deciding; look at it again');
-    await event(ctx, 'approval_approved', approval, { operator, approvals, required: approval.approversRequired, final: false });
     return { status: 'awaiting_second_approver', approvalId: approval.id, approvals, required: approval.approversRequired };
   }
 
@@ -291,9 +292,12 @@ export async function denyApproval(ctx: ServiceContext, approvalId: string, oper
   if (!isRecord(found)) return found;
   const now = ctx.clock.now();
   const decisions: ApprovalDecision[] = [...found.decisions, { operator, decision: 'deny', at: now.toISOString(), ...(note ? { note } : {}) }];
-  const denied = await ctx.store.approvals.transition(found.id, 'pending', 'denied', { decisions, decidedAt: now });
+  const denied = await moveWithEvent(
+    ctx,
+    (tx) => tx.approvals.transition(found.id, 'pending', 'denied', { decisions, decidedAt: now }),
+    approvalEvent('approval_denied', found, { operator, note: note ?? '' }),
+  );
   if (!denied) return refused('conflict', 'the request was decided, withdrawn or expired meanwhile');
-  await event(ctx, 'approval_denied', found, { operator, note: note ?? '' });
   return { status: 'denied', approvalId: found.id };
 }
 
@@ -302,9 +306,8 @@ export async function withdrawApproval(ctx: ServiceContext, approvalId: string, 
   const approval = await ctx.store.approvals.get(approvalId);
   if (!approval) return refused('not_found', `no approval request ${approvalId}`);
   if (approval.mindId !== mindId) return refused('not_owner', 'only the mind that raised a request may withdraw it');
-  const withdrawn = await ctx.store.approvals.transition(approval.id, 'pending', 'withdrawn', { decidedAt: ctx.clock.now() });
+  const withdrawn = await moveWithEvent(ctx, (tx) => tx.approvals.transition(approval.id, 'pending', 'withdrawn', { decidedAt: ctx.clock.now() }), approvalEvent('approval_withdrawn', approval, {}));
   if (!withdrawn) return refused('not_pending', `approval request ${approvalId} is no longer pending`);
-  await event(ctx, 'approval_withdrawn', approval, {});
   return { status: 'withdrawn', approvalId: approval.id };
 }
 
@@ -334,8 +337,11 @@ export async function unverifiableApprovals(ctx: ServiceContext): Promise<{ othe
 
 /** Moves every pending request past its expiry to `expired`; returns how many moved. */
 export async function expireApprovals(ctx: ServiceContext): Promise<number> {
-  const expired = await ctx.store.approvals.expireDue(ctx.clock.now());
-  for (const approval of expired) await event(ctx, 'approval_expired', approval, {});
+  const expired = await ctx.store.transaction(async (tx) => {
+    const moved = await tx.approvals.expireDue(ctx.clock.now());
+    for (const approval of moved) await tx.events.append(approvalEvent('approval_expired', approval, {}));
+    return moved;
+  });
   return expired.length;
 }
 
@@ -351,8 +357,17 @@ export async function refuseBroken(ctx: ServiceContext, approval: ApprovalRecord
   return refused(broken.code, broken.message);
 }
 
-async function event(ctx: ServiceContext, type: EventType, approval: ApprovalRecord, data: JsonObject): Promise<void> {
-  await ctx.store.events.append(approvalEvent(type, approval, data));
+/**
+ * A conditional move and the event that tells of it, committed together: the move without its
+ * event would never be told to an operator nor wake the executor, and a retry would find the
+ * move made and write no event either.
+ */
+async function moveWithEvent<T>(ctx: ServiceContext, move: (tx: Repositories) => Promise<T | undefined>, told: NewEvent): Promise<T | undefined> {
+  return ctx.store.transaction(async (tx) => {
+    const moved = await move(tx);
+    if (moved) await tx.events.append(told);
+    return moved;
+  });
 }
 
 export function approvalEvent(type: EventType, approval: ApprovalRecord, data: JsonObject): NewEvent {

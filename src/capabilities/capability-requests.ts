@@ -9,7 +9,7 @@ import type { JsonObject, ValidationIssue } from '../core/plan.ts';
 import type { EventType } from '../core/vocabulary.ts';
 import type { CapabilityRegistry } from './registry.ts';
 import { checkTargetPattern, patternWithin } from './policy/target-pattern.ts';
-import type { CapabilityRequestRecord } from '../store/index.ts';
+import type { CapabilityRequestRecord, NewEvent } from '../store/index.ts';
 import type { ServiceContext } from './service.ts';
 import type { ErrorCode } from '../core/error-codes.ts';
 
@@ -86,37 +86,46 @@ export async function requestCapability(ctx: ServiceContext, input: CapabilityRe
   const mind = await ctx.store.minds.get(input.mindId);
   if (!mind) return { status: 'refused', code: 'unknown_mind', message: `no mind with id ${input.mindId}` };
   const batchKey = input.batchKey ?? input.intentionId ?? '';
-  const created = await ctx.store.capabilityRequests.createWithinCap(
-    {
-      mindId: input.mindId,
-      intentionId: input.intentionId ?? null,
-      origin: input.origin,
-      capability: input.capability,
-      targetPattern: input.targetPattern,
-      paramLimits: input.paramLimits ?? {},
-      durationSeconds: input.durationSeconds,
-      maxOperations: input.maxOperations,
-      reason: input.reason,
-      risk: input.risk,
-      mitigation: input.mitigation,
-      fallback: input.fallback,
-      alternatives: input.alternatives ?? [],
-      batchKey,
-    },
-    ctx.maxOpenRequests,
-  );
+  // The request and the event that tells of it commit together, as every move below does: a
+  // request no event names would never be told to an operator, nor wake the step waiting on it.
+  const created = await ctx.store.transaction(async (tx) => {
+    const raised = await tx.capabilityRequests.createWithinCap(
+      {
+        mindId: input.mindId,
+        intentionId: input.intentionId ?? null,
+        origin: input.origin,
+        capability: input.capability,
+        targetPattern: input.targetPattern,
+        paramLimits: input.paramLimits ?? {},
+        durationSeconds: input.durationSeconds,
+        maxOperations: input.maxOperations,
+        reason: input.reason,
+        risk: input.risk,
+        mitigation: input.mitigation,
+        fallback: input.fallback,
+        alternatives: input.alternatives ?? [],
+        batchKey,
+      },
+      ctx.maxOpenRequests,
+    );
+    if (raised) {
+      await tx.events.append(
+        event('capability_requested', input.mindId, input.intentionId ?? null, {
+          request_id: raised.id,
+          capability: raised.capability,
+          target_pattern: raised.targetPattern,
+          duration_seconds: raised.durationSeconds,
+          max_operations: raised.maxOperations,
+          batch_key: batchKey,
+          origin: input.origin,
+        }),
+      );
+    }
+    return raised;
+  });
   if (!created) {
     return { status: 'capped', open: await ctx.store.capabilityRequests.countOpen(input.mindId), cap: ctx.maxOpenRequests };
   }
-  await event(ctx, 'capability_requested', input.mindId, input.intentionId ?? null, {
-    request_id: created.id,
-    capability: created.capability,
-    target_pattern: created.targetPattern,
-    duration_seconds: created.durationSeconds,
-    max_operations: created.maxOperations,
-    batch_key: batchKey,
-    origin: input.origin,
-  });
   return { status: 'raised', requestId: created.id, batchKey };
 }
 
@@ -129,9 +138,12 @@ export async function decideRequest(ctx: ServiceContext, requestId: string, oper
   const now = ctx.clock.now();
 
   if ('deny' in decision) {
-    const denied = await ctx.store.capabilityRequests.transition(request.id, 'open', 'denied', { decidedBy: operator, decidedAt: now });
+    const denied = await ctx.store.transaction(async (tx) => {
+      const moved = await tx.capabilityRequests.transition(request.id, 'open', 'denied', { decidedBy: operator, decidedAt: now });
+      if (moved) await tx.events.append(event('capability_request_denied', request.mindId, request.intentionId, { request_id: request.id, operator, note: decision.deny }));
+      return moved;
+    });
     if (!denied) return { status: 'refused', code: 'conflict', message: 'the request was decided or withdrawn meanwhile' };
-    await event(ctx, 'capability_request_denied', request.mindId, request.intentionId, { request_id: request.id, operator, note: decision.deny });
     return { status: 'denied', requestId: request.id };
   }
 
@@ -202,23 +214,29 @@ export async function withdrawRequest(ctx: ServiceContext, requestId: string, mi
   const request = await ctx.store.capabilityRequests.get(requestId);
   if (!request) return { status: 'refused', code: 'not_found', message: `no capability request ${requestId}` };
   if (request.mindId !== mindId) return { status: 'refused', code: 'not_owner', message: 'only the mind that raised a request may withdraw it' };
-  const withdrawn = await ctx.store.capabilityRequests.transition(request.id, 'open', 'withdrawn', { decidedAt: ctx.clock.now() });
+  const withdrawn = await ctx.store.transaction(async (tx) => {
+    const moved = await tx.capabilityRequests.transition(request.id, 'open', 'withdrawn', { decidedAt: ctx.clock.now() });
+    if (moved) await tx.events.append(event('capability_request_withdrawn', request.mindId, request.intentionId, { request_id: request.id }));
+    return moved;
+  });
   if (!withdrawn) return { status: 'refused', code: 'not_open', message: `capability request ${requestId} is no longer open` };
-  await event(ctx, 'capability_request_withdrawn', request.mindId, request.intentionId, { request_id: request.id });
   return { status: 'withdrawn', requestId: request.id };
 }
 
 export async function revokeGrant(ctx: ServiceContext, grantId: string, operator: string): Promise<RequestAnswer> {
   if (!isOperatorName(operator)) return { status: 'refused', code: 'invalid_operator', message: 'a revocation needs the name of the operator making it' };
-  const revoked = await ctx.store.grants.revoke(grantId, operator);
+  const revoked = await ctx.store.transaction(async (tx) => {
+    const moved = await tx.grants.revoke(grantId, operator);
+    if (moved) await tx.events.append(event('grant_revoked', moved.mindId, null, { grant_id: moved.id, operator }));
+    return moved;
+  });
   if (!revoked) {
     const grant = await ctx.store.grants.get(grantId);
     return grant ? { status: 'refused', code: 'not_active', message: `grant ${grantId} is ${grant.status}` } : { status: 'refused', code: 'not_found', message: `no grant ${grantId}` };
   }
-  await event(ctx, 'grant_revoked', revoked.mindId, null, { grant_id: revoked.id, operator });
   return { status: 'revoked', grantId: revoked.id };
 }
 
-async function event(ctx: ServiceContext, type: EventType, mindId: string, intentionId: string | null, data: JsonObject): Promise<void> {
-  await ctx.store.events.append({ type, mindId, intentionId, data });
+function event(type: EventType, mindId: string, intentionId: string | null, data: JsonObject): NewEvent {
+  return { type, mindId, intentionId, data };
 }
