@@ -26,6 +26,14 @@ export interface AmendmentInput {
   /** When given, must be the target the new parameters imply (targets follow from parameters). */
   target?: string;
   reason?: string;
+  /**
+   * The digest of the request as the amending operator was shown it (the console always sends it;
+   * a script may). When given, a request amended (or otherwise re-signed) since is refused
+   * (`changed`): the operator's edit started from an action that no longer stands, and saving it
+   * would silently undo the other amendment. When absent, the amendment applies to the request as
+   * it stands at this read.
+   */
+  seenDigest?: string;
 }
 
 /** Characters a reason may have, as a decision's note. */
@@ -60,6 +68,9 @@ export async function amendApproval(ctx: ServiceContext, approvalId: string, inp
   const found = await pendingApproval(ctx, approvalId);
   if (!isRecord(found)) return found;
   const approval = found;
+  if (input.seenDigest !== undefined && input.seenDigest !== approval.digest) {
+    return refused('changed', `approval request ${approval.id} was amended after you looked at it; look at the action again before amending it`);
+  }
   // The request as it stands must verify before anything is built on it.
   const broken = integrityRefusal(ctx, approval);
   if (broken) return refuseBroken(ctx, approval, broken, operator);
@@ -124,6 +135,8 @@ export async function amendApproval(ctx: ServiceContext, approvalId: string, inp
 
   const outcome = await ctx.store
     .transaction(async (tx) => {
+      // Set only while the request still carries the digest read here (which is the one the
+      // operator saw, when they named it): an amendment committed meanwhile wins, this one is refused.
       const moved = await tx.approvals.amend(approval.id, { target, params, amendments, approversRequired, digest, fromDigest: approval.digest });
       if (!moved) return 'conflict' as const;
       if (step && !(await tx.steps.amendAction(step.id, approval.id, { target, params }))) throw new StepMoved();

@@ -41,7 +41,8 @@ async function amend(store: Store, capabilities: CapabilityService, principal: P
       if (answer.issues && answer.issues.length > 0) throw new InputError(answer.issues.map((i) => ({ code: i.code, path: i.path, message: i.message })));
       throw invalid(answer.code, answer.code === 'invalid_operator' ? 'operator' : 'params', answer.message);
     }
-    throw refusalOf(answer.code, 'id', answer.message);
+    // A stale digest is about the digest the caller sent; every other refusal about the request.
+    throw refusalOf(answer.code, answer.code === 'changed' ? 'digest' : 'id', answer.message);
   }
   if (answer.status !== 'amended') throw new Error(`amending answered ${answer.status}`);
   return { approval: (await store.approvals.get(id))!, outcome: answer };

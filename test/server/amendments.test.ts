@@ -117,6 +117,52 @@ for (const kind of STORE_KINDS) {
       }
     });
 
+    it('refuses an amendment over one the operator did not see (409 changed, digest given), amends on the digest seen, and without a digest as before', async () => {
+      const api = await makeApiWorld(store());
+      try {
+        const { world } = api;
+        const { plan } = await world.plan(draftOf([step('W1', { kind: 'capability', capability: 'test.write', params: { name: 'alpha', level: 9 } })]));
+        const waiting = await waitingStep(api, plan.id);
+        const url = `/api/v1/minds/${world.mind.name}/approvals/${waiting.approvalId}/amend`;
+        const seen = (await world.store.approvals.get(waiting.approvalId!))!.digest;
+
+        // Another operator amends first; the first operator's editor still shows the action as raised.
+        const first = await api.call('admin', 'POST', url, { params: { name: 'alpha', level: 3 }, digest: seen });
+        assert.equal(first.status, 200, JSON.stringify(first.body));
+        const afterFirst = await world.store.approvals.get(waiting.approvalId!);
+
+        const stale = await api.call('operator', 'POST', url, { params: { name: 'alpha', level: 1 }, digest: seen });
+        assert.equal(stale.status, 409, JSON.stringify(stale.body));
+        assert.equal(stale.body.error.problems[0].code, 'changed');
+        assert.equal(stale.body.error.problems[0].path, 'body.digest');
+        assert.deepEqual(await world.store.approvals.get(waiting.approvalId!), afterFirst, 'nothing changed');
+        assert.deepEqual((await world.store.plans.get(plan.id))!.steps[0]!.params, { name: 'alpha', level: 3 });
+        assert.equal((await world.store.events.list({ mindId: world.mind.id, types: ['approval_amended'] })).length, 1);
+
+        // On the digest of the action as it stands now: amended.
+        const current = await api.call('operator', 'POST', url, { params: { name: 'alpha', level: 1 }, digest: first.body.approval.digest });
+        assert.equal(current.status, 200, JSON.stringify(current.body));
+        assert.deepEqual(current.body.approval.params, { name: 'alpha', level: 1 });
+        // A script that sends no digest amends whatever stands, as before the field existed.
+        const blind = await api.call('operator', 'POST', url, { params: { name: 'alpha', level: 2 } });
+        assert.equal(blind.status, 200, JSON.stringify(blind.body));
+        assert.deepEqual(
+          blind.body.approval.amendments.map((a: { operator: string; to: { params: unknown } }) => [a.operator, a.to.params]),
+          [
+            ['adam', { name: 'alpha', level: 3 }],
+            ['olga', { name: 'alpha', level: 1 }],
+            ['olga', { name: 'alpha', level: 2 }],
+          ],
+        );
+        // A digest that is not text is refused at the boundary.
+        const bad = await api.call('operator', 'POST', url, { params: { name: 'alpha', level: 4 }, digest: 7 });
+        assert.equal(bad.status, 400, JSON.stringify(bad.body));
+        assert.equal(bad.body.error.problems[0].path, 'body.digest');
+      } finally {
+        await api.app.close();
+      }
+    });
+
     it("refuses to move a step's target away from the check that verifies it", async () => {
       const api = await makeApiWorld(store());
       try {

@@ -58,6 +58,12 @@ export function decisionRoutes(api: Api, ctx: Services): void {
           params: Type.Record(Type.String(), Type.Unknown(), { description: "the action's new parameters, whole (the capability's schema applies)" }),
           target: Type.Optional(Type.String({ maxLength: 512, description: 'the target the new parameters must imply' })),
           reason: Type.Optional(Note),
+          digest: Type.Optional(
+            Type.String({
+              maxLength: 200,
+              description: 'the digest of the request as the operator saw it; refused (409 changed) when it was amended since. Without it, the amendment applies to the request as it stands',
+            }),
+          ),
         }),
       },
     },
@@ -66,6 +72,7 @@ export function decisionRoutes(api: Api, ctx: Services): void {
         params: request.body.params,
         ...(request.body.target !== undefined ? { target: request.body.target } : {}),
         ...(request.body.reason !== undefined ? { reason: request.body.reason } : {}),
+        ...(request.body.digest !== undefined ? { seenDigest: request.body.digest } : {}),
       }),
   );
   api.post('/approvals/:id/deny', { config: decide, schema: { tags: ['approvals'], params: IdParams, body: NoteBody } }, async (request) =>
