@@ -116,8 +116,7 @@ function ApprovalCard({ approval, onDecided }: { approval: ApprovalRecord; onDec
   const explanation = approval.explanation ?? {};
   const evidence = approval.evidence ?? {};
   const plan = planOf(evidence);
-  const decide = (verb: 'approve' | 'deny') => (event?: FormEvent) => {
-    event?.preventDefault();
+  const decide = (verb: 'approve' | 'deny') => () => {
     // Approving names the digest of the action shown here, so an action amended meanwhile is refused, not approved unseen.
     const body = { ...(note ? { note } : {}), ...(verb === 'approve' ? { digest: approval.digest } : {}) };
     void action.run(verb === 'approve' ? 'Approved' : 'Denied', (api) => api.post(`/approvals/${encodeURIComponent(approval.id)}/${verb}`, body), onDecided);
@@ -146,18 +145,20 @@ function ApprovalCard({ approval, onDecided }: { approval: ApprovalRecord; onDec
         {(approval.amendments ?? []).length > 0 && <AmendmentHistory amendments={approval.amendments!} />}
         <AmendForm approval={approval} onAmended={onDecided} />
       </div>
-      <form className="decide" onSubmit={decide('approve')}>
-        <label htmlFor={noteId}>Note (optional)</label>
-        <input id={noteId} value={note} onChange={(event) => setNote(event.target.value)} placeholder="recorded with your decision" />
+      {/* Not a form: the note goes with Approve and Deny alike, so Enter in it decides nothing (it
+          once approved, whatever the note said). A button decides, by click, Enter or Space. */}
+      <div className="decide" role="group" aria-label="Your decision">
+        <label htmlFor={noteId}>Note (optional, recorded with Approve or Deny)</label>
+        <input id={noteId} value={note} onChange={(event) => setNote(event.target.value)} placeholder="Enter decides nothing here: press Approve or Deny" data-testid="decision-note" />
         <div className="buttons">
-          <button type="submit" className="primary" disabled={action.busy} data-testid="approve">
+          <button type="button" className="primary" disabled={action.busy} onClick={decide('approve')} data-testid="approve">
             Approve
           </button>
-          <button type="button" className="danger" disabled={action.busy} onClick={() => decide('deny')()} data-testid="deny">
+          <button type="button" className="danger" disabled={action.busy} onClick={decide('deny')} data-testid="deny">
             Deny
           </button>
         </div>
-      </form>
+      </div>
       <Explanation explanation={explanation} evidence={evidence} />
       <Facts
         items={[
@@ -342,7 +343,10 @@ function RequestCard({ request, onDecided }: { request: CapabilityRequestRecord;
     if (pattern.trim() && pattern.trim() !== request.targetPattern) body.target_pattern = pattern.trim();
     void action.run('Granted', (api) => api.post(`${base}/grant`, body), onDecided);
   };
-  const deny = () => void action.run('Denied', (api) => api.post(`${base}/deny`, note ? { note } : {}), onDecided);
+  const deny = (event: FormEvent) => {
+    event.preventDefault();
+    void action.run('Denied', (api) => api.post(`${base}/deny`, note ? { note } : {}), onDecided);
+  };
   const id = request.id;
   return (
     <article className="card decision" data-testid="capability-request" data-request-id={request.id} aria-labelledby={`title-${id}`}>
@@ -379,17 +383,25 @@ function RequestCard({ request, onDecided }: { request: CapabilityRequestRecord;
             <input value={pattern} onChange={(event) => setPattern(event.target.value)} />
           </label>
         </div>
-        <label>
-          Note for a denial (optional)
-          <input value={note} onChange={(event) => setNote(event.target.value)} />
-        </label>
         <div className="buttons">
           <button type="submit" className="primary" disabled={action.busy} data-testid="grant">
             Grant
           </button>
-          <button type="button" className="danger" disabled={action.busy} onClick={deny} data-testid="deny-request">
-            Deny
-          </button>
+        </div>
+      </form>
+      {/* A form of its own: Enter in the denial note denies, with the note (inside the grant form
+          it granted, and the note was lost). */}
+      <form className="decide deny" onSubmit={deny}>
+        <div className="row">
+          <label className="grow">
+            Note for a denial (optional)
+            <input value={note} onChange={(event) => setNote(event.target.value)} data-testid="deny-note" />
+          </label>
+          <div className="buttons">
+            <button type="submit" className="danger" disabled={action.busy} data-testid="deny-request">
+              Deny
+            </button>
+          </div>
         </div>
       </form>
       <Facts
