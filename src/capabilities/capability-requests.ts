@@ -223,6 +223,16 @@ export async function withdrawRequest(ctx: ServiceContext, requestId: string, mi
   return { status: 'withdrawn', requestId: request.id };
 }
 
+/**
+ * Moves every active grant past its expiry to `expired`; returns how many moved. A grant past its
+ * expiry is never honoured either way (consume and listLive check the time); this makes its
+ * status say so, for lists by status and for an operator reading it. No event: the vocabulary
+ * has none for it, and the grant's own expiry time tells when it ended.
+ */
+export async function expireGrants(ctx: ServiceContext): Promise<number> {
+  return (await ctx.store.grants.expireDue(ctx.clock.now())).length;
+}
+
 export async function revokeGrant(ctx: ServiceContext, grantId: string, operator: string): Promise<RequestAnswer> {
   if (!isOperatorName(operator)) return { status: 'refused', code: 'invalid_operator', message: 'a revocation needs the name of the operator making it' };
   const revoked = await ctx.store.transaction(async (tx) => {
@@ -232,7 +242,9 @@ export async function revokeGrant(ctx: ServiceContext, grantId: string, operator
   });
   if (!revoked) {
     const grant = await ctx.store.grants.get(grantId);
-    return grant ? { status: 'refused', code: 'not_active', message: `grant ${grantId} is ${grant.status}` } : { status: 'refused', code: 'not_found', message: `no grant ${grantId}` };
+    if (!grant) return { status: 'refused', code: 'not_found', message: `no grant ${grantId}` };
+    const expired = grant.status === 'active' && grant.expiresAt.getTime() <= ctx.clock.now().getTime();
+    return { status: 'refused', code: 'not_active', message: `grant ${grantId} is ${expired ? `expired (at ${grant.expiresAt.toISOString()})` : grant.status}` };
   }
   return { status: 'revoked', grantId: revoked.id };
 }

@@ -8,7 +8,7 @@ import { newId } from '../core/ids.ts';
 import type { NewEvent, Store } from '../store/index.ts';
 import { amendApproval, type AmendmentInput } from './amendments.ts';
 import { decideApproval, denyApproval, expireApprovals, nameApprovalAuthor, performApprovedAction, unverifiableApprovals, withdrawApproval, type ApprovalAnswer } from './approvals.ts';
-import { decideRequest, requestCapability, revokeGrant, withdrawRequest, type CapabilityRequestInput, type GrantScope, type RequestAnswer } from './capability-requests.ts';
+import { decideRequest, expireGrants, requestCapability, revokeGrant, withdrawRequest, type CapabilityRequestInput, type GrantScope, type RequestAnswer } from './capability-requests.ts';
 import type { CapabilityImplementations } from './implementation.ts';
 import type { Denied, Executed, Failed, InvokeRequest, InvokeResult, Pending, Preview } from './invocation.ts';
 import { act, allow, performAllowed, type Acted, type Allowed } from './perform.ts';
@@ -200,6 +200,11 @@ export class CapabilityService {
 
   expireApprovals(): Promise<number> {
     return expireApprovals(this.#ctx);
+  }
+
+  /** Moves active grants past their expiry to `expired` (see expireGrants). */
+  expireGrants(): Promise<number> {
+    return expireGrants(this.#ctx);
   }
 
   requestCapability(input: CapabilityRequestInput): Promise<RequestAnswer> {

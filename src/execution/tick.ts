@@ -120,6 +120,8 @@ function lapsFor(ctx: ExecutorContext, observer: ExecutorObserver | undefined): 
 
 export interface TickReport {
   expiredApprovals: number;
+  /** Active grants past their expiry moved to `expired`. */
+  expiredGrants: number;
   /** Approved one-off actions (not raised by a plan step) this executor performed. */
   performedApprovals: number;
   expiredPredictions: number;
@@ -158,6 +160,7 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
   const { store } = ctx;
   const report: TickReport = {
     expiredApprovals: 0,
+    expiredGrants: 0,
     performedApprovals: 0,
     expiredPredictions: 0,
     startedPlans: 0,
@@ -187,6 +190,7 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
   const housekeeping = options.housekeeping ?? true;
   if (housekeeping) {
     report.expiredApprovals = await guarded('expiring approvals', () => ctx.capabilities.expireApprovals(), 0);
+    report.expiredGrants = await guarded('expiring grants', () => ctx.capabilities.expireGrants(), 0);
     report.performedApprovals = await guarded('performing approved actions', () => performApprovedActions(ctx, options.batch, options.signal), 0);
     report.expiredPredictions = await guarded('expiring forgotten predictions', () => expireForgottenPredictions(ctx, options.batch), 0);
   }

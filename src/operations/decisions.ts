@@ -192,6 +192,8 @@ export async function listGrants(store: Store, principal: Principal, input: Page
   const limit = pageSize(input);
   const beforeId = input.cursor === undefined ? undefined : decodeCursor('id', input.cursor);
   const mindId = await mindFilter(store, principal, input.mind);
+  // Grants past their expiry are closed first, so a list by status never shows one as active.
+  await store.grants.expireDue(store.clock.now());
   const rows = await store.grants.listPage({
     ...(mindId !== undefined ? { mindId } : {}),
     ...(input.status !== undefined ? { status: input.status } : {}),

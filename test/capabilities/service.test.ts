@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CapabilityService } from '../../src/capabilities/service.ts';
+import { listGrants } from '../../src/operations/decisions.ts';
 import type { InvokeRequest } from '../../src/capabilities/invocation.ts';
 import type { Store } from '../../src/store/index.ts';
 import { openStore } from '../../src/store/index.ts';
@@ -199,6 +200,33 @@ for (const kind of STORE_KINDS) {
       assert.equal((await service.invoke(request('test.read', { name: 'web-1' }))).status, 'executed');
       clock.advance(60);
       assert.equal((await service.invoke(request('test.read', { name: 'web-1' }))).status, 'pending', 'expired');
+    });
+
+    it('a grant past its expiry is expired: by the sweep, in lists by status, and to a revocation', async () => {
+      const { store, clock, service, mind } = await setUp();
+      const raised = await service.requestCapability({ ...baseRequest(mind.id), capability: 'test.read', targetPattern: 'web-*' });
+      const granted = await service.grant(raised.status === 'raised' ? raised.requestId : '', 'alice', { durationSeconds: 60 });
+      const grantId = granted.status === 'granted' ? granted.grantId : '';
+      const kept = await service.requestCapability({ ...baseRequest(mind.id), capability: 'test.read', targetPattern: 'db-*' });
+      await service.grant(kept.status === 'raised' ? kept.requestId : '', 'alice', { durationSeconds: 600 });
+      clock.advance(60);
+      const revoked = await service.revokeGrant(grantId, 'bob');
+      assert.deepEqual(revoked.status === 'refused' && [revoked.code, revoked.message], ['not_active', `grant ${grantId} is expired (at ${new Date(clock.now().getTime()).toISOString()})`]);
+      assert.equal(
+        (await store.events.list({ mindId: mind.id, limit: 100 })).some((e) => e.type === 'grant_revoked'),
+        false,
+      );
+      const admin = { tokenId: null, operator: 'alice', role: 'admin' as const, mindId: null };
+      const active = await listGrants(store, admin, { mind: mind.id, status: 'active' });
+      assert.deepEqual(
+        active.items.map((g) => g.targetPattern),
+        ['db-*'],
+      );
+      assert.equal((await store.grants.get(grantId))?.status, 'expired', 'listing swept it');
+      clock.advance(600);
+      assert.equal(await service.expireGrants(), 1);
+      assert.equal(await service.expireGrants(), 0);
+      assert.deepEqual((await listGrants(store, admin, { mind: mind.id, status: 'expired' })).items.map((g) => g.targetPattern).sort(), ['db-*', 'web-*']);
     });
 
     it('a grant may narrow the request but never widen it; a refused grant leaves the request open', async () => {

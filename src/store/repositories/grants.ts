@@ -154,6 +154,8 @@ export class GrantRepository {
       .set({ status: 'revoked', revoked_by: by, revoked_at: codec.time(clock.now()) })
       .where('id', '=', id)
       .where('status', '=', 'active')
+      // One past its expiry is expired, whether or not a sweep has said so yet (expireDue).
+      .where('expires_at', '>', codec.time(clock.now()))
       .returningAll()
       .executeTakeFirst();
     return row && this.#decode(row);
