@@ -1,7 +1,9 @@
 // Deciding in the approval centre, in a real browser against an in-process server: Enter in a
 // capability request's denial note denies the request with that note (it once granted it and
 // dropped the note); Enter in an approval's note decides nothing (the note serves Approve and
-// Deny alike, so a button decides).
+// Deny alike, so a button decides); and the amend editor opens on the parameters the card shows
+// now, after another operator amended the action, and an amendment saved over one made while the
+// editor was open is refused (409 changed), nothing changed.
 //
 // Needs the built console: `npm run build:console` (npm test builds it first).
 
@@ -13,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { issueToken } from '../../src/access/tokens.ts';
-import { makeWorld, type World } from '../execution/support.ts';
+import { draftOf, makeWorld, step, type World } from '../execution/support.ts';
 import { openRequest, pendingApproval, serverFor } from '../server/support.ts';
 import { launchTestBrowser, testChromium } from '../support/browser.ts';
 import { openTestStore, type TestStore } from '../support/stores.ts';
@@ -28,7 +30,9 @@ describe('deciding in the approval centre (browser)', () => {
   let browser: Browser | undefined;
   const contexts: BrowserContext[] = [];
   let base = '';
+  let stepApprovalId = '';
   let alice = '';
+  let bob = '';
 
   before(async () => {
     if (!existsSync(join(CONSOLE_DIR, 'index.html'))) {
@@ -37,7 +41,13 @@ describe('deciding in the approval centre (browser)', () => {
     const chromiumPath = testChromium();
     ts = await openTestStore('sqlite');
     world = await makeWorld(ts);
+    await world.plan(draftOf([step('W1', { kind: 'capability', title: 'Write alpha', capability: 'test.write', params: { name: 'alpha', level: 9 } })]));
     alice = (await issueToken(world.store, { operator: 'alice', role: 'operator' })).token;
+    bob = (await issueToken(world.store, { operator: 'bob', role: 'operator' })).token;
+    await world.executor().drain();
+    const [pending] = await world.store.approvals.list({ mindId: world.mind.id, status: 'pending' });
+    assert.ok(pending, 'the write awaits approval');
+    stepApprovalId = pending.id;
 
     app = await serverFor(world, { consoleDir: CONSOLE_DIR });
     const address = await app.listen({ host: '127.0.0.1', port: 0 });
@@ -61,6 +71,17 @@ describe('deciding in the approval centre (browser)', () => {
     await page.waitForSelector('[data-testid=whoami]');
     await page.evaluate(`window.location.hash = ${JSON.stringify(route)}`);
     return page;
+  }
+
+  /** Bob amends the step's action through the API, as another operator's console would. */
+  async function bobAmends(params: Record<string, unknown>): Promise<void> {
+    const response = await app!.inject({
+      method: 'POST',
+      url: `/api/v1/minds/${world!.mind.name}/approvals/${stepApprovalId}/amend`,
+      headers: { authorization: `Bearer ${bob}`, 'content-type': 'application/json' },
+      payload: { params, reason: 'bob narrows it' },
+    });
+    assert.equal(response.statusCode, 200, response.body);
   }
 
   it("decides nothing when Enter is pressed in an approval's note, which serves Approve and Deny alike", async () => {
@@ -101,5 +122,39 @@ describe('deciding in the approval centre (browser)', () => {
     assert.equal(denial?.data.request_id, requestId);
     assert.equal(denial?.data.note, 'no access to that unit today', 'the denial keeps the note');
     assert.deepEqual(await world!.store.grants.list({ mindId: world!.mind.id }), [], 'no grant exists');
+  });
+
+  it('opens the amend editor on the parameters shown now, after another operator amended them', async () => {
+    const page = await signedIn('#/approvals');
+    const card = `[data-testid=approval][data-approval-id="${stepApprovalId}"]`;
+    await page.waitForSelector(`${card} [data-testid=amend-open]`);
+    await bobAmends({ name: 'alpha', level: 3 });
+    // Alice's card follows through the stream, then she opens the editor.
+    await page.waitForFunction((selector) => /"level": 3/.test(document.querySelector(selector)?.textContent ?? ''), `${card} [data-testid=exact-action]`);
+    await page.click(`${card} [data-testid=amend-open]`);
+    assert.deepEqual(JSON.parse(await page.inputValue(`${card} [data-testid=amend-params]`)), { name: 'alpha', level: 3 }, "the editor starts from Bob's parameters");
+  });
+
+  it('refuses an amendment saved over one made while the editor was open, changing nothing', async () => {
+    const page = await signedIn('#/approvals');
+    const card = `[data-testid=approval][data-approval-id="${stepApprovalId}"]`;
+    await page.click(`${card} [data-testid=amend-open]`);
+    assert.deepEqual(JSON.parse(await page.inputValue(`${card} [data-testid=amend-params]`)), { name: 'alpha', level: 3 });
+    await page.fill(`${card} [data-testid=amend-params]`, '{"name": "alpha", "level": 1}');
+    await bobAmends({ name: 'alpha', level: 4 });
+    await page.waitForFunction((selector) => /"level": 4/.test(document.querySelector(selector)?.textContent ?? ''), `${card} [data-testid=exact-action] [aria-label=Parameters]`);
+    await page.click(`${card} [data-testid=amend-submit]`);
+    const refused = await page.waitForSelector(`${card} [data-testid=amend-form] [data-testid=api-error][data-status="409"]`);
+    assert.equal(await refused.getAttribute('data-code'), 'conflict');
+    assert.match((await refused.textContent()) ?? '', /changed/);
+    const stored = await world!.store.approvals.get(stepApprovalId);
+    assert.deepEqual(stored?.params, { name: 'alpha', level: 4 }, "Bob's amendment stands");
+    assert.deepEqual(
+      stored?.amendments.map((a) => [a.operator, a.to.params]),
+      [
+        ['bob', { name: 'alpha', level: 3 }],
+        ['bob', { name: 'alpha', level: 4 }],
+      ],
+    );
   });
 });

@@ -225,14 +225,27 @@ function amenders(amendments: ApprovalAmendment[]): string {
 function AmendForm({ approval, onAmended }: { approval: ApprovalRecord; onAmended(): void }) {
   const action = useAction();
   const [open, setOpen] = useState(false);
-  const [text, setText] = useState(() => JSON.stringify(approval.params, null, 2));
+  const [text, setText] = useState('');
   const [reason, setReason] = useState('');
   const [parseError, setParseError] = useState<string | null>(null);
+  // The digest of the action the editor started from. The card keeps its state across reloads, so
+  // the editor is filled when opened, from the action shown then (another operator may have amended
+  // it since the page loaded), and the amendment names that digest: if the action changes while
+  // the editor is open, the server refuses (409 changed) instead of this edit undoing the other.
+  const [seenDigest, setSeenDigest] = useState('');
   const paramsId = `amend-params-${approval.id}`;
   const reasonId = `amend-reason-${approval.id}`;
   if (!open) {
+    const start = () => {
+      setText(JSON.stringify(approval.params, null, 2));
+      setSeenDigest(approval.digest);
+      setReason('');
+      setParseError(null);
+      action.clear();
+      setOpen(true);
+    };
     return (
-      <button type="button" className="link-button" onClick={() => setOpen(true)} data-testid="amend-open">
+      <button type="button" className="link-button" onClick={start} data-testid="amend-open">
         Amend the action…
       </button>
     );
@@ -253,6 +266,7 @@ function AmendForm({ approval, onAmended }: { approval: ApprovalRecord; onAmende
         api.post(`/minds/${encodeURIComponent(approval.mindId)}/approvals/${encodeURIComponent(approval.id)}/amend`, {
           params: params as object,
           ...(reason ? { reason } : {}),
+          digest: seenDigest,
         }),
       () => {
         setOpen(false);
