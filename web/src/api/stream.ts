@@ -1,7 +1,9 @@
 // The event stream, read with fetch because EventSource cannot send the Authorization header.
 // A small parser turns text/event-stream into messages; the connection reconnects with
-// Last-Event-ID after any drop, backing off up to ten seconds, so the console never polls and
-// never misses an event the server still holds.
+// Last-Event-ID after any drop, backing off from half a second up to ten, so the console never
+// polls and never misses an event the server still holds. A connection that goes silent (a
+// dropped TCP connection or a proxy that stopped forwarding: no bytes, and never closed) counts
+// as a drop once nothing, not even a heartbeat, has arrived for SILENCE_LIMIT_MS.
 
 import { API_BASE, ApiError, queryString } from './client.ts';
 import type { EventRecord } from './types.ts';
@@ -57,6 +59,20 @@ export class SseParser {
   }
 }
 
+/** How often the server sends a heartbeat comment on an idle stream (HEARTBEAT_MS in src/server/stream.ts). */
+export const SERVER_HEARTBEAT_MS = 15_000;
+
+/**
+ * How long a connection may stay silent before it is abandoned and opened again: two heartbeats
+ * missed and half an interval's grace for a slow network.
+ */
+export const SILENCE_LIMIT_MS = 2.5 * SERVER_HEARTBEAT_MS;
+
+/** The wait before reconnect `attempt` (1, 2, …): half a second, doubling, at most ten. */
+export function reconnectDelay(attempt: number): number {
+  return Math.min(10_000, 500 * 2 ** Math.min(Math.max(attempt, 1) - 1, 5));
+}
+
 export type StreamState = 'connecting' | 'live' | 'reconnecting' | 'refused';
 
 export interface StreamOptions {
@@ -78,12 +94,27 @@ export function openEventStream(options: StreamOptions): () => void {
   const run = async () => {
     while (!closed) {
       options.onState(attempt === 0 ? 'connecting' : 'reconnecting');
+      // One connection: aborted when the stream is closed, or when it has been silent too long.
+      const connection = new AbortController();
+      const abortConnection = () => connection.abort();
+      controller.signal.addEventListener('abort', abortConnection, { once: true });
+      let silent = false;
+      let watchdog: ReturnType<typeof setTimeout> | undefined;
+      // Every chunk, heartbeats included, shows the connection is alive: the limit runs from the last.
+      const heard = () => {
+        clearTimeout(watchdog);
+        watchdog = setTimeout(() => {
+          silent = true;
+          connection.abort();
+        }, SILENCE_LIMIT_MS);
+      };
       try {
         const headers: Record<string, string> = { Authorization: `Bearer ${options.token}`, Accept: 'text/event-stream' };
         if (lastEventId !== undefined) headers['Last-Event-ID'] = lastEventId;
+        heard();
         const response = await fetch(`${API_BASE}/stream${queryString(options.filter)}`, {
           headers,
-          signal: controller.signal,
+          signal: connection.signal,
           cache: 'no-store',
         });
         if (response.status === 401 || response.status === 403) {
@@ -94,24 +125,31 @@ export function openEventStream(options: StreamOptions): () => void {
         if (attempt > 0) options.onReconnected?.();
         attempt = 0;
         options.onState('live');
+        heard();
         const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
         const parser = new SseParser();
         for (;;) {
           const { value, done } = await reader.read();
           if (done) break;
+          heard();
           for (const message of parser.push(value)) {
             if (message.id !== undefined) lastEventId = message.id;
             const event = parseEvent(message);
             if (event) options.onEvent(event);
           }
         }
+        if (!closed) options.onState('reconnecting', 'the server closed the stream');
       } catch (error) {
         if (closed) return;
-        options.onState('reconnecting', error instanceof Error ? error.message : String(error));
+        const detail = silent ? `nothing heard for ${SILENCE_LIMIT_MS / 1000} s` : error instanceof Error ? error.message : String(error);
+        options.onState('reconnecting', detail);
+      } finally {
+        clearTimeout(watchdog);
+        controller.signal.removeEventListener('abort', abortConnection);
       }
       if (closed) return;
       attempt += 1;
-      await delay(Math.min(10_000, 500 * 2 ** Math.min(attempt, 5)), controller.signal);
+      await delay(reconnectDelay(attempt), controller.signal);
     }
   };
   void run();
