@@ -17,8 +17,8 @@ export function TimelinePage({ scope, id }: { scope: 'mind' | 'intention' | 'non
 
   const picker = (
     <label className="inline">
-      Mind{' '}
-      <select value={scope === 'mind' && id ? id : ''} onChange={(event) => event.target.value && navigate(href.mindTimeline(event.target.value))} data-testid="timeline-mind">
+      Mind {/* The options are ids and the address may name the mind by name: choose the mind it found. */}
+      <select value={mind?.id ?? ''} onChange={(event) => event.target.value && navigate(href.mindTimeline(event.target.value))} data-testid="timeline-mind">
         <option value="">choose…</option>
         {(minds.data ?? []).map((m) => (
           <option key={m.id} value={m.id}>
