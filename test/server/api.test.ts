@@ -157,6 +157,13 @@ for (const kind of STORE_KINDS) {
         const badGrant = await call('operator', 'POST', `/api/v1/capability-requests/${request}/grant`, { uses: 'three' });
         assert.equal(badGrant.status, 400);
         assert.equal(badGrant.body.error.problems[0].path, 'body.uses');
+        // A grant wider than asked names the field the client sent too (the service says max_operations).
+        const widerGrant = await call('operator', 'POST', `/api/v1/capability-requests/${request}/grant`, { uses: 500 });
+        assert.equal(widerGrant.status, 400, JSON.stringify(widerGrant.body));
+        assert.deepEqual(
+          widerGrant.body.error.problems.map((p: { code: string; path: string }) => [p.code, p.path]),
+          [['wider_than_requested', 'body.uses']],
+        );
 
         const badMeans = await call('operator', 'POST', `/api/v1/minds/${mind}/intentions`, { means: { capability: 'test.read', params: { name: 'x', colour: 1 } } });
         assert.equal(badMeans.status, 400);
