@@ -235,6 +235,9 @@ export async function recordFindings(repos: Repositories, subject: FindingsSubje
   const source = `plan_step:${subject.stepId}`;
   const statements = [...new Set(observed.findings.flatMap((f) => (f.belief ? [f.belief] : [])))].slice(0, MAX_BELIEFS_PER_SUMMARY);
   const states = observed.findings.filter((f) => f.kind === 'unit_state' && f.unit && f.state);
+  // Two executors recording the same finding at once would each find no belief and each form one:
+  // the mind's row lock makes the second read after the first commits.
+  if (statements.length > 0) await repos.minds.lockForUpdate(subject.mindId);
   const held = await repos.beliefs.matching(subject.mindId, { exact: statements, prefixes: [...new Set(states.map((f) => `${f.unit} is `))] });
   const moved: BeliefRecord[] = [];
   for (const statement of statements) {

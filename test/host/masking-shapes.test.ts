@@ -105,7 +105,11 @@ describe('mask: credential shapes (finding 7)', () => {
   });
 
   it("a private key's lines without its BEGIN line (a journal window or a grep cut into it)", () => {
-    const lines = ['MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj', 'MwJzsQ3lmhw1WvEyGNeDVXsDuR6Y/fx+iG0nHhtVkEFrOA5hmrWNgM8xNhyo6Ht2', 'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAABlwAAAAdz'];
+    const lines = [
+      'MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj',
+      'MwJzsQ3lmhw1WvEyGNeDVXsDuR6Y/fx+iG0nHhtVkEFrOA5hmrWNgM8xNhyo6Ht2',
+      'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAABlwAAAAdz',
+    ];
     for (const line of lines) {
       assert.equal(mask(line), '[secret]', line);
       assert.equal(mask(`app[812]: ${line}`), 'app[812]: [secret]', line);

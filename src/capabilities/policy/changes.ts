@@ -26,6 +26,9 @@ function sameRule(rule: PolicyRuleRecord, change: RuleChange): boolean {
 export async function setPolicyRule(store: Store, change: RuleChange & { decision: PolicyDecision; approvers: number }, operator: string): Promise<PolicyRuleRecord> {
   requireOperator(operator);
   return store.transaction(async (tx) => {
+    // Two operators changing the mind's rules at once: the second reads what the first wrote, so
+    // each event names the rule it really replaced.
+    await tx.minds.lockForUpdate(change.mindId);
     const before = (await tx.policyRules.listByMind(change.mindId)).find((rule) => sameRule(rule, change));
     const rule = await tx.policyRules.set(change);
     await tx.events.append({
@@ -48,6 +51,9 @@ export async function setPolicyRule(store: Store, change: RuleChange & { decisio
 export async function removePolicyRule(store: Store, change: RuleChange, operator: string): Promise<boolean> {
   requireOperator(operator);
   return store.transaction(async (tx) => {
+    // Two operators changing the mind's rules at once: the second reads what the first wrote, so
+    // each event names the rule it really replaced.
+    await tx.minds.lockForUpdate(change.mindId);
     const before = (await tx.policyRules.listByMind(change.mindId)).find((rule) => sameRule(rule, change));
     if (!before || !(await tx.policyRules.remove(change.mindId, change.capability, change.targetPattern))) return false;
     await tx.events.append({

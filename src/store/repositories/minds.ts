@@ -55,6 +55,18 @@ export class MindRepository {
     return row && this.#decode(row);
   }
 
+  /**
+   * Takes the mind's row lock for the rest of the caller's transaction, so that writers deciding
+   * from what the mind holds (its beliefs, its policy rules, its open requests) take turns: on
+   * PostgreSQL its row is locked (FOR UPDATE); on SQLite every transaction begins IMMEDIATE and
+   * holds the write lock from its first statement already. False when there is no such mind.
+   */
+  async lockForUpdate(id: string): Promise<boolean> {
+    if (this.#ctx.codec.kind !== 'postgres') return (await this.#ctx.db.selectFrom('minds').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+    const row = await this.#ctx.db.selectFrom('minds').select('id').where('id', '=', id).forUpdate().executeTakeFirst();
+    return row !== undefined;
+  }
+
   async getByName(name: string): Promise<MindRecord | undefined> {
     const row = await this.#ctx.db.selectFrom('minds').selectAll().where('name', '=', name).executeTakeFirst();
     return row && this.#decode(row);
