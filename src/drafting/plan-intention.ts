@@ -207,6 +207,9 @@ async function askModel(ctx: Context, planner: Planner, request: PlanRequest, se
     outcome = answer.kind;
     message = answer.message;
   }
+  // The message quotes the server (a refusal, prose instead of a plan): it is stored and told as
+  // text both stores take.
+  message = storableText(message);
   const content = reply.content;
   const call = await store.llmCalls.record({
     mindId: intention.mindId,
@@ -216,7 +219,8 @@ async function askModel(ctx: Context, planner: Planner, request: PlanRequest, se
     baseUrl: model.baseUrl,
     outcome,
     statusCode: reply.statusCode,
-    finishReason: reply.finishReason,
+    // The model server's words, stored as text both stores take (PostgreSQL refuses a NUL).
+    finishReason: storableText(reply.finishReason.slice(0, MAX_FINISH_REASON_CHARS)),
     promptTokens: reply.promptTokens,
     completionTokens: reply.completionTokens,
     latencyMs: reply.latencyMs,
@@ -374,6 +378,9 @@ async function noPossiblePlan(ctx: Context, reason: string): Promise<PlanIntenti
     return { status: 'no_possible_plan', intention: abandoned, fresh, considered: ctx.considered };
   });
 }
+
+/** A finish reason is a word (`stop`, `length`); a server that sends more is cut here. */
+const MAX_FINISH_REASON_CHARS = 64;
 
 /** `text` with every control character but tab, newline and carriage return replaced by U+FFFD. */
 function storableText(text: string): string {

@@ -37,7 +37,9 @@ export function decodeCursor(kind: CursorKind, cursor: string): string | number 
   const key = text.startsWith(prefix) ? text.slice(prefix.length) : null;
   if (key !== null) {
     if (kind === 'id' && isId(key)) return key;
-    if (kind === 'name' && key.length > 0) return key;
+    // A name as lists hand them out: never a control character, which PostgreSQL refuses (NUL) in a
+    // bound text, so a forged cursor would be a 500 there and a page on SQLite.
+    if (kind === 'name' && key.length > 0 && key.length <= 255 && !/[\u0000-\u001f\u007f]/.test(key)) return key;
     if ((kind === 'seq' || kind === 'before') && /^[0-9]{1,15}$/.test(key)) return Number(key);
   }
   throw invalid('invalid_cursor', 'cursor', 'the cursor does not belong to this list; start again without one');

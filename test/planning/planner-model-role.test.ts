@@ -248,6 +248,21 @@ for (const kind of STORE_KINDS) {
       await assertNothingStored(store, intention.id, failed.llmCallId);
     });
 
+    it('records a reply whose finish reason and refusal carry control characters (PostgreSQL refuses a NUL)', async () => {
+      fake.next({ kind: 'answer', content: "I'm sorry.", finishReason: 'stop\u0000x' });
+      const prose = await plan();
+      const call = await prose.store.llmCalls.get(failure(prose.result).llmCallId);
+      assert.equal(call?.finishReason, 'stop\ufffdx');
+      fake.next({ kind: 'refusal', refusal: 'I cannot\u0000 help.' });
+      const refused = await plan();
+      const failed = failure(refused.result);
+      assert.equal(failed.outcome, 'refused');
+      const recorded = await refused.store.llmCalls.get(failed.llmCallId);
+      assert.equal(recorded?.outcome, 'refused');
+      assert.doesNotMatch(recorded?.error ?? '', /\u0000/);
+      await assertNothingStored(refused.store, refused.intention.id, failed.llmCallId);
+    });
+
     it('ends an HTTP 500 in a recorded, retryable failure', async () => {
       fake.next({ kind: 'status', status: 500, body: { error: { message: 'the GPU caught fire', type: 'server_error' } } });
       const { store, intention, result } = await plan();

@@ -151,6 +151,9 @@ for (const kind of STORE_KINDS) {
         const badCursor = await call('viewer', 'GET', '/api/v1/plans?cursor=garbage');
         assert.equal(badCursor.status, 400);
         assert.equal(badCursor.body.error.problems[0].path, 'query.cursor');
+        // A forged mind-list cursor naming a name with a NUL: PostgreSQL refused it as a 500.
+        const nulCursor = await call('viewer', 'GET', `/api/v1/minds?cursor=${Buffer.from('name:a\u0000').toString('base64url')}`);
+        assert.deepEqual([nulCursor.status, nulCursor.body.error.problems[0].code, nulCursor.body.error.problems[0].path], [400, 'invalid_cursor', 'query.cursor']);
         const unknownQuery = await call('viewer', 'GET', '/api/v1/plans?colour=red');
         assert.equal(unknownQuery.body.error.problems[0].path, 'query.colour');
 
