@@ -137,6 +137,19 @@ describe('execFileRunner against the simulated host', () => {
     }
   });
 
+  it('keeps the first 64 KiB of a flood on standard error, without stopping the program or marking its output cut', async () => {
+    host.setBehaviour('systemctl', { stderr_flood_bytes: 1024 * 1024 });
+    try {
+      const result = await host.runner({ maxOutputBytes: 512 * 1024 }).run({ program: 'systemctl', operation: 'show', unit: 'nginx.service' }, { timeoutMs: 10_000 });
+      assert.equal(result.exitCode, 0);
+      assert.equal(result.truncated, false);
+      assert.equal(Buffer.byteLength(result.stderr), 64 * 1024);
+      assert.match(result.stdout, /^MainPID=812\n/);
+    } finally {
+      host.setBehaviour('systemctl', null);
+    }
+  });
+
   it('reports a program that cannot be started', async () => {
     const runner = execFileRunner({ programs: { systemctl: '/nonexistent/systemctl' } });
     await assert.rejects(

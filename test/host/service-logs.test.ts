@@ -255,6 +255,18 @@ describe('service and log capabilities on the simulated host', () => {
     assert.equal(status.observation.active_state, 'failed');
   });
 
+  it("a journalctl that writes a flood of warnings still gives its lines, and is not 'cut at the output cap'", async () => {
+    host.setBehaviour('journalctl', { stderr_flood_bytes: 200 * 1024 });
+    try {
+      const read = await impl['logs.query']!({ unit: 'payments-api.service', lines: 5 }, context());
+      assert.equal((read.observation.lines as string[]).length, 5);
+      assert.equal(read.observation.truncated, false);
+      assert.doesNotMatch(read.summary, /output cap/);
+    } finally {
+      host.setBehaviour('journalctl', null);
+    }
+  });
+
   it('restarting an unknown unit is unit_not_found', async () => {
     await assert.rejects(impl['service.restart']!({ unit: 'ghost.service' }, context()), code('unit_not_found', false));
   });

@@ -17,7 +17,11 @@ export interface CommandResult {
   exitCode: number | null;
   stdout: string;
   stderr: string;
-  /** True when output went past the cap: the program was stopped and the rest discarded. */
+  /**
+   * True when standard output went past the cap: the program was stopped and the rest discarded.
+   * Standard error past its own cap is only cut (its first 64 KiB kept, the rest read and
+   * dropped): a chatty program's warnings neither stop it nor make its output look cut.
+   */
   truncated: boolean;
 }
 
@@ -152,23 +156,28 @@ function runProgram(program: string, argv: string[], env: Record<string, string>
       child.stderr.destroy();
     };
 
-    const take = (chunks: Buffer[], used: number, cap: number, chunk: Buffer): number => {
-      if (truncated) return used;
+    /** Keeps `chunk` up to `cap` bytes in all; true when some of it did not fit. */
+    const keep = (chunks: Buffer[], used: number, cap: number, chunk: Buffer): boolean => {
       const room = cap - used;
-      if (chunk.length > room) {
-        if (room > 0) chunks.push(chunk.subarray(0, room));
-        truncated = true;
-        kill();
-        return cap;
+      if (chunk.length <= room) {
+        chunks.push(chunk);
+        return false;
       }
-      chunks.push(chunk);
-      return used + chunk.length;
+      if (room > 0) chunks.push(chunk.subarray(0, room));
+      return true;
     };
     child.stdout.on('data', (chunk: Buffer) => {
-      stdoutBytes = take(stdout, stdoutBytes, limits.maxOutput, chunk);
+      if (truncated) return;
+      if (keep(stdout, stdoutBytes, limits.maxOutput, chunk)) {
+        truncated = true;
+        stdoutBytes = limits.maxOutput;
+        kill();
+      } else stdoutBytes += chunk.length;
     });
     child.stderr.on('data', (chunk: Buffer) => {
-      stderrBytes = take(stderr, stderrBytes, Math.min(MAX_STDERR_BYTES, limits.maxOutput), chunk);
+      const cap = Math.min(MAX_STDERR_BYTES, limits.maxOutput);
+      if (stderrBytes >= cap) return;
+      stderrBytes = keep(stderr, stderrBytes, cap, chunk) ? cap : stderrBytes + chunk.length;
     });
 
     const timer = setTimeout(() => {

@@ -117,20 +117,21 @@ export async function misbehave(dir, program) {
   writeFileSync(join(dir, `${program}.pid`), String(process.pid));
   if (behaviour.print_env) process.stdout.write(`ENV=${JSON.stringify(process.env)}\n`);
   if (behaviour.sleep_seconds) await new Promise((resolve) => setTimeout(resolve, behaviour.sleep_seconds * 1000));
-  if (behaviour.flood_bytes) await flood(behaviour.flood_bytes);
+  if (behaviour.flood_bytes) await flood(behaviour.flood_bytes, process.stdout);
+  if (behaviour.stderr_flood_bytes) await flood(behaviour.stderr_flood_bytes, process.stderr);
   if (behaviour.exit_code !== undefined) {
     if (behaviour.stderr) process.stderr.write(`${behaviour.stderr}\n`);
     process.exit(behaviour.exit_code);
   }
 }
 
-async function flood(bytes) {
+async function flood(bytes, stream) {
   const line = `${'2026-12-02T11:00:00+00:00 simhost flood[1]: '.padEnd(120, 'x')}\n`;
   let written = 0;
   while (written < bytes) {
     const chunk = line.repeat(512);
     written += chunk.length;
-    if (!process.stdout.write(chunk)) await new Promise((resolve) => process.stdout.once('drain', resolve));
+    if (!stream.write(chunk)) await new Promise((resolve) => stream.once('drain', resolve));
   }
 }
 

@@ -49,6 +49,8 @@ export interface SimulatedBehaviour {
   sleep_seconds?: number;
   /** Print this many bytes of filler first (to exercise the output cap). */
   flood_bytes?: number;
+  /** Print this many bytes of filler on standard error first, then do the work (a chatty program). */
+  stderr_flood_bytes?: number;
   /** Print `ENV=<json>` of the environment the program received. */
   print_env?: boolean;
   /** Exit with this status (after printing `stderr`) instead of doing the work. */
