@@ -199,6 +199,33 @@ describe('/proc parsing on a fixture tree', () => {
 
     await assert.rejects(impl({ path: '/missing' }, context()), (e: unknown) => e instanceof CapabilityError && e.code === 'path_not_found');
     await assert.rejects(impl({ path: '/a/../etc' }, context()), (e: unknown) => e instanceof CapabilityError && e.code === 'invalid_params');
+
+    // The path asked about on a hung mount: a timeout in time, and an abort at once.
+    await assert.rejects(impl({ path: '/mnt/hung' }, context()), (e: unknown) => e instanceof CapabilityError && e.code === 'timeout' && /did not answer within 50 ms/.test(e.message));
+    const abort = new AbortController();
+    const stopped = impl({ path: '/mnt/hung' }, { ...context(), signal: abort.signal });
+    abort.abort();
+    await assert.rejects(stopped, (e: unknown) => e instanceof CapabilityError && e.code === 'aborted');
+  });
+
+  it('never asks a hung mount again while its first statfs is unanswered (each holds a pool thread)', async () => {
+    const asked = new Map<string, number>();
+    const statfs = async (path: string): Promise<StatfsResult> => {
+      asked.set(path, (asked.get(path) ?? 0) + 1);
+      if (path === '/mnt/hung') return new Promise(() => {});
+      return { bsize: 4096, blocks: 1000, bfree: 500, bavail: 500 };
+    };
+    const impl = hostDiskUsageImplementation({ procRoot: root, statfs, mountTimeoutMs: 50 });
+    for (let i = 0; i < 3; i++) {
+      const reading = await impl({}, context());
+      assert.equal(
+        (reading.observation.filesystems as { mount: string }[]).some((f) => f.mount === '/mnt/hung'),
+        false,
+      );
+      await assert.rejects(impl({ path: '/mnt/hung' }, context()), (e: unknown) => e instanceof CapabilityError && e.code === 'timeout');
+    }
+    assert.equal(asked.get('/mnt/hung'), 1);
+    assert.equal(asked.get('/'), 6, 'a mount that answers is asked every time (as the path and as a mount)');
   });
 });
 

@@ -106,12 +106,40 @@ export function usageOf(stats: StatfsResult): { total_bytes: number; used_bytes:
   return { total_bytes: total, used_bytes: used, available_bytes: available, used_percent: percent(used, used + available) };
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+/** `promise`'s value, or undefined once `ms` have passed or `signal` is aborted, whichever is first. */
+function withTimeout<T>(promise: Promise<T>, ms: number, signal?: AbortSignal): Promise<T | undefined> {
   let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
   const timeout = new Promise<undefined>((resolve) => {
     timer = setTimeout(() => resolve(undefined), ms);
+    onAbort = () => resolve(undefined);
+    signal?.addEventListener('abort', onAbort, { once: true });
   });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([promise, timeout]).finally(() => {
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
+  });
+}
+
+/**
+ * statfs, with at most one call in flight per path: a call for a path whose earlier statfs has
+ * not answered yet (a hard-mounted network file system that is down) waits for that one instead
+ * of starting another. Each unanswered statfs holds one of libuv's four pool threads until the
+ * mount comes back, and with them gone every file read and DNS lookup of the daemon waits too.
+ */
+function sharedStatfs(statfs: StatfsFunction): StatfsFunction {
+  const inFlight = new Map<string, Promise<StatfsResult>>();
+  return (path) => {
+    const pending = inFlight.get(path);
+    if (pending) return pending;
+    const call = statfs(path);
+    inFlight.set(path, call);
+    call.then(
+      () => inFlight.delete(path),
+      () => inFlight.delete(path),
+    );
+    return call;
+  };
 }
 
 export interface DiskUsageOptions {
@@ -123,7 +151,12 @@ export interface DiskUsageOptions {
 
 const defaultStatfs: StatfsFunction = (path) => fsStatfs(path, { bigint: true });
 
-export function hostDiskUsageImplementation({ procRoot = DEFAULT_PROC_ROOT, statfs = defaultStatfs, mountTimeoutMs = MOUNT_STATFS_TIMEOUT_MS }: DiskUsageOptions = {}): CapabilityImplementation {
+export function hostDiskUsageImplementation({
+  procRoot = DEFAULT_PROC_ROOT,
+  statfs: statfsOf = defaultStatfs,
+  mountTimeoutMs = MOUNT_STATFS_TIMEOUT_MS,
+}: DiskUsageOptions = {}): CapabilityImplementation {
+  const statfs = sharedStatfs(statfsOf);
   return async (params, { signal }) => {
     const path = params.path === undefined ? '/' : params.path;
     if (typeof path !== 'string' || !path.startsWith('/') || path.split('/').includes('..') || /[\u0000-\u001f\u007f]/.test(path)) {
@@ -131,15 +164,18 @@ export function hostDiskUsageImplementation({ procRoot = DEFAULT_PROC_ROOT, stat
     }
     throwIfAborted(signal);
 
-    let own: StatfsResult;
+    let own: StatfsResult | undefined;
     try {
-      own = await statfs(path);
+      // The path asked about is bounded like every mount: a hung one fails the reading, in time.
+      own = await withTimeout(statfs(path), mountTimeoutMs, signal);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'ENOTDIR') throw new CapabilityError('path_not_found', `${path} does not exist`, true);
       if (code === 'EACCES' || code === 'EPERM') throw new CapabilityError('permission_denied', `${path} cannot be examined (${code})`, true);
       throw new CapabilityError('reading_failed', `statfs of ${path} failed (${code ?? 'unknown error'})`, true);
     }
+    throwIfAborted(signal);
+    if (own === undefined) throw new CapabilityError('timeout', `statfs of ${path} did not answer within ${mountTimeoutMs} ms (a hung network mount?)`, true);
 
     const mounts = parseMounts(await readProcFile(procRoot, 'self', 'mounts'))
       .filter((m) => isRealFilesystem(m.type))
@@ -150,6 +186,7 @@ export function hostDiskUsageImplementation({ procRoot = DEFAULT_PROC_ROOT, stat
         withTimeout(
           statfs(m.mount).catch(() => undefined),
           mountTimeoutMs,
+          signal,
         ),
       ),
     );
