@@ -62,6 +62,13 @@ const masked: [string, string][] = [
   ['OAuth: password=abc', 'OAuth: password=[secret]'],
   ['dbPassword: abc user=x@example.com', 'dbPassword: [secret] user=[email]'],
   ['version 1.2.3.4 released', 'version [ipv4] released'],
+  // Sessions in cookie headers, secrets given as options, PASS keys, no-break spaces.
+  ['Cookie: sessionid=abc123; theme=dark', 'Cookie: [secret]'],
+  ['< Set-Cookie: session=xyz; Path=/; HttpOnly', '< Set-Cookie: [secret]'],
+  ['mysql --password hunter2 -h db', 'mysql --password [secret] -h db'],
+  ['vault login --token s.AbCdEf123', 'vault login --token [secret]'],
+  ['DB_PASS=hunter2 pass=hunter3 dbPass: x1', 'DB_PASS=[secret] pass=[secret] dbPass: [secret]'],
+  ['secret\u00a0=\u00a0hunter2', 'secret\u00a0=\u00a0[secret]'],
 ];
 
 /** Ordinary log text that must come out exactly as it went in. */
@@ -104,6 +111,9 @@ const ordinary: string[] = [
   'sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae',
   'temperature 21.5C humidity 40%',
   'user root from console',
+  'bypass=true compass=north surpass=1',
+  'reading --password-file /etc/app/pw and --token-file /run/t',
+  'sent 3 cookies; cookie jar ready',
   '[email] [ipv4] [ipv6] [secret] [private-key] already masked',
 ];
 

@@ -34,10 +34,25 @@ const PEM_BEGIN = new RegExp(PEM_BEGIN_SOURCE);
 // `Authorization: Bearer …`. The key's last part must be one of these words; a key that only
 // contains one (`token_count`, `max_tokens`, `author`) is left alone.
 
-const SECRET_WORDS = ['password', 'passwd', 'pwd', 'passphrase', 'secret', 'token', 'auth', 'authorization', 'credentials?', 'api[_-]?key', 'access[_-]?key', 'secret[_-]?key', 'private[_-]?key'];
+const SECRET_WORDS = [
+  'password',
+  'passwd',
+  'pwd',
+  'pass',
+  'passphrase',
+  'secret',
+  'token',
+  'auth',
+  'authorization',
+  'credentials?',
+  'api[_-]?key',
+  'access[_-]?key',
+  'secret[_-]?key',
+  'private[_-]?key',
+];
 // Short words that too often end ordinary words (`oauth`, `oldpwd`): glued to a prefix they
 // count only at a camel-case boundary (`xAuth`, `dbPwd`).
-const SHORT_WORDS = new Set(['auth', 'pwd']);
+const SHORT_WORDS = new Set(['auth', 'pwd', 'pass']);
 const KEY_NAME = String.raw`(?:[A-Za-z0-9]+[_.-]+)*(?<attached>[A-Za-z0-9]*?)(?<word>${SECRET_WORDS.join('|')})`;
 const AUTH_SCHEMES = String.raw`(?:Bearer|Basic|Digest|Token|Negotiate|NTLM|Bot|ApiKey)`;
 const VALUE = [
@@ -49,7 +64,8 @@ const VALUE = [
   String.raw`(?<open>["'])[^\s"',;&]*`,
   String.raw`[^\s"',;&]+`,
 ].join('|');
-const KEYED_SOURCE = String.raw`(?<![\w.-])(?<key>[_.-]*(?:\\?["'])?(?<name>${KEY_NAME})(?:\\?["'])?[ \t]*(?:=|:(?!:))[ \t]*)(?<value>${VALUE})`;
+// Blanks around the separator include the no-break space, which some programs print there.
+const KEYED_SOURCE = String.raw`(?<![\w.-])(?<key>[_.-]*(?:\\?["'])?(?<name>${KEY_NAME})(?:\\?["'])?[ \t\u00a0]*(?:=|:(?!:))[ \t\u00a0]*)(?<value>${VALUE})`;
 const BARE_JSON_WORDS = new Set(['null', 'true', 'false']);
 
 interface KeyedGroups {
@@ -90,6 +106,14 @@ function maskKeyedSecrets(text: string): string {
     return `${g.key}${MARKERS.secret}`;
   });
 }
+
+// A secret given as a command's option, its value after a blank: `mysql --password hunter2`,
+// `vault login --token s.abc`. (`--password=…` is a keyed value, above.)
+const OPTION_SECRET =
+  /(?<![\w-])(?<option>--(?:password|passwd|pass|passphrase|token|secret|api-key|apikey|access-key|secret-key|private-key))(?<gap>[ \t]+)(?!-)(?:\[secret\]|[^\s"']+|"[^"\n]*"|'[^'\n]*')/gi;
+
+// A cookie header carries sessions: everything after `Cookie:` or `Set-Cookie:` on its line.
+const COOKIE_HEADER = /(?<![\w-])(?<header>(?:set-)?cookie:[ \t]*)(?![ \t])(?!\[secret\][ \t]*(?:\n|$))[^\n]+/gi;
 
 // `https://user:password@host`: the user-info (up to the authority's last "@") goes when it
 // holds a password; a user name alone is left to the e-mail rule.
@@ -233,6 +257,8 @@ const IPV4 = new RegExp(`(?<![\\w.\\]])(?:${OCTET}\\.){3}${OCTET}(?![\\w]|\\.\\d
 function maskRound(text: string): string {
   let out = text.replace(URL_USERINFO, maskUserinfo);
   out = maskKeyedSecrets(out);
+  out = out.replace(OPTION_SECRET, (_m, option: string, gap: string) => `${option}${gap}${MARKERS.secret}`);
+  out = out.replace(COOKIE_HEADER, (_m, header: string) => `${header}${MARKERS.secret}`);
   out = out.replace(BARE_BEARER, (_m, scheme: string, gap: string) => `${scheme}${gap}${MARKERS.secret}`);
   out = maskShapes(out);
   out = out.replace(EMAIL, maskEmail);
