@@ -72,6 +72,23 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+const EXPORTED_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?Z$/;
+
+function jsonShapeProblem(spec: ColumnSpec, value: unknown): string | null {
+  switch (spec.shape) {
+    case 'object':
+      return isObject(value) ? null : 'must be an object';
+    case 'list':
+      return Array.isArray(value) ? null : 'must be a list';
+    case 'list of objects':
+      return Array.isArray(value) && value.every(isObject) ? null : 'must be a list of objects';
+    case 'list of texts':
+      return Array.isArray(value) && value.every((v) => typeof v === 'string') ? null : 'must be a list of texts';
+    default:
+      return null;
+  }
+}
+
 function valueProblem(spec: ColumnSpec, value: unknown): string | null {
   if (value === null) return spec.nullable ? null : 'may not be null';
   if (value === undefined) return 'is missing';
@@ -93,13 +110,15 @@ function valueProblem(spec: ColumnSpec, value: unknown): string | null {
       if (typeof value !== 'boolean') return 'must be true or false';
       break;
     case 'time':
-      if (typeof value !== 'string' || Number.isNaN(Date.parse(value))) return 'must be an ISO-8601 time';
+      // As exports write them (toISOString): a four-digit year in UTC. `+010000-01-01T…` parses,
+      // but sorts before every other time as SQLite's text and is refused by PostgreSQL.
+      if (typeof value !== 'string' || !EXPORTED_TIME.test(value) || Number.isNaN(Date.parse(value))) return 'must be a UTC time as exports write it (2026-12-07T06:00:00.000Z)';
       break;
     case 'text[]':
       if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) return 'must be a list of texts';
       break;
     case 'json':
-      break;
+      return jsonShapeProblem(spec, value);
   }
   if (spec.oneOf && !spec.oneOf.includes(value as string | number)) return `must be one of ${spec.oneOf.join(', ')}`;
   return null;

@@ -300,6 +300,27 @@ for (const kind of STORE_KINDS) {
         ),
         ['missing_table tables.wants'],
       );
+      // JSON columns of the wrong shape imported, and then broke their readers (a belief whose
+      // evidence is an object could never be revised again); a time past year 9999 parsed, sorted
+      // before every other on SQLite and was refused by PostgreSQL.
+      assert.deepEqual(
+        await refused(
+          edit((b) => {
+            b.tables.beliefs[0]!.evidence = { not: 'a list' };
+            b.tables.plans[0]!.alternatives = 'restart it';
+            b.tables.plan_steps[0]!.params = [1, 2];
+            b.tables.plans[0]!.created_at = '+010000-01-01T00:00:00.000Z';
+            b.tables.beliefs[0]!.updated_at = '2026-12-07 06:00:00+02';
+          }),
+        ),
+        [
+          'invalid_value tables.beliefs[0].evidence',
+          'invalid_value tables.beliefs[0].updated_at',
+          'invalid_value tables.plans[0].alternatives',
+          'invalid_value tables.plans[0].created_at',
+          'invalid_value tables.plan_steps[0].params',
+        ],
+      );
       // Rows each well-formed that the store refuses together: two rules for one capability and pattern.
       assert.deepEqual(
         await refused(

@@ -36,6 +36,12 @@ export interface ColumnSpec {
   oneOf?: readonly (string | number)[];
   /** For floats: the value must lie in [0, 1]. */
   unit?: boolean;
+  /**
+   * For JSON: what the readers of the column take it to be, an object or a list (of objects or
+   * of texts). A bundle is untrusted input: a belief's evidence given as an object imported, and
+   * then every revision of that belief failed ("evidence is not iterable").
+   */
+  shape?: 'object' | 'list' | 'list of objects' | 'list of texts';
 }
 
 const id: ColumnSpec = { kind: 'id' };
@@ -45,8 +51,11 @@ const int: ColumnSpec = { kind: 'int' };
 const bool: ColumnSpec = { kind: 'bool' };
 const time: ColumnSpec = { kind: 'time' };
 const maybeTime: ColumnSpec = { kind: 'time', nullable: true };
-const json: ColumnSpec = { kind: 'json' };
-const maybeJson: ColumnSpec = { kind: 'json', nullable: true };
+const object: ColumnSpec = { kind: 'json', shape: 'object' };
+const maybeObject: ColumnSpec = { kind: 'json', shape: 'object', nullable: true };
+const list: ColumnSpec = { kind: 'json', shape: 'list' };
+const objects: ColumnSpec = { kind: 'json', shape: 'list of objects' };
+const texts: ColumnSpec = { kind: 'json', shape: 'list of texts' };
 const confidence: ColumnSpec = { kind: 'float', unit: true };
 const among = (values: readonly (string | number)[]): ColumnSpec => ({ kind: typeof values[0] === 'number' ? 'int' : 'text', oneOf: values });
 
@@ -74,13 +83,13 @@ export const CARRIED_COLUMNS = {
     created_at: time,
     released_at: maybeTime,
   },
-  beliefs: { id, mind_id: id, statement: text, confidence, evidence: json, version: int, created_at: time, updated_at: time },
+  beliefs: { id, mind_id: id, statement: text, confidence, evidence: objects, version: int, created_at: time, updated_at: time },
   intentions: {
     id,
     mind_id: id,
     parent_id: ref,
     objective: text,
-    means: maybeJson,
+    means: maybeObject,
     belief_id: ref,
     origin: text,
     authored_by: text,
@@ -103,15 +112,15 @@ export const CARRIED_COLUMNS = {
     authored_by: text,
     strategy: text,
     status: among(PLAN_STATUSES),
-    assumptions: json,
+    assumptions: objects,
     completion_criteria: text,
-    abort_conditions: json,
-    alternatives: json,
+    abort_conditions: list,
+    alternatives: texts,
     risk: text,
-    estimate: json,
-    actual: json,
-    budget: json,
-    validation: json,
+    estimate: object,
+    actual: object,
+    budget: object,
+    validation: object,
     require_approval: bool,
     max_replans: int,
     llm_call: ref,
@@ -131,11 +140,11 @@ export const CARRIED_COLUMNS = {
     depends_on: { kind: 'text[]' },
     capability: text,
     target: text,
-    params: json,
+    params: object,
     require_approval: bool,
-    expectation: maybeJson,
-    precondition: maybeJson,
-    spec: json,
+    expectation: maybeObject,
+    precondition: maybeObject,
+    spec: object,
     status: among(STEP_STATUSES),
     attempts: int,
     max_attempts: int,
@@ -146,8 +155,8 @@ export const CARRIED_COLUMNS = {
     execution_id: ref,
     prediction_id: ref,
     intention_id: ref,
-    result: maybeJson,
-    observation: maybeJson,
+    result: maybeObject,
+    observation: maybeObject,
     error: text,
     status_reason: text,
     claimed_by: text,
@@ -166,12 +175,12 @@ export const CARRIED_COLUMNS = {
     execution_id: ref,
     event_id: ref,
     statement: text,
-    verification: json,
+    verification: object,
     confidence,
     window_opens_at: time,
     window_closes_at: time,
     status: among(PREDICTION_STATUSES),
-    outcome: maybeJson,
+    outcome: maybeObject,
     resolved_at: maybeTime,
     created_at: time,
   },
@@ -183,7 +192,7 @@ export const CARRIED_COLUMNS = {
     objective: text,
     strategy: text,
     summary: text,
-    steps: json,
+    steps: objects,
     confidence,
     verified: bool,
     revision: int,
