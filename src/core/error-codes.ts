@@ -33,7 +33,7 @@ export const ERROR_CODES = {
   budget_exceeded: { status: 400, exit: 'refused', meaning: 'the computed estimate is above a cap' },
   bundle_refused: { status: 400, exit: 'usage', meaning: 'the bundle was refused: its problems say why' },
   capability_error: { status: null, exit: 'refused', meaning: 'the capability failed in a way it did not name' },
-  changed: { status: 409, exit: 'refused', meaning: 'the approval request was amended after the approver looked at it' },
+  changed: { status: 409, exit: 'refused', meaning: 'the approval request was amended after the operator approving or amending it looked at it' },
   check_not_read_only: { status: 400, exit: 'refused', meaning: "the check's capability can change the system" },
   check_on_old_target: { status: 409, exit: 'refused', meaning: 'an amendment keeps a check that still names the old target' },
   command_failed: { status: null, exit: 'refused', meaning: 'the host program failed' },

@@ -102,7 +102,8 @@ export async function decideApproval(
     if (refused) throw new Conflict('id', refused.message, refused.code);
   }
   const answer = decision === 'approve' ? await capabilities.approve(id, principal.operator, note, seenDigest) : await capabilities.deny(id, principal.operator, note);
-  if (answer.status === 'refused') throw refusal(answer);
+  // An action amended since the approver looked is a refusal of the digest they sent, as amending's is.
+  if (answer.status === 'refused') throw refusal(answer, answer.code === 'changed' ? 'digest' : 'id');
   return { approval: (await store.approvals.get(id))!, outcome: answer };
 }
 

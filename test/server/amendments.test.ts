@@ -49,6 +49,7 @@ for (const kind of STORE_KINDS) {
         const stale = await api.call('admin', 'POST', `/api/v1/approvals/${waiting.approvalId}/approve`, { digest: raisedDigest });
         assert.equal(stale.status, 409, JSON.stringify(stale.body));
         assert.equal(stale.body.error.problems[0].code, 'changed');
+        assert.equal(stale.body.error.problems[0].path, 'body.digest', 'the field the approver sent, as amending names it');
         const other = await api.call('admin', 'POST', `/api/v1/approvals/${waiting.approvalId}/approve`, { digest: amended.body.approval.digest });
         assert.equal(other.status, 200, JSON.stringify(other.body));
         await world.executor().drain();
