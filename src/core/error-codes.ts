@@ -70,6 +70,7 @@ export const ERROR_CODES = {
   intention_closed: { status: 409, exit: 'refused', meaning: 'the intention is closed already' },
   intention_dreamt: { status: 409, exit: 'refused', meaning: "the intention is a dream's: nothing planned for it runs" },
   intention_not_active: { status: 409, exit: 'refused', meaning: 'the intention is not active, so it is not planned' },
+  outcome_unknown: { status: null, exit: 'refused', meaning: 'the executor stopped before recording whether the action ran: nothing repeats it, an operator checks the host' },
   internal: { status: 500, exit: 'failure', meaning: 'something failed inside the daemon; its log says what' },
   invalid_abort_condition: { status: 400, exit: 'refused', meaning: 'an entry is neither words nor an object' },
   invalid_abort_conditions: { status: 400, exit: 'refused', meaning: 'abort_conditions is not a list' },

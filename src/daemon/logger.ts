@@ -74,7 +74,8 @@ export function executorLog(logger: DaemonLogger): ExecutorLog {
 
 /** A pass that moved something is worth a line; an idle one only at trace level. */
 export function logTick(logger: DaemonLogger, report: TickReport, seconds: number): void {
-  const moved = report.startedPlans + report.settled + report.movedSteps + report.resumedReplans + report.replannedForCommitments + report.expiredApprovals + report.expiredGrants;
+  const moved =
+    report.startedPlans + report.settled + report.movedSteps + report.resumedReplans + report.replannedForCommitments + report.expiredApprovals + report.expiredGrants + report.recoveredApprovals;
   const line = { component: 'executor', event: 'tick', seconds: Number(seconds.toFixed(4)), ...report };
   if (moved > 0 || report.errors > 0) logger.info(line, 'tick moved work');
   else logger.trace(line, 'idle tick');

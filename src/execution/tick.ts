@@ -16,6 +16,7 @@ import { claimantGone, claimantHere } from './claimants.ts';
 import { Pass } from './pass.ts';
 import type { InFlight } from './in-flight.ts';
 import { recoverStep } from './recovery.ts';
+import { recoverStrandedApprovals } from './stranded-approvals.ts';
 import { settlePlans, settlePlansTogether, startPlans, type OnPromoted } from './settle.ts';
 
 export interface TickOptions {
@@ -124,6 +125,8 @@ export interface TickReport {
   expiredGrants: number;
   /** Approved one-off actions (not raised by a plan step) this executor performed. */
   performedApprovals: number;
+  /** Approved one-off actions whose executor stopped mid-act: released to run again, or ended with an unknown outcome (stranded-approvals.ts). */
+  recoveredApprovals: number;
   expiredPredictions: number;
   startedPlans: number;
   resumedReplans: number;
@@ -162,6 +165,7 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
     expiredApprovals: 0,
     expiredGrants: 0,
     performedApprovals: 0,
+    recoveredApprovals: 0,
     expiredPredictions: 0,
     startedPlans: 0,
     resumedReplans: 0,
@@ -191,6 +195,7 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
   if (housekeeping) {
     report.expiredApprovals = await guarded('expiring approvals', () => ctx.capabilities.expireApprovals(), 0);
     report.expiredGrants = await guarded('expiring grants', () => ctx.capabilities.expireGrants(), 0);
+    report.recoveredApprovals = await guarded('recovering approved actions whose executor stopped', () => recoverStrandedApprovals(ctx, options.batch), 0);
     report.performedApprovals = await guarded('performing approved actions', () => performApprovedActions(ctx, options.batch, options.signal), 0);
     report.expiredPredictions = await guarded('expiring forgotten predictions', () => expireForgottenPredictions(ctx, options.batch), 0);
   }
@@ -266,6 +271,7 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
   report.busy =
     report.backlog ||
     report.performedApprovals > 0 ||
+    report.recoveredApprovals > 0 ||
     report.takenOver > 0 ||
     report.startedPlans > 0 ||
     report.settled > 0 ||

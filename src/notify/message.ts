@@ -70,6 +70,9 @@ export function notificationOf(ctx: NotificationContext): Notification {
     case 'intention.blocked':
       text = `An intention of ${mind} is blocked (${String(data.reason ?? 'no reason given')}) and waits for an operator.`;
       break;
+    case 'action.outcome_unknown':
+      text = `The approved ${action} for ${mind} has an unknown outcome: its executor stopped mid-act. Nothing will repeat it; check the host.`;
+      break;
   }
   const link = linkOf(ctx);
   const payload: Record<string, unknown> = {

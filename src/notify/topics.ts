@@ -15,6 +15,7 @@ export const TOPICS = [
   'capability_request.withdrawn',
   'intention.escalated',
   'intention.blocked',
+  'action.outcome_unknown',
 ] as const;
 export type Topic = (typeof TOPICS)[number];
 
@@ -45,6 +46,11 @@ export function topicOf(event: Pick<EventRecord, 'type' | 'data'>): Topic | null
       // A step waiting for an approval or a grant blocks its intention too; the approval or
       // request itself is what is told, once.
       return event.data.reason === 'awaiting_approval' || event.data.reason === 'awaiting_grant' ? null : 'intention.blocked';
+    case 'tool_failed':
+      // An approved one-off action whose executor stopped mid-act (stranded-approvals.ts): it
+      // waits for an operator to check the host as surely as a blocked intention does. A plan
+      // step in that state blocks its intention, which is told above.
+      return event.data.code === 'outcome_unknown' ? 'action.outcome_unknown' : null;
     case 'intention_suspended':
       // A spent budget stops the plan and suspends its intention (rather than blocking it) until
       // an operator raises the budget or lets it go: it waits for an operator all the same.
@@ -57,7 +63,7 @@ export function topicOf(event: Pick<EventRecord, 'type' | 'data'>): Topic | null
 /** The approval (or capability request) id an event is about, to read the record it needs. */
 export function subjectOf(event: Pick<EventRecord, 'type' | 'data'>): { approvalId: string } | { requestId: string } | null {
   const { approval_id: approvalId, request_id: requestId } = event.data;
-  if (event.type.startsWith('approval_') && typeof approvalId === 'string') return { approvalId };
+  if ((event.type.startsWith('approval_') || event.type === 'tool_failed') && typeof approvalId === 'string') return { approvalId };
   if ((event.type.startsWith('capability_request') || event.type === 'grant_created') && typeof requestId === 'string') return { requestId };
   return null;
 }

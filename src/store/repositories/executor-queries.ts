@@ -563,6 +563,32 @@ export class ExecutorQueryRepository {
   }
 
   /**
+   * Approved one-off actions claimed by an executor at or before `claimedBefore` that are still
+   * `approved`: their executor stopped mid-act, or is still acting long past its capability's
+   * timeout. Each with the status of the execution its claim names (null when there is no such
+   * row: a read or an idempotent action, which writes none ahead). Of minds this daemon may
+   * advance, oldest claim first. Few at any time: only acts in flight are claimed.
+   */
+  async strandedApprovedActions(query: PlanQuery & { claimedBefore: Date }): Promise<{ approval: ApprovalRecord; execution: 'started' | 'succeeded' | 'failed' | null }[]> {
+    const { db, codec } = this.#ctx;
+    const rows = await db
+      .selectFrom('approval_requests as a')
+      .innerJoin('minds as m', 'm.id', 'a.mind_id')
+      .leftJoin('tool_executions as e', 'e.id', 'a.execution_id')
+      .selectAll('a')
+      .select('e.status as execution_status')
+      .where('a.status', '=', 'approved')
+      .where('a.execution_id', 'is not', null)
+      .where('a.origin', 'not like', 'plan_step:%')
+      .where('a.updated_at', '<=', codec.time(query.claimedBefore))
+      .where(mayAdvance(query.host))
+      .orderBy('a.updated_at')
+      .limit(query.limit)
+      .execute();
+    return rows.map(({ execution_status, ...row }) => ({ approval: decodeApproval(row, codec), execution: (execution_status as 'started' | 'succeeded' | 'failed' | null) ?? null }));
+  }
+
+  /**
    * The current status of each of `planIds`, of its intention and of each of its steps: a light
    * read (no plan or step bodies) for checking that plans read earlier in a pass are still as
    * they were read before deciding from them. Plans not found are absent.
