@@ -337,6 +337,10 @@ export async function unverifiableApprovals(ctx: ServiceContext): Promise<{ othe
 
 /** Moves every pending request past its expiry to `expired`; returns how many moved. */
 export async function expireApprovals(ctx: ServiceContext): Promise<number> {
+  // Swept on every executor pass: the write transaction only when something is due. (An idle
+  // one took the write lock each pass, and on SQLite held it across awaits, so another connection
+  // of the same process waited on it and failed busy.)
+  if (!(await ctx.store.approvals.anyDue(ctx.clock.now()))) return 0;
   const expired = await ctx.store.transaction(async (tx) => {
     const moved = await tx.approvals.expireDue(ctx.clock.now());
     for (const approval of moved) await tx.events.append(approvalEvent('approval_expired', approval, {}));

@@ -329,6 +329,16 @@ export class ApprovalRepository {
     return row && this.#decode(row);
   }
 
+  /**
+   * Whether any pending request's expiry has come: one read, so that a caller sweeping on every
+   * pass opens a write transaction only when there is something to move.
+   */
+  async anyDue(now: Date): Promise<boolean> {
+    const { db, codec } = this.#ctx;
+    const row = await db.selectFrom('approval_requests').select('id').where('status', '=', 'pending').where('expires_at', '<=', codec.time(now)).limit(1).executeTakeFirst();
+    return row !== undefined;
+  }
+
   /** pending → expired for every request whose expiry has come; returns those, oldest first. */
   async expireDue(now: Date): Promise<ApprovalRecord[]> {
     const { db, codec, clock } = this.#ctx;

@@ -166,6 +166,16 @@ export class GrantRepository {
    * status term matches the partial index grants_active_expiry_idx as written.
    */
   async expireDue(now: Date): Promise<GrantRecord[]> {
+    // A read first: a sweep on every pass takes no write lock (SQLite) and makes no commit
+    // (PostgreSQL) when nothing has expired, which is nearly always.
+    const due = await this.#ctx.db
+      .selectFrom('grants')
+      .select('id')
+      .where(oneOf('status', ['active']))
+      .where('expires_at', '<=', this.#ctx.codec.time(now))
+      .limit(1)
+      .executeTakeFirst();
+    if (due === undefined) return [];
     const { db, codec } = this.#ctx;
     const rows = await db
       .updateTable('grants')
