@@ -3,11 +3,11 @@
 // Everything is checked before anything starts, and every problem is reported at once, each
 // naming where the bad value came from, so an operator fixes the lot in one go.
 
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
-import { extname } from 'node:path';
+import { extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as Yaml from 'yaml';
 import { InputError, type Problem } from '../core/errors.ts';
@@ -98,14 +98,27 @@ export const CONFIG_FILE_KEYS = Object.keys(SETTINGS) as SettingKey[];
 
 /** The console the repository builds (`npm run build:console`), if it has been built. */
 export function builtConsoleDir(): string | null {
-  const dir = fileURLToPath(new URL('../../web/dist', import.meta.url));
-  return existsSync(`${dir}/index.html`) ? dir : null;
+  return consoleAt(fileURLToPath(new URL('../../web/dist', import.meta.url)));
+}
+
+/**
+ * `path` made absolute when it is a directory holding a built console (its index.html), else
+ * null. Everything under the console directory is served without a token, so any other
+ * directory is refused: `--console .praxis` served the store and the daemon secret to anyone.
+ */
+export function consoleAt(path: string): string | null {
+  const dir = resolve(path);
+  try {
+    return statSync(join(dir, 'index.html')).isFile() ? dir : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Reads `--config` (I/O), then resolves; throws an InputError listing every problem. */
 export function loadDaemonConfig(flags: DaemonFlags, env: Record<string, string | undefined> = process.env): DaemonConfig {
   const file = flags.config !== undefined ? readConfigFile(flags.config) : null;
-  return resolveDaemonConfig(flags, env, file, { defaultConsoleDir: builtConsoleDir(), defaultExecutorHost: hostname(), directoryExists: existsSync });
+  return resolveDaemonConfig(flags, env, file, { defaultConsoleDir: builtConsoleDir(), defaultExecutorHost: hostname(), consoleAt });
 }
 
 export function readConfigFile(path: string): ConfigFile {
@@ -132,7 +145,8 @@ export function readConfigFile(path: string): ConfigFile {
 export interface ResolveEnvironment {
   defaultConsoleDir: string | null;
   defaultExecutorHost: string;
-  directoryExists(path: string): boolean;
+  /** The absolute directory of a built console at `path`, or null (consoleAt). */
+  consoleAt(path: string): string | null;
 }
 
 /** Pure: merges flags, environment and file, and checks every value. */
@@ -207,7 +221,7 @@ export function resolveDaemonConfig(flags: DaemonFlags, env: Record<string, stri
   let consoleDir = around.defaultConsoleDir;
   if (consoleValue) {
     if (consoleValue.value === 'none' || consoleValue.value === null) consoleDir = null;
-    else if (typeof consoleValue.value === 'string' && around.directoryExists(consoleValue.value)) consoleDir = consoleValue.value;
+    else if (typeof consoleValue.value === 'string' && around.consoleAt(consoleValue.value) !== null) consoleDir = around.consoleAt(consoleValue.value);
     else problems.push({ code: 'invalid_console_dir', path: consoleValue.from, message: `${show(consoleValue.value)} is not a directory holding the built console (or "none")` });
   }
 

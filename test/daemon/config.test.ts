@@ -2,17 +2,17 @@
 // refused with a problem naming where it came from.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { InputError, type Problem } from '../../src/core/errors.ts';
 import { Command } from 'commander';
 import { daemonOptions } from '../../src/cli/commands/serve.ts';
-import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_TICK_MS, readConfigFile, resolveDaemonConfig, type ConfigFile, type DaemonFlags } from '../../src/daemon/config.ts';
+import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_TICK_MS, consoleAt, readConfigFile, resolveDaemonConfig, type ConfigFile, type DaemonFlags } from '../../src/daemon/config.ts';
 import { praxis } from './process.ts';
 
-const around = { defaultConsoleDir: null, defaultExecutorHost: 'node-a', directoryExists: (p: string) => p === '/srv/console' };
+const around = { defaultConsoleDir: null, defaultExecutorHost: 'node-a', consoleAt: (p: string) => (p === '/srv/console' ? p : null) };
 
 function resolve(flags: DaemonFlags = {}, env: Record<string, string> = {}, file: ConfigFile | null = null) {
   return resolveDaemonConfig(flags, env, file, around);
@@ -95,6 +95,31 @@ describe('daemon configuration', () => {
       problems({ console: '/nowhere' }).map((p) => [p.code, p.path]),
       [['invalid_console_dir', '--console']],
     );
+  });
+
+  it('serves as the console only a directory holding a built console, made absolute (all of it is public)', () => {
+    const place = mkdtempSync(join(tmpdir(), 'praxis-console-'));
+    try {
+      // A store directory: the database and the daemon secret, never to be served.
+      writeFileSync(join(place, 'praxis.db'), 'db');
+      writeFileSync(join(place, 'praxis.db.secret'), 'secret');
+      assert.equal(consoleAt(place), null);
+      assert.equal(consoleAt(join(place, 'praxis.db')), null, 'a file is no console');
+      assert.equal(consoleAt(join(place, 'nowhere')), null);
+      const built = join(place, 'dist');
+      mkdirSync(built);
+      writeFileSync(join(built, 'index.html'), '<!doctype html>');
+      assert.equal(consoleAt(built), built);
+      const cwd = process.cwd();
+      process.chdir(place);
+      try {
+        assert.equal(consoleAt('dist'), built, 'a relative path is made absolute');
+      } finally {
+        process.chdir(cwd);
+      }
+    } finally {
+      rmSync(place, { recursive: true, force: true });
+    }
   });
 
   it('refuses unknown keys and bad values in the file, naming the file and the key', () => {

@@ -9,7 +9,7 @@ import { resolveDaemonConfig, type ConfigFile } from '../../src/daemon/config.ts
 import { signBody, verifyDelivery } from '../../src/notify/signature.ts';
 import { isRetryable, retryDelayMs } from '../../src/notify/retry.ts';
 
-const around = { defaultConsoleDir: null, defaultExecutorHost: 'node-a', directoryExists: () => false };
+const around = { defaultConsoleDir: null, defaultExecutorHost: 'node-a', consoleAt: () => null };
 const SECRET = 'correct-horse-battery-staple';
 const file = (values: Record<string, unknown>): ConfigFile => ({ path: '/etc/praxis.yaml', values });
 

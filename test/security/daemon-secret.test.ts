@@ -125,7 +125,7 @@ for (const kind of STORE_KINDS) {
 }
 
 describe('secretFile in the configuration', () => {
-  const around = { defaultConsoleDir: null, defaultExecutorHost: 'h', directoryExists: () => true };
+  const around = { defaultConsoleDir: null, defaultExecutorHost: 'h', consoleAt: (p: string) => p };
   it('comes from --secret-file, PRAXIS_SECRET_FILE or the file, strongest first; a bad one is refused naming its source', () => {
     const file = { path: 'praxis.yaml', values: { secretFile: '/etc/praxis/from-file' } };
     assert.equal(resolveDaemonConfig({}, {}, null, around).secretFile, null);

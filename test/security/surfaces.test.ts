@@ -129,7 +129,7 @@ describe('only expected hosts, only the console origin (finding 3)', () => {
   });
 
   it('allowedHosts comes from PRAXIS_ALLOWED_HOSTS, --allowed-hosts or the file, and bad names are refused', () => {
-    const around = { defaultConsoleDir: null, defaultExecutorHost: 'h', directoryExists: () => true };
+    const around = { defaultConsoleDir: null, defaultExecutorHost: 'h', consoleAt: (p: string) => p };
     const fromEnv = resolveDaemonConfig({}, { PRAXIS_ALLOWED_HOSTS: 'Praxis.Example.com, ops.example.com' }, null, around);
     assert.deepEqual(fromEnv.allowedHosts, ['praxis.example.com', 'ops.example.com']);
     const fromFile = resolveDaemonConfig({}, {}, { path: 'c.yaml', values: { allowedHosts: ['a.example', '[::1]'] } }, around);
