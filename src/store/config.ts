@@ -52,7 +52,7 @@ function fromLocation(value: string, source: string): StoreConfig {
   if (value.trim() === '') throw invalid(source, 'must be an SQLite file path or a postgres:// URL, not empty');
   if (isPostgresUrl(value)) return postgresConfig(value, source);
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
-    throw invalid(source, `unsupported database URL scheme in "${value}": use postgres://, postgresql:// or a file path`);
+    throw invalid(source, `unsupported database URL scheme in "${redact(value)}": use postgres://, postgresql:// or a file path`);
   }
   if (value.includes('\0')) throw invalid(source, 'a file path must not contain the NUL character');
   return { kind: 'sqlite', path: value };
@@ -82,9 +82,18 @@ export function assertSchemaName(schema: string): void {
   }
 }
 
-/** Never echo a password back in an error message. */
+/**
+ * A database URL fit to print: the password of its user information (everything after the
+ * first `:` up to the authority's last `@`, which may hold more `@`s) and of its `password` or
+ * `sslpassword` query parameters replaced by `***`. Never echo a password back in a message.
+ */
 export function redact(url: string): string {
-  return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
+  return url
+    .replace(/^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)@/i, (whole, scheme: string, userinfo: string) => {
+      const colon = userinfo.indexOf(':');
+      return colon < 0 ? whole : `${scheme}${userinfo.slice(0, colon)}:***@`;
+    })
+    .replace(/([?&](?:ssl)?password=)[^&#]*/gi, '$1***');
 }
 
 function invalid(path: string, message: string): InputError {

@@ -6,7 +6,8 @@ import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { InputError } from '../../src/core/errors.ts';
 import { codecFor } from '../../src/store/codec.ts';
-import { DEFAULT_SQLITE_PATH, resolveStoreConfig } from '../../src/store/config.ts';
+import { DEFAULT_SQLITE_PATH, redact, resolveStoreConfig } from '../../src/store/config.ts';
+import { describeStore } from '../../src/daemon/store-notice.ts';
 import { openStore } from '../../src/store/store.ts';
 import { openTestStore } from '../support/stores.ts';
 
@@ -55,10 +56,21 @@ describe('resolveStoreConfig', () => {
     refused({}, { PRAXIS_DATABASE_URL: '/tmp/file.db' }, 'PRAXIS_DATABASE_URL', /postgres:\/\//);
     refused({ db: 'postgres://user:secret@/' }, {}, '--db', /not a valid PostgreSQL URL/);
     refused({}, { PRAXIS_DATABASE_URL: `${url}?praxis_prepared_statements=no` }, 'PRAXIS_DATABASE_URL', /praxis_prepared_statements must be on or off, not "no"/);
-    assert.throws(
-      () => resolveStoreConfig({ db: 'postgres://user:secret@/' }, {}),
-      (e: Error) => !e.message.includes('secret'),
-    );
+    // No message ever shows a password: in user information (even one holding an @), in a
+    // query parameter, or in a URL whose scheme is a typo.
+    for (const db of ['postgres://user:secret@/', 'postgress://root:secret@db/x', 'mysql://root:s@cret@db/x', 'postgress://u@h/d?password=secret']) {
+      assert.throws(
+        () => resolveStoreConfig({ db }, {}),
+        (e: Error) => e instanceof InputError && !/secret|cret/.test(e.message),
+        db,
+      );
+    }
+  });
+
+  it('describes a PostgreSQL store without its passwords', () => {
+    assert.equal(redact('postgres://root:hun@ter2@db.example/x?sslmode=require&password=hunter2'), 'postgres://root:***@db.example/x?sslmode=require&password=***');
+    assert.equal(redact('postgres://app@db/x?sslpassword=k3y&application_name=praxis'), 'postgres://app@db/x?sslpassword=***&application_name=praxis');
+    assert.equal(describeStore({ kind: 'postgres', url: 'postgres://u@h/d?password=s3cret' }), 'PostgreSQL postgres://u@h/d?password=***');
   });
 });
 
