@@ -33,16 +33,30 @@ export interface IssuedToken {
   record: AccessTokenRecord;
 }
 
-export async function issueToken(store: Store, request: TokenRequest): Promise<IssuedToken> {
+/**
+ * What is wrong with a token's operator, role and binding, checked before anything is read or
+ * written (the CLI checks them before it opens a store): `boundToMind` is whether a mind is named.
+ */
+export function tokenShapeProblems(request: { operator: string; role: string; boundToMind: boolean }): Problem[] {
   const problems: Problem[] = [];
   if (!isOperatorName(request.operator)) problems.push({ code: 'invalid_operator', path: 'operator', message: 'a token needs the name of the operator it speaks for' });
   if (!AccessRoles.has(request.role)) {
     problems.push({ code: 'invalid_role', path: 'role', message: `role must be one of ${AccessRoles.values.join(', ')}, not "${String(request.role)}"` });
-  } else if (request.role === 'agent' && !request.mindId) {
+  } else if (request.role === 'agent' && !request.boundToMind) {
     problems.push({ code: 'agent_needs_mind', path: 'mind', message: 'an agent token speaks for exactly one mind: name it' });
-  } else if (request.role !== 'agent' && request.mindId) {
+  } else if (request.role !== 'agent' && request.boundToMind) {
     problems.push({ code: 'mind_only_for_agents', path: 'mind', message: `a ${request.role} token sees every mind; only agent tokens are bound to one` });
   }
+  return problems;
+}
+
+/** Whether `presented` has the form of a Praxis token at all (its prefix): one that does not is never looked up. */
+export function looksLikeToken(presented: string): boolean {
+  return presented.startsWith(TOKEN_PREFIX);
+}
+
+export async function issueToken(store: Store, request: TokenRequest): Promise<IssuedToken> {
+  const problems = tokenShapeProblems({ operator: request.operator, role: request.role, boundToMind: Boolean(request.mindId) });
   if (request.issuedBy !== undefined && !isOperatorName(request.issuedBy)) {
     problems.push({ code: 'invalid_operator', path: 'issued_by', message: 'the operator issuing a token needs a name' });
   }
@@ -136,7 +150,7 @@ export function bearerToken(header: string | undefined): string | null | undefin
 
 /** The principal a presented token speaks for, or null for an unknown, revoked or expired one. */
 export async function authenticate(store: Store, presented: string): Promise<Principal | null> {
-  if (!presented.startsWith(TOKEN_PREFIX)) return null;
+  if (!looksLikeToken(presented)) return null;
   const record = await store.accessTokens.findByHash(hashToken(presented));
   if (!record || !tokenHolds(record, store.clock)) return null;
   return { tokenId: record.id, operator: record.operator, role: record.role, mindId: record.mindId };

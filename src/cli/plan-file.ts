@@ -5,7 +5,11 @@ import { inputProblems } from '../core/input-limits.ts';
 import type { ValidationIssue } from '../core/plan.ts';
 import { formatOfFileName, parsePlanText, MAX_PLAN_TEXT_BYTES } from '../operations/plan-text.ts';
 
-/** `unreadable`: the file cannot be taken as input at all (I/O, or the input rule): a usage error, exit 2. */
+/**
+ * `unreadable`: the file cannot be taken as input at all (I/O, too large, not JSON or YAML, or the
+ * input rule): a usage error, exit 2, as the catalogue has `malformed_input`. A plan that parses
+ * but fails validation is the other kind of failure: refused, exit 1.
+ */
 export type PlanFile = { ok: true; value: unknown } | { ok: false; errors: ValidationIssue[]; unreadable: boolean };
 
 export async function readPlanFile(path: string): Promise<PlanFile> {
@@ -13,7 +17,7 @@ export async function readPlanFile(path: string): Promise<PlanFile> {
   try {
     const bytes = await readFile(path);
     if (bytes.length > MAX_PLAN_TEXT_BYTES) {
-      return { ok: false, unreadable: false, errors: [{ code: 'malformed_input', path: '', message: `${path} is larger than ${MAX_PLAN_TEXT_BYTES} bytes` }] };
+      return { ok: false, unreadable: true, errors: [{ code: 'malformed_input', path: '', message: `${path} is larger than ${MAX_PLAN_TEXT_BYTES} bytes` }] };
     }
     text = bytes.toString('utf8');
   } catch (error) {
@@ -24,7 +28,7 @@ export async function readPlanFile(path: string): Promise<PlanFile> {
   // JSON's errors are clearer for JSON input.
   const format = formatOfFileName(path) ?? (text.trimStart().startsWith('{') ? 'json' : 'yaml');
   const parsed = parsePlanText(text, format);
-  if (!parsed.ok) return { ...parsed, unreadable: false };
+  if (!parsed.ok) return { ...parsed, unreadable: true };
   // The input rule (no control characters, bounded strings, lists and nesting) before anything reads the plan.
   const problems = inputProblems(parsed.value);
   return problems.length > 0 ? { ok: false, unreadable: true, errors: problems } : parsed;

@@ -35,7 +35,7 @@ describe('praxis command', () => {
     const garbage = join(dir, 'garbage.yaml');
     writeFileSync(garbage, 'objective: [unclosed\n');
     const malformed = await praxis(['validate', '--json', garbage]);
-    assert.equal(malformed.code, 1);
+    assert.equal(malformed.code, 2, 'not JSON or YAML at all: a usage error, as docs/error-codes.md has malformed_input');
     assert.equal((JSON.parse(malformed.stdout) as { errors: { code: string }[] }).errors[0]!.code, 'malformed_input');
   });
 

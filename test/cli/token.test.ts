@@ -2,6 +2,9 @@
 // kept, listing without secrets, revoking once.
 
 import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { authenticate } from '../../src/access/tokens.ts';
 import { parseDuration } from '../../src/cli/commands/token.ts';
@@ -14,6 +17,33 @@ describe('token durations', () => {
     assert.equal(parseDuration('12h'), 43_200);
     assert.equal(parseDuration('1d12h'), 129_600);
     for (const bad of ['', '12', 'soon', '-1h', '0m', '1y']) assert.equal(parseDuration(bad), null, bad);
+    // At most ten years: 999999w is past year 9999, and repeated it overflowed the date.
+    assert.equal(parseDuration('520w'), 520 * 7 * 86_400);
+    for (const bad of ['999999w', '999999w'.repeat(15), '3651d']) assert.equal(parseDuration(bad), null, bad);
+  });
+});
+
+describe('refused commands open no store', () => {
+  it('a bad role, an agent without a mind, a bad mind name or a token that is no token: exit 2, no store file made', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'praxis-refused-'));
+    try {
+      const db = join(dir, 'never.db');
+      const env = storeEnv({ kind: 'sqlite', path: db });
+      for (const args of [
+        ['token', 'create', '--operator', 'bob', '--role', 'root'],
+        ['token', 'create', '--operator', 'bot', '--role', 'agent'],
+        ['token', 'create', '--operator', 'bob', '--role', 'viewer', '--expires-in', '999999w'],
+        ['mind', 'create', ''],
+        ['mind', 'create', '-bad'],
+        ['mcp', '--token', 'not-a-token'],
+      ]) {
+        const refused = await praxis(args, env);
+        assert.equal(refused.code, 2, `${args.join(' ')}: ${refused.stderr}`);
+        assert.equal(existsSync(db), false, `${args.join(' ')} made a store`);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
@@ -59,7 +89,7 @@ for (const kind of STORE_KINDS) {
       const before = (await store.accessTokens.list()).length;
       const badRole = await praxis(['token', 'create', '--operator', 'bob', '--role', 'root'], env);
       assert.equal(badRole.code, 2);
-      assert.match(badRole.stderr, /invalid_role at role/);
+      assert.match(badRole.stderr, /invalid_role at --role/);
       const agent = await praxis(['token', 'create', '--operator', 'bot', '--role', 'agent'], env);
       assert.equal(agent.code, 2);
       assert.match(agent.stderr, /agent_needs_mind/);

@@ -21,7 +21,12 @@ export function mcpCommand(program: Command): void {
           process.stderr.write('praxis mcp: no token: pass --token <token> or set PRAXIS_TOKEN (create one with: praxis token create)\n');
           return EXIT.usage;
         }
-        const [{ authenticate }, { serveMcpOnStdio }] = await Promise.all([import('../../access/tokens.ts'), import('../../daemon/local.ts')]);
+        const [{ authenticate, looksLikeToken }, { serveMcpOnStdio }] = await Promise.all([import('../../access/tokens.ts'), import('../../daemon/local.ts')]);
+        // Not a Praxis token at all: refused before the store is opened (which would create one).
+        if (!looksLikeToken(token.trim())) {
+          process.stderr.write('praxis mcp: the token is unknown, revoked or expired\n');
+          return EXIT.usage;
+        }
         return useServices(options, async (services) => {
           const { store } = services;
           const principal = await authenticate(store, token.trim());

@@ -19,7 +19,9 @@ export function mindCommand(program: Command): void {
     .option('--if-missing', 'succeed without change when the mind already exists')
     .action(
       action(async (name: string, options: StoreOptions & { host?: string; sandbox?: boolean; ifMissing?: boolean }) => {
-        const { Conflict, createMind, resolveMind } = await import('../../operations/index.ts');
+        const { Conflict, checkMindName, createMind, resolveMind } = await import('../../operations/index.ts');
+        // Before the store is opened: a refused name creates no store.
+        checkMindName(name);
         await useStore(options, async (store) => {
           let created: MindRecord;
           try {

@@ -3,7 +3,7 @@
 // replaced, never recovered.
 
 import type { Command } from 'commander';
-import { issueToken, listTokens, revokeToken } from '../../access/tokens.ts';
+import { issueToken, listTokens, revokeToken, tokenShapeProblems } from '../../access/tokens.ts';
 import { InputError } from '../../core/errors.ts';
 import { isId } from '../../core/ids.ts';
 import type { AccessTokenRecord } from '../../operations/records.ts';
@@ -20,8 +20,11 @@ export function parseDuration(text: string): number | null {
   if (!/^(\d{1,6}[smhdw])+$/.test(trimmed)) return null;
   let seconds = 0;
   for (const [, n, unit] of trimmed.matchAll(/(\d+)([smhdw])/g)) seconds += Number(n) * UNIT_SECONDS[unit!]!;
-  return seconds > 0 ? seconds : null;
+  return seconds > 0 && seconds <= MAX_TOKEN_LIFETIME_SECONDS ? seconds : null;
 }
+
+/** Ten years: a longer lifetime is a typo (999999w is past year 9999), and "until revoked" is the default. */
+export const MAX_TOKEN_LIFETIME_SECONDS = 10 * 365 * 86_400;
 
 interface CreateOptions extends StoreOptions {
   operator: string;
@@ -55,8 +58,12 @@ export function tokenCommand(program: Command): void {
         let seconds: number | null = null;
         if (options.expiresIn !== undefined) {
           seconds = parseDuration(options.expiresIn);
-          if (seconds === null) throw new InputError([{ code: 'invalid_duration', path: '--expires-in', message: `"${options.expiresIn}" is not a duration such as 90m, 12h or 30d` }]);
+          if (seconds === null)
+            throw new InputError([{ code: 'invalid_duration', path: '--expires-in', message: `"${options.expiresIn}" is not a duration such as 90m, 12h or 30d, of at most 10 years` }]);
         }
+        // Checked before the store is opened: a refused token creates no store.
+        const shape = tokenShapeProblems({ operator: options.operator, role: options.role, boundToMind: options.mind !== undefined });
+        if (shape.length > 0) throw new InputError(shape.map((p) => ({ ...p, path: `--${p.path}` })));
         return useStore(options, async (store) => {
           const mindId = options.mind ? (await findMind(store, options.mind)).id : null;
           const expiresAt = seconds === null ? null : new Date(store.clock.now().getTime() + seconds * 1000);
