@@ -116,9 +116,9 @@ export function consoleAt(path: string): string | null {
 }
 
 /** Reads `--config` (I/O), then resolves; throws an InputError listing every problem. */
-export function loadDaemonConfig(flags: DaemonFlags, env: Record<string, string | undefined> = process.env): DaemonConfig {
+export function loadDaemonConfig(flags: DaemonFlags, env: Record<string, string | undefined> = process.env, defaultLogLevel?: LogLevel): DaemonConfig {
   const file = flags.config !== undefined ? readConfigFile(flags.config) : null;
-  return resolveDaemonConfig(flags, env, file, { defaultConsoleDir: builtConsoleDir(), defaultExecutorHost: hostname(), consoleAt });
+  return resolveDaemonConfig(flags, env, file, { defaultConsoleDir: builtConsoleDir(), defaultExecutorHost: hostname(), consoleAt, ...(defaultLogLevel ? { defaultLogLevel } : {}) });
 }
 
 export function readConfigFile(path: string): ConfigFile {
@@ -147,6 +147,8 @@ export interface ResolveEnvironment {
   defaultExecutorHost: string;
   /** The absolute directory of a built console at `path`, or null (consoleAt). */
   consoleAt(path: string): string | null;
+  /** The level when no flag, variable or file names one; `info` if absent. */
+  defaultLogLevel?: LogLevel;
 }
 
 /** Pure: merges flags, environment and file, and checks every value. */
@@ -196,7 +198,7 @@ export function resolveDaemonConfig(flags: DaemonFlags, env: Record<string, stri
   }
 
   const levelValue = pick('logLevel', flags.logLevel);
-  let logLevel: LogLevel = 'info';
+  let logLevel: LogLevel = around.defaultLogLevel ?? 'info';
   if (levelValue) {
     if (typeof levelValue.value === 'string' && (LOG_LEVELS as readonly string[]).includes(levelValue.value)) logLevel = levelValue.value as LogLevel;
     else problems.push({ code: 'invalid_log_level', path: levelValue.from, message: `${show(levelValue.value)} is not a log level: use one of ${LOG_LEVELS.join(', ')}` });

@@ -97,6 +97,16 @@ describe('daemon configuration', () => {
     );
   });
 
+  it("a terminal's default level (warn) sits below the flag, the variable and the file", () => {
+    const quiet = { ...around, defaultLogLevel: 'warn' as const };
+    assert.equal(resolveDaemonConfig({}, {}, null, quiet).logLevel, 'warn');
+    // A configuration file that names no level keeps the terminal's default (it made it info).
+    assert.equal(resolveDaemonConfig({}, {}, { path: 'q.json', values: { port: 7395 } }, quiet).logLevel, 'warn');
+    assert.equal(resolveDaemonConfig({}, {}, { path: 'q.json', values: { logLevel: 'debug' } }, quiet).logLevel, 'debug');
+    assert.equal(resolveDaemonConfig({}, { PRAXIS_LOG_LEVEL: 'info' }, null, quiet).logLevel, 'info');
+    assert.equal(resolveDaemonConfig({ logLevel: 'error' }, {}, null, quiet).logLevel, 'error');
+  });
+
   it('serves as the console only a directory holding a built console, made absolute (all of it is public)', () => {
     const place = mkdtempSync(join(tmpdir(), 'praxis-console-'));
     try {

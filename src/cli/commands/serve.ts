@@ -78,9 +78,9 @@ export function serveCommand(program: Command): void {
         const format = logFormatOf(flag, process.env.PRAXIS_LOG_FORMAT, process.stdout.isTTY === true);
         const [{ loadDaemonConfig }, { createLogger }] = await Promise.all([import('../../daemon/config.ts'), import('../../daemon/logger.ts')]);
         // A person at a terminal reads the banner first, then warnings and errors only, unless a
-        // level was asked for; a collector gets every line from `info` up.
-        const quiet = format === 'text' && flags.logLevel === undefined && !process.env.PRAXIS_LOG_LEVEL && flags.config === undefined;
-        const config = loadDaemonConfig(quiet ? { ...flags, logLevel: 'warn' } : flags);
+        // level was asked for (a flag, the variable, or the configuration file: the default sits
+        // below all three); a collector gets every line from `info` up.
+        const config = loadDaemonConfig(flags, process.env, format === 'text' ? 'warn' : undefined);
         const daemon = await (await loadDaemon()).startDaemon({ config, logger: createLogger(config.logLevel, undefined, format) });
         if (format === 'text') {
           const [{ daemonBanner }, { PRAXIS_VERSION }] = await Promise.all([import('../../daemon/banner.ts'), import('../../daemon/version.ts')]);
@@ -95,7 +95,7 @@ export function serveCommand(program: Command): void {
               dbFlag,
               console: config.consoleDir !== null,
               anonymousRole: config.anonymousRole,
-              logNote: quiet ? 'warnings and errors below (--log-level info for more, --log-format json for collectors)' : `from level ${config.logLevel} below`,
+              logNote: config.logLevel === 'warn' ? 'warnings and errors below (--log-level info for more, --log-format json for collectors)' : `from level ${config.logLevel} below`,
             }),
           );
         }
