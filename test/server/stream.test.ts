@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { describe, it } from 'node:test';
 import { issueToken } from '../../src/access/tokens.ts';
 import { draftOf, readStep } from '../execution/support.ts';
@@ -138,6 +138,49 @@ for (const kind of STORE_KINDS) {
         const ended = Date.now();
         await readToEnd(idle, TOKEN_RECHECK_MS + RECHECK_MS + 2000);
         assert.ok(Date.now() - ended <= TOKEN_RECHECK_MS + RECHECK_MS + 2000);
+      } finally {
+        await api.app.close();
+      }
+    });
+
+    it("buffers at most about a socket's worth for a client that does not read, and delivers everything once it does", async () => {
+      const api = await makeApiWorld(store());
+      const { world } = api;
+      try {
+        const base = await listen(api);
+        const sockets: Socket[] = [];
+        api.app.server.on('connection', (socket: Socket) => sockets.push(socket));
+        const first = await world.store.events.append({ type: 'operator_note', mindId: world.mind.id, data: { note: 'start' } });
+        const padding = 'x'.repeat(2000);
+        const COUNT = 3000;
+        for (let i = 0; i < COUNT; i += 500) {
+          await world.store.transaction(async (tx) => {
+            await tx.events.appendMany(Array.from({ length: Math.min(500, COUNT - i) }, (_, j) => ({ type: 'operator_note' as const, mindId: world.mind.id, data: { note: `n${i + j}`, padding } })));
+          });
+        }
+        // A client that asks and then reads nothing.
+        const { port } = new URL(base);
+        const client = connect(Number(port), '127.0.0.1');
+        await new Promise<void>((resolve) => client.once('connect', () => resolve()));
+        client.pause();
+        client.write(`GET /api/v1/stream?mind=${world.mind.name} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nauthorization: Bearer ${api.tokens.viewer}\r\nlast-event-id: ${first.id}\r\n\r\n`);
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        const buffered = Math.max(...sockets.map((s) => s.writableLength));
+        assert.ok(buffered < 256 * 1024, `the server buffered ${buffered} bytes for a client reading nothing (${COUNT} events of 2 KB are ${COUNT * 2000})`);
+        // Once it reads, every event arrives, in order.
+        let text = '';
+        client.setEncoding('utf8');
+        client.on('data', (chunk: string) => (text += chunk));
+        client.resume();
+        const deadline = Date.now() + 15_000;
+        while (!text.includes(`"note":"n${COUNT - 1}"`) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+        assert.match(text, /^HTTP\/1\.1 200 /, text.slice(0, 300));
+        const notes = [...text.matchAll(/"note":"(n\d+)"/g)].map((m) => m[1]);
+        assert.deepEqual(
+          notes,
+          Array.from({ length: COUNT }, (_, i) => `n${i}`),
+        );
+        client.destroy();
       } finally {
         await api.app.close();
       }
