@@ -31,8 +31,9 @@ export async function sendDelivery(target: WebhookTarget, delivery: DeliveryReco
       },
       body: delivery.body,
     });
-    // The answer's body is not needed; reading it frees the connection.
-    await response.arrayBuffer().catch(() => undefined);
+    // The answer's body is not needed: dropped unread (reading it held the whole of it in memory,
+    // 600 MB from a target that streamed that much, up to twenty deliveries at once).
+    await response.body?.cancel().catch(() => undefined);
     if (response.status >= 200 && response.status < 300) return { status: response.status, error: '' };
     const why = response.status >= 300 && response.status < 400 ? 'a redirect, which is not followed' : response.statusText || 'an error';
     return { status: response.status, error: `answered ${response.status}: ${why}` };
