@@ -83,15 +83,26 @@ export class Notifier {
     for (let batch = await this.#follower.next(); batch; batch = this.#loop.stopping ? null : await this.#follower.next()) {
       enqueued += await this.#enqueue(batch);
     }
+    // Each target is sent to on its own, side by side: a target that stopped answering holds up
+    // its own deliveries (a batch waits out the send timeout), never another's. In lock-step
+    // batches across targets, a healthy target's deliveries waited for the dead one's timeouts,
+    // about backlog / 20 × 10 s. Deliveries of a target no longer configured are drained apart.
+    const names = [...this.#targets.keys()];
+    const sent = await Promise.all([...names.map((target) => this.#drain({ target })), this.#drain({ except: names })]);
+    return { enqueued, attempted: sent.reduce((a, b) => a + b, 0) };
+  }
+
+  /** Sends the due deliveries of `of` until none is left (or the loop stops); returns how many. */
+  async #drain(of: { target: string } | { except: readonly string[] }): Promise<number> {
     let attempted = 0;
     for (;;) {
-      const due = await this.#claim();
+      const due = await this.#claim(of);
       if (due.length === 0) break;
       await Promise.all(due.map((delivery) => this.#attempt(delivery)));
       attempted += due.length;
       if (this.#loop.stopping) break;
     }
-    return { enqueued, attempted };
+    return attempted;
   }
 
   async #enqueue(batch: FollowedBatch): Promise<number> {
@@ -136,11 +147,11 @@ export class Notifier {
     return targets.map((target) => ({ target: target.name, eventId: event.id, eventSeq: event.seq, topic, mindId: event.mindId, body: bodyOf(notification, target.format) }));
   }
 
-  #claim(): Promise<DeliveryRecord[]> {
+  #claim(of: { target: string } | { except: readonly string[] }): Promise<DeliveryRecord[]> {
     const { store, name } = this.#options;
     // The claim outlasts the longest attempt, so nobody else takes a delivery being sent.
     const leaseUntil = new Date(store.clock.now().getTime() + (this.#options.sendTimeoutMs ?? 10_000) + 30_000);
-    return store.webhookDeliveries.claimDue(name, leaseUntil, SEND_BATCH);
+    return store.webhookDeliveries.claimDue(name, leaseUntil, SEND_BATCH, of);
   }
 
   async #attempt(delivery: DeliveryRecord): Promise<void> {

@@ -119,6 +119,46 @@ for (const kind of STORE_KINDS) {
       answer = 200;
     });
 
+    it('a target that never answers holds up only its own deliveries', async () => {
+      const { store } = current();
+      const mind = await store.minds.create({ name: `m-${kind}-hol`, host: null });
+      // A target that takes the request and never answers.
+      const dead = createServer(() => {});
+      await new Promise<void>((resolve) => dead.listen(0, '127.0.0.1', resolve));
+      try {
+        const silent: WebhookTarget = { ...target('silent'), url: `http://127.0.0.1:${(dead.address() as AddressInfo).port}/hook` };
+        const n = new Notifier({ store, targets: [silent, target('ops')], consoleUrl: null, name: 'daemon-hol', log: quiet, sendTimeoutMs: 1500 });
+        for (const holder of ['daemon-c', 'daemon-r']) await store.eventCursors.release('webhooks', holder);
+        await n.runOnce();
+        for (let i = 0; i < 45; i++) await approvalRequested(mind.id);
+        received.length = 0;
+        const started = Date.now();
+        const arrivals: number[] = [];
+        const counting = setInterval(() => {
+          while (arrivals.length < received.length) arrivals.push(Date.now() - started);
+        }, 5);
+        try {
+          await n.runOnce();
+        } finally {
+          clearInterval(counting);
+        }
+        while (arrivals.length < received.length) arrivals.push(Date.now() - started);
+        assert.equal(received.length, 45, 'every delivery to the target that answers was sent');
+        // In lock-step batches of 20 across both targets, the last of them waited for two of the
+        // silent target's timeouts (3 s); side by side, they go at once.
+        assert.ok(Math.max(...arrivals) < 1200, `the answering target's last delivery arrived after ${Math.max(...arrivals)} ms`);
+        const silentLog = await store.webhookDeliveries.list({ target: 'silent' });
+        assert.ok(
+          silentLog.every((d) => d.status === 'pending' && d.attempts <= 1),
+          'the silent target waits for its retries',
+        );
+        await store.eventCursors.release('webhooks', 'daemon-hol');
+      } finally {
+        dead.closeAllConnections();
+        await new Promise((resolve) => dead.close(resolve));
+      }
+    });
+
     it('events that need no delivery move the stored cursor at most every 5 s, and on a clean stop', async () => {
       const { store, clock } = current();
       for (const holder of ['daemon-a', 'daemon-b', 'daemon-c', 'daemon-r']) await store.eventCursors.release('webhooks', holder);

@@ -85,15 +85,20 @@ export class WebhookDeliveryRepository {
   }
 
   /**
-   * Claims up to `limit` due deliveries for `holder` until `leaseUntil`, oldest event first. A
-   * delivery another daemon claimed first is not returned: the update's condition is checked
-   * again on the row it locks.
+   * Claims up to `limit` due deliveries for `holder` until `leaseUntil`, oldest event first: of
+   * one target (`{ target }`), of every target but some (`{ except }`), or of all. A delivery
+   * another daemon claimed first is not returned: the update's condition is checked again on the
+   * row it locks.
    */
-  async claimDue(holder: string, leaseUntil: Date, limit: number): Promise<DeliveryRecord[]> {
+  async claimDue(holder: string, leaseUntil: Date, limit: number, of: { target: string } | { except: readonly string[] } | null = null): Promise<DeliveryRecord[]> {
     const { db, codec, clock } = this.#ctx;
     const now = codec.time(clock.now());
-    const due = (eb: ExpressionBuilder<Database, 'webhook_deliveries'>) =>
-      eb.and([eb('next_attempt_at', '<=', now), eb.or([eb('status', '=', 'pending'), eb.and([eb('status', '=', 'sending'), eb('lease_until', '<=', now)])])]);
+    const due = (eb: ExpressionBuilder<Database, 'webhook_deliveries'>) => {
+      const when = eb.and([eb('next_attempt_at', '<=', now), eb.or([eb('status', '=', 'pending'), eb.and([eb('status', '=', 'sending'), eb('lease_until', '<=', now)])])]);
+      if (of === null) return when;
+      if ('target' in of) return eb.and([when, eb('target', '=', of.target)]);
+      return of.except.length === 0 ? when : eb.and([when, eb('target', 'not in', [...of.except])]);
+    };
     const candidates = db.selectFrom('webhook_deliveries').select('id').where(due).orderBy('event_seq').orderBy('id').limit(limit);
     const rows = await db
       .updateTable('webhook_deliveries')
