@@ -26,7 +26,9 @@ export function migrationLockPath(storePath: string): string {
  * blocking the event loop) while another process holds it.
  */
 export async function withSqliteMigrationLock<T>(storePath: string, work: () => Promise<T>, waitMs = MIGRATION_LOCK_WAIT_MS): Promise<T> {
-  const lock = new BetterSqlite3(migrationLockPath(storePath));
+  // No busy timeout: the driver's default (5 s) waited inside `begin exclusive`, blocking the event
+  // loop (signals, timers) for as long; a refusal at once and the sleep below keep it turning.
+  const lock = new BetterSqlite3(migrationLockPath(storePath), { timeout: 0 });
   try {
     const deadline = Date.now() + waitMs;
     for (;;) {

@@ -81,7 +81,30 @@ export function serveCommand(program: Command): void {
         // level was asked for (a flag, the variable, or the configuration file: the default sits
         // below all three); a collector gets every line from `info` up.
         const config = loadDaemonConfig(flags, process.env, format === 'text' ? 'warn' : undefined);
-        const daemon = await (await loadDaemon()).startDaemon({ config, logger: createLogger(config.logLevel, undefined, format) });
+        const logger = createLogger(config.logLevel, undefined, format);
+        // A stop asked while the daemon starts (a service manager stopping it during a long
+        // migration) waits for the start to finish and then stops cleanly: the default handler
+        // ended the process at once, in the middle of a migration SQLite runs without one
+        // transaction around it.
+        let stopAsked: NodeJS.Signals | null = null;
+        const whileStarting = (signal: NodeJS.Signals) => {
+          if (stopAsked) process.exit(EXIT.failure);
+          stopAsked = signal;
+          logger.warn({ event: 'stop_requested_during_start', signal }, 'stopping once the start (store migrations included) has finished; a second signal exits at once');
+        };
+        process.on('SIGTERM', whileStarting).on('SIGINT', whileStarting);
+        let daemon: Daemon;
+        try {
+          daemon = await (await loadDaemon()).startDaemon({ config, logger });
+        } finally {
+          process.off('SIGTERM', whileStarting).off('SIGINT', whileStarting);
+        }
+        if (stopAsked) {
+          await daemon.stop(stopAsked);
+          return EXIT.ok;
+        }
+        // Taken over at once (no await since the start's handlers went), before the banner's imports.
+        const stopped = stopOnSignal(daemon);
         if (format === 'text') {
           const [{ daemonBanner }, { PRAXIS_VERSION }] = await Promise.all([import('../../daemon/banner.ts'), import('../../daemon/version.ts')]);
           // The token command must reach this same store from wherever its shell stands.
@@ -99,7 +122,7 @@ export function serveCommand(program: Command): void {
             }),
           );
         }
-        await stopOnSignal(daemon);
+        await stopped;
         return EXIT.ok;
       }),
     );
