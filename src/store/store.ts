@@ -1,7 +1,7 @@
 // Opening a store: one Kysely connection (SQLite file or PostgreSQL pool), the codec for its
 // dialect, the injected clock, and the repositories built from them.
 
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
@@ -235,8 +235,24 @@ function queryLog(observe: (sql: string, durationMs: number) => void): QueryLog 
   };
 }
 
+/**
+ * A new store is readable by its owner only, whatever the umask: the file holds every approval,
+ * observation and token hash, and under the usual umask 022 it was world-readable (0644, in a
+ * 0755 `.praxis/`). Directories made for it are 0700 and the file is created 0600 before SQLite
+ * opens it; SQLite gives its -wal and -shm files the database file's mode. An existing file or
+ * directory keeps the mode its owner gave it.
+ */
+function createPrivately(path: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  try {
+    closeSync(openSync(path, 'wx', 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+}
+
 function openSqlite(config: SqliteStoreConfig, log: QueryLog | undefined, backgroundCheckpoints: boolean): { db: Kysely<Database>; checkpoints: BackgroundCheckpoints | undefined } {
-  if (config.path !== ':memory:') mkdirSync(dirname(resolve(config.path)), { recursive: true });
+  if (config.path !== ':memory:') createPrivately(resolve(config.path));
   const database = new BetterSqlite3(config.path);
   // Wait for the write lock instead of failing when another process holds it.
   database.pragma('busy_timeout = 5000');

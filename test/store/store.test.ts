@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -75,6 +75,32 @@ describe('resolveStoreConfig', () => {
 });
 
 describe('openStore (sqlite)', () => {
+  it('makes a new store readable by its owner only, whatever the umask, and leaves an existing one as it is', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'praxis-mode-'));
+    const previous = process.umask(0o022);
+    try {
+      const path = join(dir, '.praxis', 'praxis.db');
+      const mode = (p: string) => statSync(p).mode & 0o777;
+      const store = await openStore({ kind: 'sqlite', path });
+      try {
+        await store.migrate();
+        assert.equal(mode(`${path}-wal`), 0o600, 'SQLite gives its WAL the database file mode');
+      } finally {
+        await store.close();
+      }
+      assert.equal(mode(join(dir, '.praxis')), 0o700);
+      assert.equal(mode(path), 0o600);
+      const shared = join(dir, 'shared.db');
+      writeFileSync(shared, '');
+      chmodSync(shared, 0o640);
+      await (await openStore({ kind: 'sqlite', path: shared })).close();
+      assert.equal(mode(shared), 0o640, "an existing file keeps its owner's mode");
+    } finally {
+      process.umask(previous);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('creates the parent directory and sets WAL, busy_timeout and foreign keys', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'praxis-open-'));
     const path = join(dir, 'nested', 'deeper', 'praxis.db');
