@@ -82,8 +82,6 @@ function jsonShapeProblem(spec: ColumnSpec, value: unknown): string | null {
       return Array.isArray(value) ? null : 'must be a list';
     case 'list of objects':
       return Array.isArray(value) && value.every(isObject) ? null : 'must be a list of objects';
-    case 'list of texts':
-      return Array.isArray(value) && value.every((v) => typeof v === 'string') ? null : 'must be a list of texts';
     default:
       return null;
   }

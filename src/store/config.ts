@@ -84,16 +84,20 @@ export function assertSchemaName(schema: string): void {
 
 /**
  * A database URL fit to print: the password of its user information (everything after the
- * first `:` up to the authority's last `@`, which may hold more `@`s) and of its `password` or
+ * first `:` up to the last `@`, which may hold more `@`s, and `/`, `?` or `#`) and of its `password` or
  * `sslpassword` query parameters replaced by `***`. Never echo a password back in a message.
  */
 export function redact(url: string): string {
-  return url
-    .replace(/^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)@/i, (whole, scheme: string, userinfo: string) => {
-      const colon = userinfo.indexOf(':');
-      return colon < 0 ? whole : `${scheme}${userinfo.slice(0, colon)}:***@`;
-    })
-    .replace(/([?&](?:ssl)?password=)[^&#]*/gi, '$1***');
+  return (
+    url
+      // Up to the last @ of the whole text, across / ? and #: a password that holds one unencoded
+      // is exactly what makes a URL fail to parse, and its message must not show it.
+      .replace(/^([a-z][a-z0-9+.-]*:\/\/)(.*)@/i, (whole, scheme: string, userinfo: string) => {
+        const colon = userinfo.indexOf(':');
+        return colon < 0 ? whole : `${scheme}${userinfo.slice(0, colon)}:***@`;
+      })
+      .replace(/([?&](?:ssl)?password=)[^&#]*/gi, '$1***')
+  );
 }
 
 function invalid(path: string, message: string): InputError {

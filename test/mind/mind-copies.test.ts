@@ -84,6 +84,11 @@ async function busyMind(world: World) {
   const { plan, intention } = await world.plan(
     draftOf([readStep('a'), step('w', { kind: 'capability', capability: 'test.write', params: { name: 'svc' }, depends_on: ['a'], require_approval: true })], {
       assumptions: [{ statement: belief.statement, belief_id: belief.id, min_confidence: 0.5 }],
+      // As the planner leaves them: objects (an import once refused these as not texts).
+      alternatives: [
+        { strategy: 'direct', estimate: { invocations: 2 }, expected_confidence: 0.8, score: 0.7, selected: true, why: 'the fewest steps' },
+        { strategy: 'diagnose_first', estimate: { invocations: 4 }, expected_confidence: 0.9, score: 0.6, selected: false, why: 'slower' },
+      ],
     }),
   );
   const executor = world.executor();
@@ -307,7 +312,7 @@ for (const kind of STORE_KINDS) {
         await refused(
           edit((b) => {
             b.tables.beliefs[0]!.evidence = { not: 'a list' };
-            b.tables.plans[0]!.alternatives = 'restart it';
+            b.tables.plans[0]!.alternatives = ['restart it'];
             b.tables.plan_steps[0]!.params = [1, 2];
             b.tables.plans[0]!.created_at = '+010000-01-01T00:00:00.000Z';
             b.tables.beliefs[0]!.updated_at = '2026-12-07 06:00:00+02';

@@ -58,7 +58,15 @@ describe('resolveStoreConfig', () => {
     refused({}, { PRAXIS_DATABASE_URL: `${url}?praxis_prepared_statements=no` }, 'PRAXIS_DATABASE_URL', /praxis_prepared_statements must be on or off, not "no"/);
     // No message ever shows a password: in user information (even one holding an @), in a
     // query parameter, or in a URL whose scheme is a typo.
-    for (const db of ['postgres://user:secret@/', 'postgress://root:secret@db/x', 'mysql://root:s@cret@db/x', 'postgress://u@h/d?password=secret']) {
+    for (const db of [
+      'postgres://user:secret@/',
+      'postgress://root:secret@db/x',
+      'mysql://root:s@cret@db/x',
+      'postgress://u@h/d?password=secret',
+      'postgres://u:se/cret@h/db',
+      'postgres://u:se?cret@h/db',
+      'mysql://u:se#cret@h/db',
+    ]) {
       assert.throws(
         () => resolveStoreConfig({ db }, {}),
         (e: Error) => e instanceof InputError && !/secret|cret/.test(e.message),

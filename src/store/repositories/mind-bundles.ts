@@ -37,11 +37,10 @@ export interface ColumnSpec {
   /** For floats: the value must lie in [0, 1]. */
   unit?: boolean;
   /**
-   * For JSON: what the readers of the column take it to be, an object or a list (of objects or
-   * of texts). A bundle is untrusted input: a belief's evidence given as an object imported, and
+   * For JSON: what the readers of the column take it to be, an object or a list (of objects). A bundle is untrusted input: a belief's evidence given as an object imported, and
    * then every revision of that belief failed ("evidence is not iterable").
    */
-  shape?: 'object' | 'list' | 'list of objects' | 'list of texts';
+  shape?: 'object' | 'list' | 'list of objects';
 }
 
 const id: ColumnSpec = { kind: 'id' };
@@ -55,7 +54,6 @@ const object: ColumnSpec = { kind: 'json', shape: 'object' };
 const maybeObject: ColumnSpec = { kind: 'json', shape: 'object', nullable: true };
 const list: ColumnSpec = { kind: 'json', shape: 'list' };
 const objects: ColumnSpec = { kind: 'json', shape: 'list of objects' };
-const texts: ColumnSpec = { kind: 'json', shape: 'list of texts' };
 const confidence: ColumnSpec = { kind: 'float', unit: true };
 const among = (values: readonly (string | number)[]): ColumnSpec => ({ kind: typeof values[0] === 'number' ? 'int' : 'text', oneOf: values });
 
@@ -115,7 +113,7 @@ export const CARRIED_COLUMNS = {
     assumptions: objects,
     completion_criteria: text,
     abort_conditions: list,
-    alternatives: texts,
+    alternatives: objects,
     risk: text,
     estimate: object,
     actual: object,
