@@ -50,6 +50,34 @@ describe('writers deciding from a mind take turns (postgres)', () => {
     }
   });
 
+  it("two batches that each wrote a mind's rows and then take its lock both commit (no deadlock)", async () => {
+    const { store } = current();
+    const other = await second();
+    try {
+      const mind = await store.minds.create({ name: 'batched' });
+      // Each writes a row that references the mind (its foreign key takes KEY SHARE on the mind's
+      // row), waits for the other to do the same, then takes the mind's lock: FOR UPDATE conflicts
+      // with the other's KEY SHARE, and the two waited on each other.
+      let arrived = 0;
+      let bothWrote!: () => void;
+      const barrier = new Promise<void>((resolve) => (bothWrote = resolve));
+      const batch = (s: Store, statement: string) =>
+        s.transaction(async (tx) => {
+          await tx.beliefs.create({ mindId: mind.id, statement, confidence: 0.5 });
+          if (++arrived === 2) bothWrote();
+          await barrier;
+          await tx.minds.lockForUpdate(mind.id);
+        });
+      const results = await Promise.allSettled([batch(store, 'one'), batch(other, 'two')]);
+      assert.deepEqual(
+        results.map((r) => (r.status === 'fulfilled' ? 'ok' : String((r.reason as Error).message))),
+        ['ok', 'ok'],
+      );
+    } finally {
+      await other.close();
+    }
+  });
+
   it('two operators setting the same rule: the second event names the first rule as replaced', async () => {
     const { store } = current();
     const other = await second();

@@ -57,14 +57,16 @@ export class MindRepository {
 
   /**
    * Takes the mind's row lock for the rest of the caller's transaction, so that writers deciding
-   * from what the mind holds (its beliefs, its policy rules, its open requests) take turns: on
-   * PostgreSQL its row is locked (FOR UPDATE); on SQLite every transaction begins IMMEDIATE and
-   * holds the write lock from its first statement already. False when there is no such mind.
+   * from what the mind holds (its beliefs, its policy rules) take turns. On PostgreSQL the row is
+   * locked FOR NO KEY UPDATE: writers of this lock wait for each other, but not for the KEY SHARE
+   * locks every insert referencing the mind takes (an execution, an event). FOR UPDATE conflicted
+   * with those: two executor batches that had each inserted rows of the mind and then asked for
+   * it deadlocked. On SQLite nothing is done: every transaction begins IMMEDIATE and holds the
+   * write lock from its first statement already.
    */
-  async lockForUpdate(id: string): Promise<boolean> {
-    if (this.#ctx.codec.kind !== 'postgres') return (await this.#ctx.db.selectFrom('minds').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
-    const row = await this.#ctx.db.selectFrom('minds').select('id').where('id', '=', id).forUpdate().executeTakeFirst();
-    return row !== undefined;
+  async lockForUpdate(id: string): Promise<void> {
+    if (this.#ctx.codec.kind !== 'postgres') return;
+    await this.#ctx.db.selectFrom('minds').select('id').where('id', '=', id).forNoKeyUpdate().execute();
   }
 
   async getByName(name: string): Promise<MindRecord | undefined> {
