@@ -137,18 +137,26 @@ export class EventFollower {
   }
 }
 
+export interface PassLoopOptions {
+  pauseMs: number;
+  afterErrorMs?: number;
+  onError(error: Error): void;
+  /** True for a pass's result that left work undone on purpose: the next pass starts at once. */
+  again?: (result: unknown) => boolean;
+}
+
 /**
  * A consumer's passes, one after another until stopped: `pauseMs` apart or sooner when woken, and
  * at least `afterErrorMs` after a pass that threw (which is reported, never fatal).
  */
 export class PassLoop {
   readonly #pass: () => Promise<unknown>;
-  readonly #options: { pauseMs: number; afterErrorMs?: number; onError(error: Error): void };
+  readonly #options: PassLoopOptions;
   #stopping = false;
   #wake: (() => void) | null = null;
   #running: Promise<void> | null = null;
 
-  constructor(pass: () => Promise<unknown>, options: { pauseMs: number; afterErrorMs?: number; onError(error: Error): void }) {
+  constructor(pass: () => Promise<unknown>, options: PassLoopOptions) {
     this.#pass = pass;
     this.#options = options;
   }
@@ -163,7 +171,9 @@ export class PassLoop {
       while (!this.#stopping) {
         let pause = this.#options.pauseMs;
         try {
-          await this.#pass();
+          // Evaluated apart: `again?.(await pass())` would skip the pass itself with no `again`.
+          const result = await this.#pass();
+          if (this.#options.again?.(result)) continue;
         } catch (error) {
           pause = Math.max(pause, this.#options.afterErrorMs ?? 0);
           this.#options.onError(error instanceof Error ? error : new Error(String(error)));

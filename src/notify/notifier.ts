@@ -36,6 +36,8 @@ export interface NotifierOptions {
 }
 
 const SEND_BATCH = 20;
+/** How long a pass keeps claiming new batches for a target before it ends and follows the log again. */
+const DRAIN_BUDGET_MS = 1_000;
 const EXPIRY_SWEEP_MS = 15_000;
 
 export class Notifier {
@@ -52,6 +54,7 @@ export class Notifier {
     this.#follower = new EventFollower(options.store, { consumer: CONSUMER, holder: options.name, ...(options.gapGraceMs !== undefined ? { gapGraceMs: options.gapGraceMs } : {}) });
     this.#loop = new PassLoop(() => this.runOnce(), {
       pauseMs: options.pollMs ?? 1_000,
+      again: (result) => (result as { more?: boolean }).more === true,
       onError: (error) => options.log.warn({ component: 'webhooks', error: error.message }, 'webhook notifier pass failed; trying again'),
     });
   }
@@ -73,7 +76,8 @@ export class Notifier {
   }
 
   /** One pass: closes expired approvals, turns new events into deliveries, sends what is due. */
-  async runOnce(): Promise<{ enqueued: number; attempted: number }> {
+  /** `more`: a target's drain ran out of time with deliveries still due; the loop goes again at once. */
+  async runOnce(): Promise<{ enqueued: number; attempted: number; more?: boolean }> {
     const now = this.#options.store.clock.now().getTime();
     if (this.#options.expireApprovals && now - this.#lastSweep >= EXPIRY_SWEEP_MS) {
       this.#lastSweep = now;
@@ -88,21 +92,29 @@ export class Notifier {
     // batches across targets, a healthy target's deliveries waited for the dead one's timeouts,
     // about backlog / 20 × 10 s. Deliveries of a target no longer configured are drained apart.
     const names = [...this.#targets.keys()];
-    const sent = await Promise.all([...names.map((target) => this.#drain({ target })), this.#drain({ except: names })]);
-    return { enqueued, attempted: sent.reduce((a, b) => a + b, 0) };
+    const until = performance.now() + DRAIN_BUDGET_MS;
+    const sent = await Promise.all([...names.map((target) => this.#drain({ target }, until)), this.#drain({ except: names }, until)]);
+    const attempted = sent.reduce((a, b) => a + b.attempted, 0);
+    return sent.some((s) => s.cut) ? { enqueued, attempted, more: true } : { enqueued, attempted };
   }
 
-  /** Sends the due deliveries of `of` until none is left (or the loop stops); returns how many. */
-  async #drain(of: { target: string } | { except: readonly string[] }): Promise<number> {
+  /**
+   * Sends the due deliveries of `of`, batch after batch, until none is left, the loop stops, or
+   * the pass's time is up (`until`, checked between batches); returns how many. The time bound
+   * lets the pass end and follow new events: a target that never answers would otherwise keep
+   * its drain going on its own retries, due again (5 s) before a batch ends (10 s), until every
+   * delivery spent its attempts, and every other target's new events waited that long.
+   */
+  async #drain(of: { target: string } | { except: readonly string[] }, until: number): Promise<{ attempted: number; cut: boolean }> {
     let attempted = 0;
     for (;;) {
       const due = await this.#claim(of);
-      if (due.length === 0) break;
+      if (due.length === 0) return { attempted, cut: false };
       await Promise.all(due.map((delivery) => this.#attempt(delivery)));
       attempted += due.length;
-      if (this.#loop.stopping) break;
+      if (this.#loop.stopping) return { attempted, cut: false };
+      if (performance.now() >= until) return { attempted, cut: true };
     }
-    return attempted;
   }
 
   async #enqueue(batch: FollowedBatch): Promise<number> {

@@ -160,6 +160,35 @@ for (const kind of STORE_KINDS) {
       }
     });
 
+    it('a pass ends after a second of batches, so a target that never answers cannot keep it going on its own retries', async () => {
+      const { store, clock } = current();
+      const mind = await store.minds.create({ name: `m-${kind}-budget`, host: null });
+      // A target that never answers, while time moves on: by the end of each batch its retries are due.
+      const dead = createServer(() => clock.advance(60));
+      await new Promise<void>((resolve) => dead.listen(0, '127.0.0.1', resolve));
+      try {
+        const silent: WebhookTarget = { ...target('silent'), url: `http://127.0.0.1:${(dead.address() as AddressInfo).port}/hook` };
+        const n = new Notifier({ store, targets: [silent], consoleUrl: null, name: 'daemon-budget', log: quiet, sendTimeoutMs: 300 });
+        for (const holder of ['daemon-c', 'daemon-r', 'daemon-hol']) await store.eventCursors.release('webhooks', holder);
+        await n.runOnce();
+        for (let i = 0; i < 5; i++) await approvalRequested(mind.id);
+        const pass = await n.runOnce();
+        assert.equal(pass.more, true, 'the pass ran out of time with deliveries due, and says so');
+        const log = (await store.webhookDeliveries.list({ target: 'silent' })).filter((d) => d.mindId === mind.id);
+        assert.equal(log.length, 5);
+        // Each batch waits 300 ms for nothing, so a second holds at most four or five of them; a
+        // pass with no bound went on until each delivery had spent all ten attempts.
+        assert.ok(
+          log.every((d) => d.status === 'pending' && d.attempts >= 1 && d.attempts <= 5),
+          JSON.stringify(log.map((d) => [d.status, d.attempts])),
+        );
+        await store.eventCursors.release('webhooks', 'daemon-budget');
+      } finally {
+        dead.closeAllConnections();
+        await new Promise((resolve) => dead.close(resolve));
+      }
+    });
+
     it('events that need no delivery move the stored cursor at most every 5 s, and on a clean stop', async () => {
       const { store, clock } = current();
       for (const holder of ['daemon-a', 'daemon-b', 'daemon-c', 'daemon-r']) await store.eventCursors.release('webhooks', holder);
