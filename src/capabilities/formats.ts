@@ -2,7 +2,7 @@
 // explains a refusal in words, so a schema error can say why a value was refused instead of
 // only that it "must match format".
 
-import { checkUnitName, JOURNAL_UNIT_TYPES, RESTARTABLE_UNIT_TYPES } from './unit-name.ts';
+import { checkRestartableUnit, checkUnitName, JOURNAL_UNIT_TYPES } from './unit-name.ts';
 
 export interface ParamFormat {
   readonly name: string;
@@ -63,7 +63,7 @@ export function checkHostPath(value: string): string | null {
 
 export const PARAM_FORMATS: readonly ParamFormat[] = [
   { name: 'systemd-unit', reason: (value) => checkUnitName(value) },
-  { name: 'systemd-restartable-unit', reason: (value) => checkUnitName(value, RESTARTABLE_UNIT_TYPES) },
+  { name: 'systemd-restartable-unit', reason: (value) => checkRestartableUnit(value) },
   { name: 'systemd-journal-unit', reason: (value) => checkUnitName(value, JOURNAL_UNIT_TYPES) },
   { name: 'http-url', reason: checkHttpUrl },
   { name: 'host-path', reason: checkHostPath },

@@ -16,6 +16,26 @@ export type UnitType = (typeof UNIT_TYPES)[number];
 export const RESTARTABLE_UNIT_TYPES: readonly UnitType[] = ['service', 'socket', 'timer', 'path'];
 
 /**
+ * Services whose start changes the host's state as a whole: systemd's stock units power off,
+ * reboot, halt, kexec, suspend or hibernate the machine once started (`SuccessAction=` and the
+ * like), and rescue and emergency take it to single-user mode. A restart of one is never a
+ * service restart.
+ */
+export const HOST_STATE_SERVICES: ReadonlySet<string> = new Set([
+  'systemd-poweroff.service',
+  'systemd-reboot.service',
+  'systemd-halt.service',
+  'systemd-kexec.service',
+  'systemd-soft-reboot.service',
+  'systemd-suspend.service',
+  'systemd-hibernate.service',
+  'systemd-hybrid-sleep.service',
+  'systemd-suspend-then-hibernate.service',
+  'rescue.service',
+  'emergency.service',
+]);
+
+/**
  * The units `logs.query` reads the journal of: every type but a slice, for which journalctl also
  * matches every unit inside it (`system.slice` is the whole system's log), so that its one name
  * as the policy target would stand for units that rules and commitments name one by one.
@@ -74,6 +94,13 @@ export function checkUnitName(name: unknown, types: readonly UnitType[] = UNIT_T
     if (at === stem.length - 1) return 'a template unit needs an instance after "@"';
   }
   return null;
+}
+
+/** Null when `name` is a unit `service.restart` may restart (RESTARTABLE_UNIT_TYPES, and not HOST_STATE_SERVICES). */
+export function checkRestartableUnit(name: unknown): string | null {
+  const problem = checkUnitName(name, RESTARTABLE_UNIT_TYPES);
+  if (problem !== null) return problem;
+  return HOST_STATE_SERVICES.has(name as string) ? `${String(name)} changes the state of the whole host (power, boot or rescue mode): never restarted` : null;
 }
 
 export function isUnitName(name: unknown, types: readonly UnitType[] = UNIT_TYPES): name is string {

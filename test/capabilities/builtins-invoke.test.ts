@@ -85,6 +85,12 @@ describe('built-in capabilities through invoke', () => {
       assert.equal(result.status === 'failed' && result.code, 'invalid_params', unit);
       assert.match(result.status === 'failed' ? result.error : '', /is not one this takes/, unit);
     }
+    // Nor a service whose start powers off, reboots, suspends or rescues the host.
+    for (const unit of ['systemd-poweroff.service', 'systemd-reboot.service', 'systemd-halt.service', 'systemd-soft-reboot.service', 'systemd-suspend.service', 'emergency.service']) {
+      const result = await service.invoke(call('service.restart', { unit }));
+      assert.equal(result.status === 'failed' && result.code, 'invalid_params', unit);
+      assert.match(result.status === 'failed' ? result.error : '', /changes the state of the whole host/, unit);
+    }
     // journalctl --unit=system.slice reads every unit in the slice.
     for (const unit of ['system.slice', 'user-1000.slice']) {
       const result = await service.invoke(call('logs.query', { unit }));

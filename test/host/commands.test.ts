@@ -27,7 +27,19 @@ describe('argument shapes', () => {
   });
 
   it('systemctl restarts no target, slice, scope, mount, swap or device; journalctl reads no slice', () => {
-    for (const unit of ['poweroff.target', 'system.slice', 'session-1.scope', 'home.mount', 'home.automount', 'swapfile.swap', 'dev-sda.device']) {
+    for (const unit of [
+      'poweroff.target',
+      'system.slice',
+      'session-1.scope',
+      'home.mount',
+      'home.automount',
+      'swapfile.swap',
+      'dev-sda.device',
+      'systemd-poweroff.service',
+      'systemd-reboot.service',
+      'systemd-kexec.service',
+      'rescue.service',
+    ]) {
       assert.throws(() => argvOf({ program: 'systemctl', operation: 'restart', unit }), refusal(), unit);
     }
     for (const unit of ['nginx.service', 'echo.socket', 'backup.timer', 'spool.path']) {

@@ -4,7 +4,7 @@
 // list, and typed arguments that are checked again here, whatever the caller already checked.
 
 import { CapabilityError } from '../implementation.ts';
-import { checkUnitName, JOURNAL_UNIT_TYPES, RESTARTABLE_UNIT_TYPES, UNIT_TYPES, type UnitType } from '../unit-name.ts';
+import { checkRestartableUnit, checkUnitName, JOURNAL_UNIT_TYPES, UNIT_TYPES, type UnitType } from '../unit-name.ts';
 
 export type HostProgram = 'systemctl' | 'journalctl';
 
@@ -117,7 +117,9 @@ export function argvOf(command: HostCommand): string[] {
     }
     case 'restart': {
       checkedKeys(raw, ['program', 'operation', 'unit']);
-      const unit = checkedUnit(command.unit, RESTARTABLE_UNIT_TYPES);
+      const problem = checkRestartableUnit(command.unit);
+      if (problem !== null) refuse(`refused unit name: ${problem}`);
+      const unit = command.unit;
       // --no-block: queue the job and return; whether the unit came up is a later observation.
       return ['restart', '--no-block', '--no-ask-password', '--no-pager', '--', unit];
     }

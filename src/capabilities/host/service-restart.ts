@@ -5,8 +5,9 @@
 
 import type { JsonObject } from '../../core/plan.ts';
 import type { CapabilityImplementation } from '../implementation.ts';
-import { RESTARTABLE_UNIT_TYPES } from '../unit-name.ts';
-import { checkedUnit, commandFailure } from './failures.ts';
+import { checkRestartableUnit } from '../unit-name.ts';
+import { CapabilityError } from '../implementation.ts';
+import { commandFailure } from './failures.ts';
 import type { CommandRunner } from './runner.ts';
 
 export const SERVICE_RESTART_TIMEOUT_MS = 60_000;
@@ -25,7 +26,9 @@ export interface ServiceRestartOptions {
 
 export function serviceRestartImplementation({ runner, timeoutMs = SERVICE_RESTART_TIMEOUT_MS }: ServiceRestartOptions): CapabilityImplementation {
   return async (params, { signal }) => {
-    const unit = checkedUnit(params.unit, RESTARTABLE_UNIT_TYPES);
+    const problem = checkRestartableUnit(params.unit);
+    if (problem !== null) throw new CapabilityError('invalid_params', `unit: ${problem}`, false);
+    const unit = params.unit as string;
     const result = await runner.run({ program: 'systemctl', operation: 'restart', unit }, { signal, timeoutMs });
     if (result.exitCode !== 0) throw commandFailure('requesting the restart', result, false);
     const observation: RestartRequested = { unit, requested: true, message: RESTART_REQUESTED };
