@@ -114,6 +114,10 @@ const ordinary: string[] = [
   'bypass=true compass=north surpass=1',
   'reading --password-file /etc/app/pw and --token-file /run/t',
   'sent 3 cookies; cookie jar ready',
+  'tests: pass=120 fail=0, summary pass: 42',
+  'failed to parse cookie: invalid character',
+  'Accepted publickey for deploy from [ipv4] port 51234 ssh2: RSA SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s',
+  'loading templates from web/src/components/ApprovalCentre2/DecisionForm',
   '[email] [ipv4] [ipv6] [secret] [private-key] already masked',
 ];
 

@@ -94,7 +94,9 @@ function maskKeyedSecrets(text: string): string {
     const gluedWithoutBoundary = g.attached !== '' && SHORT_WORDS.has(g.word.toLowerCase()) && !(/[a-z0-9]$/.test(g.attached) && /^[A-Z]/.test(g.word));
     // PWD and OLDPWD are the shell's working directories, not passwords.
     const workingDirectory = /^(?:old)?pwd$/i.test(g.name) && g.value.startsWith('/');
-    if (gluedWithoutBoundary || workingDirectory || BARE_JSON_WORDS.has(g.value)) {
+    // `pass` is also a count (`tests: pass=120 fail=0`): a number after it is one.
+    const passCount = g.word.toLowerCase() === 'pass' && /^\d+$/.test(g.value);
+    if (gluedWithoutBoundary || workingDirectory || passCount || BARE_JSON_WORDS.has(g.value)) {
       // Not a credential key after all; the value may still hold one (`OAuth: token=…`).
       return g.key + maskKeyedSecrets(g.value);
     }
@@ -112,8 +114,9 @@ function maskKeyedSecrets(text: string): string {
 const OPTION_SECRET =
   /(?<![\w-])(?<option>--(?:password|passwd|pass|passphrase|token|secret|api-key|apikey|access-key|secret-key|private-key))(?<gap>[ \t]+)(?!-)(?:\[secret\]|[^\s"']+|"[^"\n]*"|'[^'\n]*')/gi;
 
-// A cookie header carries sessions: everything after `Cookie:` or `Set-Cookie:` on its line.
-const COOKIE_HEADER = /(?<![\w-])(?<header>(?:set-)?cookie:[ \t]*)(?![ \t])(?!\[secret\][ \t]*(?:\n|$))[^\n]+/gi;
+// A cookie header carries sessions: everything after `Cookie:` or `Set-Cookie:` on its line, when
+// the header starts the line (after blanks, or curl's `<`/`>`): `failed to parse cookie: …` is prose.
+const COOKIE_HEADER = /(?<=(?:^|\n)[ \t]*(?:[<>][ \t]*)?)(?<header>(?:set-)?cookie:[ \t]*)(?![ \t])(?!\[secret\][ \t]*(?:\n|$))[^\n]+/gi;
 
 // `https://user:password@host`: the user-info (up to the authority's last "@") goes when it
 // holds a password; a user name alone is left to the e-mail rule.
@@ -179,17 +182,23 @@ function maskAwsSecrets(line: string): string {
 // `BEGIN … PRIVATE KEY` line is not in the text, as when a journal window, a grep or a line limit
 // cuts into a key that a service wrote to stderr line by line (journald keeps each line as an
 // entry of its own). A whole token of 40 or more base64 characters that mixes upper case, lower
-// case and digits, as every line of a key does; hex ids, hashes and words do not. An absolute
-// path spelled only with letters, digits and three or more slashes is left alone (a base64 line
-// looks like that about once in a thousand). What this cannot see: a key's last line when it is
-// shorter than 40 characters.
+// case and digits, as every line of a key does; hex ids, hashes and words do not. Left alone: a
+// run with fewer than one upper-case letter in five (a random base64 run has two in five, and
+// falls that low about once in a thousand at 40 characters; camel-case paths and names are
+// mostly lower case), an absolute path spelled only with letters, digits and three or more
+// slashes, and a key fingerprint after `SHA256:` (sshd's login lines: public, and meant to be
+// compared). What this cannot see: a key's last line when it is shorter than 40 characters.
 const KEY_MATERIAL = /(?<![A-Za-z0-9+/=_.-])[A-Za-z0-9+/]{40,}={0,2}(?![A-Za-z0-9+/=_.-])/g;
 
+const FINGERPRINT_PREFIX = /(?:SHA256|SHA384|SHA512|SHA1|MD5):$/i;
+
 function maskKeyMaterial(line: string): string {
-  return line.replace(KEY_MATERIAL, (run) => {
+  return line.replace(KEY_MATERIAL, (run: string, offset: number) => {
     const mixed = /[A-Z]/.test(run) && /[a-z]/.test(run) && /\d/.test(run);
+    const upper = (run.match(/[A-Z]/g)?.length ?? 0) / run.length;
     const path = run.startsWith('/') && (run.match(/\//g)?.length ?? 0) >= 3;
-    return mixed && !path ? MARKERS.secret : run;
+    const fingerprint = FINGERPRINT_PREFIX.test(line.slice(Math.max(0, offset - 7), offset));
+    return mixed && upper >= 0.2 && !path && !fingerprint ? MARKERS.secret : run;
   });
 }
 
