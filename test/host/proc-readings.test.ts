@@ -226,6 +226,14 @@ describe('/proc parsing on a fixture tree', () => {
     }
     assert.equal(asked.get('/mnt/hung'), 1);
     assert.equal(asked.get('/'), 6, 'a mount that answers is asked every time (as the path and as a mount)');
+    // Other spellings of the hung place, and places below it, wait on the same call.
+    for (const path of ['/mnt/hung/', '/mnt//hung', '/mnt/hung/.', '/mnt/hung/deeper/still']) {
+      await assert.rejects(impl({ path }, context()), (e: unknown) => e instanceof CapabilityError && e.code === 'timeout', path);
+    }
+    assert.deepEqual(
+      [...asked.keys()].filter((p) => p.startsWith('/mnt/hung')),
+      ['/mnt/hung'],
+    );
   });
 });
 

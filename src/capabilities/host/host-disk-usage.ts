@@ -4,6 +4,7 @@
 // kept, because a full /run or /dev/shm breaks services as surely as a full disk.
 
 import { statfs as fsStatfs } from 'node:fs/promises';
+import { posix } from 'node:path';
 import type { JsonObject } from '../../core/plan.ts';
 import { CapabilityError } from '../implementation.ts';
 import type { CapabilityImplementation } from '../implementation.ts';
@@ -122,24 +123,42 @@ function withTimeout<T>(promise: Promise<T>, ms: number, signal?: AbortSignal): 
 }
 
 /**
- * statfs, with at most one call in flight per path: a call for a path whose earlier statfs has
+ * statfs, with at most one call in flight per place: a call for a path whose earlier statfs has
  * not answered yet (a hard-mounted network file system that is down) waits for that one instead
- * of starting another. Each unanswered statfs holds one of libuv's four pool threads until the
- * mount comes back, and with them gone every file read and DNS lookup of the daemon waits too.
+ * of starting another, and so does a call for any path below a path whose statfs has gone
+ * unanswered past `hungAfterMs` (`/mnt/nfs/a` once `/mnt/nfs` hangs). Paths are compared
+ * normalised (`/mnt//nfs/.` is `/mnt/nfs`). Each unanswered statfs holds one of libuv's four pool
+ * threads until the mount comes back, and with them gone every file read and DNS lookup of the
+ * daemon waits too.
  */
-function sharedStatfs(statfs: StatfsFunction): StatfsFunction {
+function sharedStatfs(statfs: StatfsFunction, hungAfterMs: number): StatfsFunction {
   const inFlight = new Map<string, Promise<StatfsResult>>();
-  return (path) => {
+  const hung = new Set<string>();
+  return (asked) => {
+    const path = normalisedPath(asked);
     const pending = inFlight.get(path);
     if (pending) return pending;
+    for (const place of hung) {
+      if (place !== '/' && path.startsWith(`${place}/`)) return inFlight.get(place)!;
+    }
     const call = statfs(path);
     inFlight.set(path, call);
-    call.then(
-      () => inFlight.delete(path),
-      () => inFlight.delete(path),
-    );
+    const timer = setTimeout(() => hung.add(path), hungAfterMs);
+    timer.unref();
+    const settled = () => {
+      clearTimeout(timer);
+      hung.delete(path);
+      inFlight.delete(path);
+    };
+    call.then(settled, settled);
     return call;
   };
+}
+
+/** `path` without repeated or trailing slashes and `.` segments (it holds no `..`: checked before). */
+function normalisedPath(path: string): string {
+  const normal = posix.normalize(path);
+  return normal.length > 1 && normal.endsWith('/') ? normal.slice(0, -1) : normal;
 }
 
 export interface DiskUsageOptions {
@@ -156,7 +175,7 @@ export function hostDiskUsageImplementation({
   statfs: statfsOf = defaultStatfs,
   mountTimeoutMs = MOUNT_STATFS_TIMEOUT_MS,
 }: DiskUsageOptions = {}): CapabilityImplementation {
-  const statfs = sharedStatfs(statfsOf);
+  const statfs = sharedStatfs(statfsOf, mountTimeoutMs);
   return async (params, { signal }) => {
     const path = params.path === undefined ? '/' : params.path;
     if (typeof path !== 'string' || !path.startsWith('/') || path.split('/').includes('..') || /[\u0000-\u001f\u007f]/.test(path)) {
