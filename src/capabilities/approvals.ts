@@ -12,8 +12,8 @@
 import type { JsonObject, ValidationIssue } from '../core/plan.ts';
 import { fourEyesRefusal, isOperatorName } from '../core/operator.ts';
 import type { EventType } from '../core/vocabulary.ts';
-import type { ApprovalDecision, ApprovalRecord, MindRecord, NewEvent, Repositories } from '../store/index.ts';
-import { callEvent, noRecords, writeRecords, type CallRecords } from './call-records.ts';
+import type { ApprovalDecision, ApprovalRecord, MindRecord, NewEvent } from '../store/index.ts';
+import { callEvent, moveWithEvent, noRecords, writeRecords, type CallRecords } from './call-records.ts';
 import type { Denied, Executed, Failed } from './invocation.ts';
 import { act, allow, type Allowed } from './perform.ts';
 import { loadPolicyInputs, type PolicyInputs } from './policy-inputs.ts';
@@ -51,7 +51,7 @@ export async function pendingApproval(ctx: ServiceContext, approvalId: string): 
   if (!approval) return refused('not_found', `no approval request ${approvalId}`);
   if (approval.status !== 'pending') return refused('not_pending', `approval request ${approvalId} is ${approval.status}, not pending`);
   if (approval.expiresAt.getTime() <= ctx.clock.now().getTime()) {
-    await moveWithEvent(ctx, (tx) => tx.approvals.transition(approval.id, 'pending', 'expired', { decidedAt: ctx.clock.now() }), approvalEvent('approval_expired', approval, {}));
+    await moveWithEvent(ctx.store, (tx) => tx.approvals.transition(approval.id, 'pending', 'expired', { decidedAt: ctx.clock.now() }), approvalEvent('approval_expired', approval, {}));
     return refused('expired', `approval request ${approvalId} expired at ${approval.expiresAt.toISOString()}`);
   }
   return approval;
@@ -142,7 +142,7 @@ export async function decideApproval(ctx: ServiceContext, approvalId: string, op
     // Guarded by the digest read: an amendment committed meanwhile changed the action, and this
     // approval was of the earlier one.
     const recorded = await moveWithEvent(
-      ctx,
+      ctx.store,
       (tx) => tx.approvals.recordDecision(approval.id, approval.decisions, decisions, { digest: approval.digest }),
       approvalEvent('approval_approved', approval, { operator, approvals, required: approval.approversRequired, final: false }),
     );
@@ -293,7 +293,7 @@ export async function denyApproval(ctx: ServiceContext, approvalId: string, oper
   const now = ctx.clock.now();
   const decisions: ApprovalDecision[] = [...found.decisions, { operator, decision: 'deny', at: now.toISOString(), ...(note ? { note } : {}) }];
   const denied = await moveWithEvent(
-    ctx,
+    ctx.store,
     (tx) => tx.approvals.transition(found.id, 'pending', 'denied', { decisions, decidedAt: now }),
     approvalEvent('approval_denied', found, { operator, note: note ?? '' }),
   );
@@ -306,7 +306,11 @@ export async function withdrawApproval(ctx: ServiceContext, approvalId: string, 
   const approval = await ctx.store.approvals.get(approvalId);
   if (!approval) return refused('not_found', `no approval request ${approvalId}`);
   if (approval.mindId !== mindId) return refused('not_owner', 'only the mind that raised a request may withdraw it');
-  const withdrawn = await moveWithEvent(ctx, (tx) => tx.approvals.transition(approval.id, 'pending', 'withdrawn', { decidedAt: ctx.clock.now() }), approvalEvent('approval_withdrawn', approval, {}));
+  const withdrawn = await moveWithEvent(
+    ctx.store,
+    (tx) => tx.approvals.transition(approval.id, 'pending', 'withdrawn', { decidedAt: ctx.clock.now() }),
+    approvalEvent('approval_withdrawn', approval, {}),
+  );
   if (!withdrawn) return refused('not_pending', `approval request ${approvalId} is no longer pending`);
   return { status: 'withdrawn', approvalId: approval.id };
 }
@@ -359,19 +363,6 @@ export async function refuseBroken(ctx: ServiceContext, approval: ApprovalRecord
     await tx.events.append({ ...broken.event, data: { ...broken.event.data, operator } });
   });
   return refused(broken.code, broken.message);
-}
-
-/**
- * A conditional move and the event that tells of it, committed together: the move without its
- * event would never be told to an operator nor wake the executor, and a retry would find the
- * move made and write no event either.
- */
-async function moveWithEvent<T>(ctx: ServiceContext, move: (tx: Repositories) => Promise<T | undefined>, told: NewEvent): Promise<T | undefined> {
-  return ctx.store.transaction(async (tx) => {
-    const moved = await move(tx);
-    if (moved) await tx.events.append(told);
-    return moved;
-  });
 }
 
 export function approvalEvent(type: EventType, approval: ApprovalRecord, data: JsonObject): NewEvent {

@@ -4,7 +4,7 @@
 // batch of steps can share one commit. Every call is still recorded, by origin, whether or not
 // the step's move wins.
 
-import type { ExecutionOutcome, NewApproval, NewEvent, NewExecution, Repositories } from '../store/index.ts';
+import type { ExecutionOutcome, NewApproval, NewEvent, NewExecution, Repositories, Store } from '../store/index.ts';
 
 export interface CallRecords {
   /** Executions to insert: `started` ones are written ahead of a non-idempotent act. */
@@ -58,4 +58,18 @@ export async function writeCallRows(tx: Repositories, records: CallRecords): Pro
 /** An event about a call, tied to its mind and intention and naming its origin. */
 export function callEvent(type: NewEvent['type'], request: { mindId: string; correlationId?: string; origin: string }, data: NewEvent['data'] = {}): NewEvent {
   return { type, mindId: request.mindId, intentionId: request.correlationId || null, data: { origin: request.origin, ...data } };
+}
+
+/**
+ * A conditional move of a decision record (an approval, a capability request, a grant) and the
+ * event that tells of it, committed together: the move without its event would never be told to
+ * an operator nor wake the executor, and a retry would find the move made and write no event.
+ * Undefined, with nothing written, when the move did not happen.
+ */
+export async function moveWithEvent<T>(store: Pick<Store, 'transaction'>, move: (tx: Repositories) => Promise<T | undefined>, told: NewEvent | ((moved: T) => NewEvent)): Promise<T | undefined> {
+  return store.transaction(async (tx) => {
+    const moved = await move(tx);
+    if (moved) await tx.events.append(typeof told === 'function' ? told(moved) : told);
+    return moved;
+  });
 }

@@ -9,6 +9,7 @@ import type { JsonObject, ValidationIssue } from '../core/plan.ts';
 import type { EventType } from '../core/vocabulary.ts';
 import type { CapabilityRegistry } from './registry.ts';
 import { checkTargetPattern, patternWithin } from './policy/target-pattern.ts';
+import { moveWithEvent } from './call-records.ts';
 import type { CapabilityRequestRecord, NewEvent } from '../store/index.ts';
 import type { ServiceContext } from './service.ts';
 import type { ErrorCode } from '../core/error-codes.ts';
@@ -88,41 +89,39 @@ export async function requestCapability(ctx: ServiceContext, input: CapabilityRe
   const batchKey = input.batchKey ?? input.intentionId ?? '';
   // The request and the event that tells of it commit together, as every move below does: a
   // request no event names would never be told to an operator, nor wake the step waiting on it.
-  const created = await ctx.store.transaction(async (tx) => {
-    const raised = await tx.capabilityRequests.createWithinCap(
-      {
-        mindId: input.mindId,
-        intentionId: input.intentionId ?? null,
-        origin: input.origin,
-        capability: input.capability,
-        targetPattern: input.targetPattern,
-        paramLimits: input.paramLimits ?? {},
-        durationSeconds: input.durationSeconds,
-        maxOperations: input.maxOperations,
-        reason: input.reason,
-        risk: input.risk,
-        mitigation: input.mitigation,
-        fallback: input.fallback,
-        alternatives: input.alternatives ?? [],
-        batchKey,
-      },
-      ctx.maxOpenRequests,
-    );
-    if (raised) {
-      await tx.events.append(
-        event('capability_requested', input.mindId, input.intentionId ?? null, {
-          request_id: raised.id,
-          capability: raised.capability,
-          target_pattern: raised.targetPattern,
-          duration_seconds: raised.durationSeconds,
-          max_operations: raised.maxOperations,
-          batch_key: batchKey,
+  const created = await moveWithEvent(
+    ctx.store,
+    (tx) =>
+      tx.capabilityRequests.createWithinCap(
+        {
+          mindId: input.mindId,
+          intentionId: input.intentionId ?? null,
           origin: input.origin,
-        }),
-      );
-    }
-    return raised;
-  });
+          capability: input.capability,
+          targetPattern: input.targetPattern,
+          paramLimits: input.paramLimits ?? {},
+          durationSeconds: input.durationSeconds,
+          maxOperations: input.maxOperations,
+          reason: input.reason,
+          risk: input.risk,
+          mitigation: input.mitigation,
+          fallback: input.fallback,
+          alternatives: input.alternatives ?? [],
+          batchKey,
+        },
+        ctx.maxOpenRequests,
+      ),
+    (raised) =>
+      event('capability_requested', input.mindId, input.intentionId ?? null, {
+        request_id: raised.id,
+        capability: raised.capability,
+        target_pattern: raised.targetPattern,
+        duration_seconds: raised.durationSeconds,
+        max_operations: raised.maxOperations,
+        batch_key: batchKey,
+        origin: input.origin,
+      }),
+  );
   if (!created) {
     return { status: 'capped', open: await ctx.store.capabilityRequests.countOpen(input.mindId), cap: ctx.maxOpenRequests };
   }
@@ -138,11 +137,11 @@ export async function decideRequest(ctx: ServiceContext, requestId: string, oper
   const now = ctx.clock.now();
 
   if ('deny' in decision) {
-    const denied = await ctx.store.transaction(async (tx) => {
-      const moved = await tx.capabilityRequests.transition(request.id, 'open', 'denied', { decidedBy: operator, decidedAt: now });
-      if (moved) await tx.events.append(event('capability_request_denied', request.mindId, request.intentionId, { request_id: request.id, operator, note: decision.deny }));
-      return moved;
-    });
+    const denied = await moveWithEvent(
+      ctx.store,
+      (tx) => tx.capabilityRequests.transition(request.id, 'open', 'denied', { decidedBy: operator, decidedAt: now }),
+      event('capability_request_denied', request.mindId, request.intentionId, { request_id: request.id, operator, note: decision.deny }),
+    );
     if (!denied) return { status: 'refused', code: 'conflict', message: 'the request was decided or withdrawn meanwhile' };
     return { status: 'denied', requestId: request.id };
   }
@@ -214,11 +213,11 @@ export async function withdrawRequest(ctx: ServiceContext, requestId: string, mi
   const request = await ctx.store.capabilityRequests.get(requestId);
   if (!request) return { status: 'refused', code: 'not_found', message: `no capability request ${requestId}` };
   if (request.mindId !== mindId) return { status: 'refused', code: 'not_owner', message: 'only the mind that raised a request may withdraw it' };
-  const withdrawn = await ctx.store.transaction(async (tx) => {
-    const moved = await tx.capabilityRequests.transition(request.id, 'open', 'withdrawn', { decidedAt: ctx.clock.now() });
-    if (moved) await tx.events.append(event('capability_request_withdrawn', request.mindId, request.intentionId, { request_id: request.id }));
-    return moved;
-  });
+  const withdrawn = await moveWithEvent(
+    ctx.store,
+    (tx) => tx.capabilityRequests.transition(request.id, 'open', 'withdrawn', { decidedAt: ctx.clock.now() }),
+    event('capability_request_withdrawn', request.mindId, request.intentionId, { request_id: request.id }),
+  );
   if (!withdrawn) return { status: 'refused', code: 'not_open', message: `capability request ${requestId} is no longer open` };
   return { status: 'withdrawn', requestId: request.id };
 }
@@ -235,11 +234,11 @@ export async function expireGrants(ctx: ServiceContext): Promise<number> {
 
 export async function revokeGrant(ctx: ServiceContext, grantId: string, operator: string): Promise<RequestAnswer> {
   if (!isOperatorName(operator)) return { status: 'refused', code: 'invalid_operator', message: 'a revocation needs the name of the operator making it' };
-  const revoked = await ctx.store.transaction(async (tx) => {
-    const moved = await tx.grants.revoke(grantId, operator);
-    if (moved) await tx.events.append(event('grant_revoked', moved.mindId, null, { grant_id: moved.id, operator }));
-    return moved;
-  });
+  const revoked = await moveWithEvent(
+    ctx.store,
+    (tx) => tx.grants.revoke(grantId, operator),
+    (moved) => event('grant_revoked', moved.mindId, null, { grant_id: moved.id, operator }),
+  );
   if (!revoked) {
     const grant = await ctx.store.grants.get(grantId);
     if (!grant) return { status: 'refused', code: 'not_found', message: `no grant ${grantId}` };

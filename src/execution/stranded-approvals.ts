@@ -23,7 +23,7 @@ import { LEASE_MARGIN_SECONDS, type ExecutorContext } from './context.ts';
 
 export type StrandedDecision = { kind: 'wait' } | { kind: 'release' } | { kind: 'unknown'; message: string } | { kind: 'finish'; to: 'executed' | 'failed' };
 
-/** Pure: what to do about an approved one-off request claimed at `claimedAt` (its updated_at). */
+/** Pure: what to do about an approved one-off request still claimed (its updated_at is the claim's time). */
 export function strandedDecision(approval: ApprovalRecord, execution: 'started' | 'succeeded' | 'failed' | null, definition: CapabilityDefinition | undefined, now: Date): StrandedDecision {
   // A capability no longer in the registry cannot be acting: its claim is as old as it is.
   const leaseSeconds = (definition?.timeoutSeconds ?? 0) + LEASE_MARGIN_SECONDS;
