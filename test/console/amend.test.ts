@@ -6,37 +6,23 @@
 // Needs the built console: `npm run build:console` (npm test builds it first).
 
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import type { FastifyInstance } from 'fastify';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { issueToken } from '../../src/access/tokens.ts';
 import { draftOf, makeWorld, step, type World } from '../execution/support.ts';
-import { serverFor } from '../server/support.ts';
-import { launchTestBrowser, testChromium } from '../support/browser.ts';
 import { openTestStore, type TestStore } from '../support/stores.ts';
-
-const CONSOLE_DIR = fileURLToPath(new URL('../../web/dist', import.meta.url));
-const WAIT_MS = 8_000;
+import { consolePrerequisites, openConsole, type ConsoleSession } from './harness.ts';
 
 describe('amending in the approval card (browser)', () => {
   let ts: TestStore | undefined;
   let world: World | undefined;
-  let app: FastifyInstance | undefined;
-  let browser: Browser | undefined;
-  const contexts: BrowserContext[] = [];
-  let base = '';
+  let session: ConsoleSession | undefined;
   let planId = '';
   let approvalId = '';
   let token = '';
 
   before(async () => {
-    if (!existsSync(join(CONSOLE_DIR, 'index.html'))) {
-      throw new Error(`the console is not built (${CONSOLE_DIR}/index.html is missing): run \`npm run build:console\` first`);
-    }
-    const chromiumPath = testChromium();
+    const chromiumPath = consolePrerequisites();
     ts = await openTestStore('sqlite');
     world = await makeWorld(ts);
     const { plan } = await world.plan(draftOf([step('W1', { kind: 'capability', title: 'Write alpha', capability: 'test.write', params: { name: 'alpha', level: 9 } })]));
@@ -47,29 +33,15 @@ describe('amending in the approval card (browser)', () => {
     assert.ok(pending, 'the write awaits approval');
     approvalId = pending.id;
 
-    app = await serverFor(world, { consoleDir: CONSOLE_DIR });
-    const address = await app.listen({ host: '127.0.0.1', port: 0 });
-    base = address.replace('[::1]', '127.0.0.1');
-    browser = await launchTestBrowser(chromiumPath);
+    session = await openConsole(world, chromiumPath);
   });
 
   after(async () => {
-    for (const context of contexts) await context.close().catch(() => {});
-    await browser?.close().catch(() => {});
-    await app?.close();
+    await session?.close();
     await ts?.dispose();
   });
 
-  async function signedIn(route: string): Promise<Page> {
-    const context = await browser!.newContext();
-    contexts.push(context);
-    const page = await context.newPage();
-    page.setDefaultTimeout(WAIT_MS);
-    await page.goto(`${base}/#token=${encodeURIComponent(token)}`);
-    await page.waitForSelector('[data-testid=whoami]');
-    await page.evaluate(`window.location.hash = ${JSON.stringify(route)}`);
-    return page;
-  }
+  const signedIn = (route: string): Promise<Page> => session!.signedIn(token, route);
 
   const card = () => `[data-testid=approval][data-approval-id="${approvalId}"]`;
 

@@ -8,39 +8,26 @@
 // Needs the built console: `npm run build:console` (npm test builds it first).
 
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import type { FastifyInstance } from 'fastify';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { issueToken } from '../../src/access/tokens.ts';
 import type { Executor } from '../../src/execution/executor.ts';
 import { makeWorld, restartPlan, UNIT, type World } from '../execution/support.ts';
-import { serverFor } from '../server/support.ts';
-import { launchTestBrowser, testChromium } from '../support/browser.ts';
 import { openTestStore, type TestStore } from '../support/stores.ts';
-
-const CONSOLE_DIR = fileURLToPath(new URL('../../web/dist', import.meta.url));
-const WAIT_MS = 8_000;
+import { consolePrerequisites, openConsole, type ConsoleSession } from './harness.ts';
 
 describe('operator console (browser)', () => {
   let ts: TestStore | undefined;
   let world: World | undefined;
   let executor: Executor | undefined;
-  let app: FastifyInstance | undefined;
-  let browser: Browser | undefined;
-  const contexts: BrowserContext[] = [];
+  let session: ConsoleSession | undefined;
   let base = '';
   let planId = '';
   let approvalId = '';
   const tokens = { operator: '', viewer: '' };
 
   before(async () => {
-    if (!existsSync(join(CONSOLE_DIR, 'index.html'))) {
-      throw new Error(`the console is not built (${CONSOLE_DIR}/index.html is missing): run \`npm run build:console\` first`);
-    }
-    const chromiumPath = testChromium();
+    const chromiumPath = consolePrerequisites();
 
     ts = await openTestStore('sqlite');
     world = await makeWorld(ts, { simulated: true });
@@ -58,30 +45,19 @@ describe('operator console (browser)', () => {
     approvalId = pending[0]!.id;
     executor.start();
 
-    app = await serverFor(world, { consoleDir: CONSOLE_DIR });
-    const address = await app.listen({ host: '127.0.0.1', port: 0 });
-    base = address.replace('[::1]', '127.0.0.1');
-
     // A default launch runs on a fresh, throwaway profile directory of its own.
-    browser = await launchTestBrowser(chromiumPath);
+    session = await openConsole(world, chromiumPath);
+    base = session.base;
   });
 
   after(async () => {
-    for (const context of contexts) await context.close().catch(() => {});
-    await browser?.close().catch(() => {});
-    await app?.close();
+    await session?.close();
     await executor?.stop();
     world?.host?.remove();
     await ts?.dispose();
   });
 
-  async function newPage(): Promise<Page> {
-    const context = await browser!.newContext();
-    contexts.push(context);
-    const page = await context.newPage();
-    page.setDefaultTimeout(WAIT_MS);
-    return page;
-  }
+  const newPage = (): Promise<Page> => session!.newPage();
 
   /** Opens the console signed in through a `#token=` link, then goes to `route`. */
   async function signedIn(token: string, route: string): Promise<Page> {

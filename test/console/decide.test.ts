@@ -8,37 +8,24 @@
 // Needs the built console: `npm run build:console` (npm test builds it first).
 
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import type { FastifyInstance } from 'fastify';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { issueToken } from '../../src/access/tokens.ts';
 import { draftOf, makeWorld, step, type World } from '../execution/support.ts';
-import { openRequest, pendingApproval, serverFor } from '../server/support.ts';
-import { launchTestBrowser, testChromium } from '../support/browser.ts';
+import { openRequest, pendingApproval } from '../server/support.ts';
 import { openTestStore, type TestStore } from '../support/stores.ts';
-
-const CONSOLE_DIR = fileURLToPath(new URL('../../web/dist', import.meta.url));
-const WAIT_MS = 8_000;
+import { consolePrerequisites, openConsole, type ConsoleSession } from './harness.ts';
 
 describe('deciding in the approval centre (browser)', () => {
   let ts: TestStore | undefined;
   let world: World | undefined;
-  let app: FastifyInstance | undefined;
-  let browser: Browser | undefined;
-  const contexts: BrowserContext[] = [];
-  let base = '';
+  let session: ConsoleSession | undefined;
   let stepApprovalId = '';
   let alice = '';
   let bob = '';
 
   before(async () => {
-    if (!existsSync(join(CONSOLE_DIR, 'index.html'))) {
-      throw new Error(`the console is not built (${CONSOLE_DIR}/index.html is missing): run \`npm run build:console\` first`);
-    }
-    const chromiumPath = testChromium();
+    const chromiumPath = consolePrerequisites();
     ts = await openTestStore('sqlite');
     world = await makeWorld(ts);
     await world.plan(draftOf([step('W1', { kind: 'capability', title: 'Write alpha', capability: 'test.write', params: { name: 'alpha', level: 9 } })]));
@@ -49,33 +36,19 @@ describe('deciding in the approval centre (browser)', () => {
     assert.ok(pending, 'the write awaits approval');
     stepApprovalId = pending.id;
 
-    app = await serverFor(world, { consoleDir: CONSOLE_DIR });
-    const address = await app.listen({ host: '127.0.0.1', port: 0 });
-    base = address.replace('[::1]', '127.0.0.1');
-    browser = await launchTestBrowser(chromiumPath);
+    session = await openConsole(world, chromiumPath);
   });
 
   after(async () => {
-    for (const context of contexts) await context.close().catch(() => {});
-    await browser?.close().catch(() => {});
-    await app?.close();
+    await session?.close();
     await ts?.dispose();
   });
 
-  async function signedIn(route: string): Promise<Page> {
-    const context = await browser!.newContext();
-    contexts.push(context);
-    const page = await context.newPage();
-    page.setDefaultTimeout(WAIT_MS);
-    await page.goto(`${base}/#token=${encodeURIComponent(alice)}`);
-    await page.waitForSelector('[data-testid=whoami]');
-    await page.evaluate(`window.location.hash = ${JSON.stringify(route)}`);
-    return page;
-  }
+  const signedIn = (route: string): Promise<Page> => session!.signedIn(alice, route);
 
   /** Bob amends the step's action through the API, as another operator's console would. */
   async function bobAmends(params: Record<string, unknown>): Promise<void> {
-    const response = await app!.inject({
+    const response = await session!.app.inject({
       method: 'POST',
       url: `/api/v1/minds/${world!.mind.name}/approvals/${stepApprovalId}/amend`,
       headers: { authorization: `Bearer ${bob}`, 'content-type': 'application/json' },
