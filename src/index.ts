@@ -36,7 +36,7 @@ export {
 
 // Store: opening, configuration, migrations and the record types.
 export * from './store/index.ts';
-export { migrateToLatest, createMigrator, migrationsFor, MIGRATION_TABLE } from './store/migrations/index.ts';
+export { migrateToLatest, migrateTo, migrationsFor, MIGRATION_TABLE } from './store/migrations/index.ts';
 
 // Planning: proposal parsing, plan text, validation, the planner.
 export { parseProposal, type ParsedProposal, type RefusedProposal } from './planning/proposal.ts';

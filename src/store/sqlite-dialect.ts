@@ -11,17 +11,29 @@
 // the most recent distinct SQL texts (the repositories have a few hundred shapes) and reuses
 // them; a prepared statement is reset by better-sqlite3 before each run, so reuse is safe.
 //
+// Migrations run in transactions. Kysely's SQLite adapter declares no transactional DDL, so its
+// migrator ran each migration statement by statement: a crash between 0017's drop of the due
+// index and its creation left the index gone and the migration unrecorded, and every later open
+// failed on the drop ("no such index"). SQLite's DDL is transactional; migrations/index.ts runs
+// one migration and its record per transaction.
+//
 // Rows are read as arrays and made into objects of one shape per statement (shapedRows): the
 // objects better-sqlite3 builds itself cost twice as much. Reading 2,000 steps (34 columns) took
 // 13.5-14.5 ms as better-sqlite3's objects, 7.0-7.3 ms as arrays made into objects by a function
 // written for the statement's columns; a pass reads its plans' steps every time.
 
 import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
-import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDialectConfig } from 'kysely';
+import { CompiledQuery, SqliteAdapter, SqliteDialect, SqliteDriver, type DatabaseConnection, type DialectAdapter, type Driver, type SqliteDialectConfig } from 'kysely';
 
 class ImmediateTransactionSqliteDriver extends SqliteDriver {
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
   }
 }
 
@@ -155,5 +167,8 @@ export class PraxisSqliteDialect extends SqliteDialect {
   }
   override createDriver(): Driver {
     return new ImmediateTransactionSqliteDriver(this.#config);
+  }
+  override createAdapter(): DialectAdapter {
+    return new TransactionalDdlSqliteAdapter();
   }
 }

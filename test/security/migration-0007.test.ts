@@ -11,7 +11,7 @@ import { CapabilityService } from '../../src/capabilities/service.ts';
 import { newId } from '../../src/core/ids.ts';
 import { EVENT_TYPES } from '../../src/core/vocabulary.ts';
 import { refreshEventTypeCheck } from '../../src/store/migrations/event-type-check.ts';
-import { createMigrator, migrateToLatest } from '../../src/store/migrations/index.ts';
+import { migrateTo, migrateToLatest } from '../../src/store/migrations/index.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 import { testImplementations, testRegistry } from '../support/test-capabilities.ts';
 
@@ -24,7 +24,7 @@ for (const kind of STORE_KINDS) {
     it('keeps old requests with their unkeyed digest, which a keyed service refuses and closes', async () => {
       const { store, clock } = current();
       const db = store.db as never as import('kysely').Kysely<any>;
-      assert.equal((await createMigrator(store.db, kind).migrateTo('0006_claimant')).error, undefined);
+      await migrateTo(store.db, kind, '0006_claimant');
       const now = clock.now().toISOString();
       const mindId = newId();
       await db.insertInto('minds').values({ id: mindId, name: 'before-0007', created_at: now, updated_at: now }).execute();

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { EVENT_TYPES } from '../../src/core/vocabulary.ts';
 import { refreshEventTypeCheck } from '../../src/store/migrations/event-type-check.ts';
-import { createMigrator, migrateToLatest } from '../../src/store/migrations/index.ts';
+import { migrateTo, migrateToLatest } from '../../src/store/migrations/index.ts';
 import { passingValidation, sampleDraft } from '../support/fixtures.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 
@@ -20,7 +20,7 @@ for (const kind of STORE_KINDS) {
     it('takes the new event types; words stored before read back as display_only', async () => {
       const { store } = current();
       const db = store.db;
-      assert.equal((await createMigrator(db, kind).migrateTo('0010_plan_pauses')).error, undefined);
+      await migrateTo(db, kind, '0010_plan_pauses');
       await refreshEventTypeCheck(
         db,
         kind,

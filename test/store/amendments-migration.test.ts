@@ -9,7 +9,7 @@ import { approvalDigest, approvalKeyFrom, checkApprovalDigest } from '../../src/
 import { newId } from '../../src/core/ids.ts';
 import { EVENT_TYPES } from '../../src/core/vocabulary.ts';
 import { refreshEventTypeCheck } from '../../src/store/migrations/event-type-check.ts';
-import { createMigrator, migrateToLatest } from '../../src/store/migrations/index.ts';
+import { migrateTo, migrateToLatest } from '../../src/store/migrations/index.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 
 for (const kind of STORE_KINDS) {
@@ -19,7 +19,7 @@ for (const kind of STORE_KINDS) {
     it('keeps pending requests verifiable, with no amendments, and takes approval_amended', async () => {
       const { store, clock } = current();
       const db = store.db;
-      assert.equal((await createMigrator(db, kind).migrateTo('0010_plan_pauses')).error, undefined);
+      await migrateTo(db, kind, '0010_plan_pauses');
       await refreshEventTypeCheck(
         db,
         kind,

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { EVENT_TYPES } from '../../src/core/vocabulary.ts';
 import { refreshEventTypeCheck } from '../../src/store/migrations/event-type-check.ts';
-import { createMigrator, migrateToLatest } from '../../src/store/migrations/index.ts';
+import { migrateTo, migrateToLatest } from '../../src/store/migrations/index.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 
 const NEW_TYPES = ['plan_waiting', 'plan_awaiting_approval', 'plan_paused', 'plan_resumed', 'mind_paused', 'mind_resumed'];
@@ -25,8 +25,7 @@ for (const kind of STORE_KINDS) {
     it('adds the pause beside existing plans, rebuilds the live-plans index and takes the new event types', async () => {
       const { store } = current();
       const db = store.db;
-      const upTo = await createMigrator(db, kind).migrateTo('0009_event_consumers');
-      assert.equal(upTo.error, undefined);
+      await migrateTo(db, kind, '0009_event_consumers');
       await refreshEventTypeCheck(
         db,
         kind,

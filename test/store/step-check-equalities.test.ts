@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
-import { createMigrator } from '../../src/store/migrations/index.ts';
+import { migrateTo } from '../../src/store/migrations/index.ts';
 import { listsAsEqualities } from '../../src/store/migrations/0016_step_check_equalities.ts';
 import { rebuildSqliteTable } from '../../src/store/migrations/sqlite-rebuild.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
@@ -114,13 +114,13 @@ describe('migration 0016 on an older database (sqlite)', () => {
   it("rewrites the executor tables' lists as equalities, keeping every row, reference and index", async () => {
     const { store } = current();
     const db = store.db;
-    assert.equal((await createMigrator(db, 'sqlite').migrateTo('0015_event_indexes_partial')).error, undefined);
+    await migrateTo(db, 'sqlite', '0015_event_indexes_partial');
     await writeWork(db);
     const before = await definitions(db);
     assert.match(before.get('plan_steps') ?? '', /"status" in \('pending'/);
     const rows = await rowsOf(db);
 
-    assert.equal((await createMigrator(db, 'sqlite').migrateTo('0016_step_check_equalities')).error, undefined);
+    await migrateTo(db, 'sqlite', '0016_step_check_equalities');
     const after = await definitions(db);
     assert.deepEqual([...after.keys()].sort(), [...before.keys()].sort(), 'the same tables and indexes');
     for (const [name, text] of after) {

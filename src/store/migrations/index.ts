@@ -2,7 +2,7 @@
 // is exactly the set that was built and tested. They only go forward; a mistake is corrected by
 // a new migration, never by editing or reverting an applied one.
 
-import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
 import type { StoreKind } from '../codec.ts';
 import type { Database } from '../schema.ts';
 import { initialSchema } from './0001_initial.ts';
@@ -113,12 +113,42 @@ export async function migrateToLatest(db: Kysely<Database>, kind: StoreKind, sch
         `this store was migrated by a newer version of Praxis: it has migration ${unknown}, which this version does not know; run that version or a newer one (or restore a copy made before the upgrade)`,
       );
     }
-    return runMigrator(db, kind, schema);
+    return migrateTo(db, kind, undefined, schema);
   });
 }
 
-async function runMigrator(db: Kysely<Database>, kind: StoreKind, schema?: string): Promise<string[]> {
-  const { error, results } = await createMigrator(db, kind, schema).migrateToLatest();
+/**
+ * Applies the pending migrations up to `target` (every one when undefined) and returns the
+ * names applied; a failed migration throws, naming it.
+ */
+export async function migrateTo(db: Kysely<Database>, kind: StoreKind, target?: string, schema?: string): Promise<string[]> {
+  const migrator = createMigrator(db, kind, schema);
+  // PostgreSQL: every pending migration in one transaction (Kysely's migrator, under its lock).
+  if (kind === 'postgres') return succeeded(await (target === undefined ? migrator.migrateToLatest() : migrator.migrateTo(target)));
+  // SQLite: one migration per transaction, with its record (the dialect declares transactional
+  // DDL: sqlite-dialect.ts), so that a crash leaves each migration applied and recorded or not
+  // at all. Foreign keys are off around each (SQLite ignores the pragma inside a transaction), as
+  // its procedure for schema changes asks: a table other tables refer to can then be rebuilt
+  // (sqlite-rebuild.ts, which checks the references it touched before the commit). Not one
+  // transaction for all: the pragma could not be switched between them.
+  const migrations = await migrator.getMigrations();
+  if (target !== undefined && !migrations.some((m) => m.name === target)) throw new Error(`there is no migration ${target}`);
+  const done: string[] = [];
+  for (const { name, executedAt } of migrations) {
+    if (executedAt === undefined) {
+      await sql`pragma foreign_keys = off`.execute(db);
+      try {
+        done.push(...succeeded(await migrator.migrateTo(name)));
+      } finally {
+        await sql`pragma foreign_keys = on`.execute(db);
+      }
+    }
+    if (name === target) break;
+  }
+  return done;
+}
+
+function succeeded({ error, results }: MigrationResultSet): string[] {
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
     const reason = error instanceof Error ? error.message : String(error);

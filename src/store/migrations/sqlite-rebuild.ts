@@ -5,11 +5,11 @@
 // transaction: a crash between the drop and the rename would otherwise leave only
 // `<table>_rebuilt`.
 //
-// Foreign keys are switched off for the rebuild when the caller is not in a transaction already
-// (SQLite ignores the pragma inside one), since dropping a table other tables refer to deletes
-// its rows first and would trip their references; `foreign_key_check` then proves, before the
-// commit, that every reference from the table and into it still holds. Inside a transaction only
-// a table nothing refers to can be rebuilt (the events).
+// Foreign keys must be off for the rebuild, since dropping a table other tables refer to deletes
+// its rows first and would trip their references: switched off here when the caller is not in a
+// transaction already (SQLite ignores the pragma inside one); the migrator switches them off
+// around each migration's transaction (migrations/index.ts). `foreign_key_check` then proves,
+// before the commit, that every reference from the table and into it still holds.
 
 import { sql, type Kysely } from 'kysely';
 
