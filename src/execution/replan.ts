@@ -83,16 +83,18 @@ export async function reconsiderPlan(ctx: ExecutorContext, planId: string, failu
     strategiesLeft: await strategiesLeftFor(ctx, intention),
   });
   const to = decision.decision === 'replan' ? 'replanning' : 'failed';
+  // The reconsideration commits with the move: it is the only record of the failed strategy, and
+  // a plan left in `replanning` without it was replanned by the stalled-replan sweep as if
+  // nothing had failed (the refuted restart planned and run again).
   const moved = await store.transaction(async (tx) => {
     const next = await tx.plans.transition(plan.id, RECONSIDERABLE, to, { statusReason: why, actual });
-    if (next && abort) await tx.events.append(abortEvent(plan, abort, ctx.name));
-    if (next && to === 'failed') {
-      await tx.events.append({ type: 'plan_failed', ...where, data: { reason: why, failure, decision: 'abandon' } });
-    }
+    if (!next) return undefined;
+    if (abort) await tx.events.append(abortEvent(plan, abort, ctx.name));
+    if (to === 'failed') await tx.events.append({ type: 'plan_failed', ...where, data: { reason: why, failure, decision: 'abandon' } });
+    await recordReconsideration(tx, { mindId: plan.mindId, intentionId: intention.id, planId: plan.id, strategy: plan.strategy }, decision);
     return next;
   });
   if (!moved) return;
-  await recordReconsideration(store, { mindId: plan.mindId, intentionId: intention.id, planId: plan.id, strategy: plan.strategy }, decision);
   await cancelOpenSteps(ctx, plan, decision.decision === 'replan' ? 'cancelled for a new revision' : 'the plan failed');
 
   if (decision.decision === 'abandon') {
@@ -126,6 +128,13 @@ async function continueReplan(ctx: ExecutorContext, plan: PlanRecord, options: {
       // Stored, linked and announced by planIntention (or the intention abandoned there).
       return;
     case 'model_failed':
+      if (!result.retryable) {
+        // A refusal or a malformed answer would come back the same: the model strategy has
+        // failed, and the revision is reconsidered without it (asking again every stalled-replan
+        // period ran forever, a model call and two events each time).
+        await reconsiderWithoutModel(ctx, plan, `the model role gave nothing usable (${result.outcome}): ${result.message}`);
+        return;
+      }
       ctx.log.warn('replanning waits: the model role gave nothing usable', { plan: plan.id, outcome: result.outcome, message: result.message });
       await store.events.append({ type: 'operator_note', ...where, data: { message: `replanning waits for the model role: ${result.message}` } });
       // Touching the plan puts the next attempt one stalled-replan period away.
@@ -136,6 +145,39 @@ async function continueReplan(ctx: ExecutorContext, plan: PlanRecord, options: {
       await failReplan(ctx, plan, `replanning refused: ${result.message}`);
       return;
   }
+}
+
+/**
+ * The revision after `plan` (in `replanning`) is reconsidered with the model strategy failed:
+ * recorded as a reconsideration of its own, then another strategy is asked for, or the
+ * intention abandoned when none is left (the model is asked only when no other applies, so
+ * usually it is).
+ */
+async function reconsiderWithoutModel(ctx: ExecutorContext, plan: PlanRecord, why: string): Promise<void> {
+  const { store } = ctx;
+  const intention = await store.intentions.get(plan.intentionId);
+  if (!intention) return;
+  const decision = reconsider({
+    failure: 'invalid_plan',
+    plan: { revision: plan.revision, strategy: 'model', maxReplans: plan.maxReplans },
+    failedStrategies: await failedStrategiesOf(store, intention.id),
+    strategiesLeft: await strategiesLeftFor(ctx, intention),
+  });
+  const subject = { mindId: plan.mindId, intentionId: intention.id, planId: plan.id, strategy: 'model' };
+  const where = { mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id };
+  if (decision.decision === 'replan') {
+    await recordReconsideration(store, subject, decision);
+    await continueReplan(ctx, plan, { revision: decision.nextRevision, failedStrategies: decision.failedStrategies });
+    return;
+  }
+  const failed = await store.transaction(async (tx) => {
+    const moved = await tx.plans.transition(plan.id, 'replanning', 'failed', { statusReason: why });
+    if (!moved) return false;
+    await tx.events.append({ type: 'plan_failed', ...where, data: { reason: why, failure: decision.failure, decision: 'abandon' } });
+    await recordReconsideration(tx, subject, decision);
+    return true;
+  });
+  if (failed) await abandonIntention(store, intention.id, decision.reason, { plan_id: plan.id, explanation: `${why}; ${decision.explanation}` });
 }
 
 async function failReplan(ctx: ExecutorContext, plan: PlanRecord, why: string): Promise<void> {

@@ -12,7 +12,7 @@
 
 import { MAX_REPLANS, type JsonObject } from '../core/plan.ts';
 import type { IntentionReason } from '../core/vocabulary.ts';
-import type { EventRecord, Store } from '../store/index.ts';
+import type { EventRecord, Repositories, Store } from '../store/index.ts';
 
 export const FAILURE_KINDS = ['capability_denied', 'expectation_failed', 'step_failed', 'approval_denied', 'approval_expired', 'request_denied', 'invalid_plan', 'commitment_added'] as const;
 export type FailureKind = (typeof FAILURE_KINDS)[number];
@@ -84,8 +84,11 @@ export interface ReconsiderationSubject {
   strategy: string;
 }
 
-/** Appends the decision as a `reconsideration` event. */
-export async function recordReconsideration(store: Store, subject: ReconsiderationSubject, decision: Reconsideration): Promise<EventRecord> {
+/**
+ * Appends the decision as a `reconsideration` event; in the transaction that moves the plan
+ * (replan.ts), since the event is the only record of which strategies failed.
+ */
+export async function recordReconsideration(store: Pick<Repositories, 'events'>, subject: ReconsiderationSubject, decision: Reconsideration): Promise<EventRecord> {
   const data: JsonObject = {
     decision: decision.decision,
     failure: decision.failure,
