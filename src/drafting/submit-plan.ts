@@ -38,7 +38,7 @@ export async function submitPlan(store: Store, registry: CapabilityRegistry, sub
   const beliefs = await heldBeliefs(store, submission.mindId, assumedBeliefIds(submission.input));
   const assessment = assessProposal(submission.input, registry, { beliefs });
   const draft = assessment.draft;
-  if (!draft || !assessment.estimate) return { stored: false, assessment, reason: 'the input is not a plan' };
+  if (!draft || !assessment.estimate) return { stored: false, assessment, reason: assessment.refusal ?? 'the input is not a plan' };
   const mind = await store.minds.get(submission.mindId);
   if (!mind) return { stored: false, assessment, reason: `no mind with id ${submission.mindId}` };
   if (submission.intentionId) {

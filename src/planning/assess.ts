@@ -7,21 +7,27 @@ import type { CapabilityRegistry } from '../capabilities/registry.ts';
 import { checkAssumptions, type HeldBelief } from './assumptions.ts';
 import { bounded } from './findings.ts';
 import { parseProposal } from './proposal.ts';
+import { unstorableFields } from './storable.ts';
 import { validate, withDerivedTargets } from './validate.ts';
 
 export interface Assessment {
-  /** Null when the input is not a plan at all, breaks the input rule or has too many steps: refused, not stored. */
+  /**
+   * Null when the input is not a plan at all, breaks the input rule, has too many steps or has a
+   * step no plan_steps row can hold as written (storable.ts): refused, not stored.
+   */
   draft: PlanDraft | null;
   valid: boolean;
   errors: ValidationIssue[];
   warnings: ValidationIssue[];
   /** The estimate computed from the steps; null when there is no draft. */
   estimate: Resources | null;
+  /** With no draft, when it is not simply that the input is no plan: why nothing of it may be stored, in words. */
+  refusal?: string;
 }
 
 /** Input refused before it is read as a plan: nothing of it may be stored, not even as a draft. */
-function refused(errors: ValidationIssue[]): Assessment {
-  return { draft: null, valid: false, errors, warnings: [], estimate: null };
+function refused(errors: ValidationIssue[], refusal?: string): Assessment {
+  return { draft: null, valid: false, errors, warnings: [], estimate: null, ...(refusal ? { refusal } : {}) };
 }
 
 /**
@@ -60,7 +66,18 @@ export function assessProposal(input: unknown, registry: CapabilityRegistry, con
   const atInput = (issues: readonly ValidationIssue[]) => issues.map((e) => ({ ...e, path: parsed.inputPath(e.path) }));
   const reported = (path: string) => parsed.errors.some((e) => path === e.path || path.startsWith(`${e.path}.`) || path.startsWith(`${e.path}[`));
   const held = context.beliefs ? atInput(checkAssumptions(draft, context.beliefs)).filter((e) => !reported(e.path)) : [];
-  const errors = bounded([...parsed.errors, ...atInput(result.errors).filter((e) => !reported(e.path)), ...held]);
+  const found = [...parsed.errors, ...atInput(result.errors).filter((e) => !reported(e.path)), ...held];
+  // Steps keep their places in parsing (a malformed one stays an empty step), so a step's path in
+  // the draft is its path in the input. Each such field was reported above already, under its own
+  // code or as a type error; an issue is added only where nothing was said at or above that path.
+  const unstorable = unstorableFields(draft);
+  if (unstorable.length > 0) {
+    const said = (path: string) => found.some((e) => path === e.path || path.startsWith(`${e.path}.`));
+    const paths = unstorable.map((u) => u.path);
+    const named = paths.length > 3 ? `${paths.slice(0, 3).join(', ')} and ${paths.length - 3} more` : paths.join(', ');
+    return refused(bounded([...found, ...unstorable.filter((u) => !said(u.path))]), `not stored, not even as a draft: a step's kind, key or max_attempts cannot be stored as written (${named})`);
+  }
+  const errors = bounded(found);
   return {
     draft,
     valid: errors.length === 0,

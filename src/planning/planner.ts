@@ -92,7 +92,7 @@ export class Planner {
     if (answer.kind !== 'proposal') return answer;
     const assessment = assessProposal(withPraxisFields(answer.value, request), this.#registry);
     if (!assessment.draft || !assessment.estimate) {
-      return { kind: 'malformed', message: 'the answer is not a plan', errors: assessment.errors };
+      return { kind: 'malformed', message: assessment.refusal ?? 'the answer is not a plan', errors: assessment.errors };
     }
     const estimate = planEstimate(assessment.draft, this.#registry, request.policy);
     const score = scoreOf(MODEL_CONFIDENCE, estimate);

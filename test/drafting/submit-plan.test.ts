@@ -91,6 +91,74 @@ for (const kind of STORE_KINDS) {
       );
     });
 
+    it("refuses, storing nothing, a draft whose steps no plan_steps row can hold as written: each column's rule, with its validation error", async () => {
+      const { store } = current();
+      const mind = await store.minds.create({ name: 'ops-unstorable' });
+      const read = (key: string, over: Record<string, unknown> = {}) => ({ key, title: `read ${key}`, kind: 'capability', capability: 'service.status', params: { unit: 'atlas.service' }, ...over });
+      const cases: [what: string, steps: unknown[], problems: [code: string, path: string][]][] = [
+        ['a kind outside the vocabulary', [read('S1'), read('S2', { kind: 'bogus' })], [['unknown_kind', 'steps[1].kind']]],
+        ['a kind that is no text', [read('S1', { kind: 7 })], [['invalid_type', 'steps[0].kind']]],
+        ['a key used twice', [read('S1'), read('S1')], [['duplicate_key', 'steps[1].key']]],
+        // Each becomes the empty key: reported as a type error, and no row could hold the second.
+        [
+          'two keys that are no text',
+          [read('S1', { key: 5 }), read('S2', { key: 6 })],
+          [
+            ['invalid_type', 'steps[0].key'],
+            ['invalid_type', 'steps[1].key'],
+          ],
+        ],
+        ['a fractional max_attempts', [read('S1', { max_attempts: 1.5 })], [['invalid_max_attempts', 'steps[0].max_attempts']]],
+        ['a huge max_attempts', [read('S1', { max_attempts: 1e300 })], [['invalid_max_attempts', 'steps[0].max_attempts']]],
+        // A whole number SQLite would keep and PostgreSQL's integer would not: refused on both.
+        ['a max_attempts beyond a 32-bit integer', [read('S1', { max_attempts: 3_000_000_000 })], [['invalid_max_attempts', 'steps[0].max_attempts']]],
+        ['a negative one beyond it', [read('S1', { max_attempts: -3_000_000_000 })], [['invalid_max_attempts', 'steps[0].max_attempts']]],
+      ];
+      const formed = await store.intentions.create({ mindId: mind.id, objective: 'read atlas', origin: 'operator' });
+      for (const [what, steps, problems] of cases) {
+        for (const target of [{}, { intentionId: formed.id }]) {
+          for (const origin of ['model', 'operator'] as const) {
+            const result = await submitPlan(store, builtinRegistry(), { mindId: mind.id, origin, input: { objective: 'read atlas', steps }, ...target });
+            assert.equal(result.stored, false, `${what}: stored`);
+            if (result.stored) continue;
+            assert.match(result.reason, /^not stored, not even as a draft: a step's kind, key or max_attempts cannot be stored as written \(steps\[\d\]\./, what);
+            assert.equal(result.assessment.draft, null);
+            assert.deepEqual(
+              result.assessment.errors.map((e) => [e.code, e.path]),
+              problems,
+              what,
+            );
+          }
+        }
+      }
+      // Nothing of any of them: no intention formed, no plan, no event.
+      assert.deepEqual(
+        (await store.intentions.listByMind(mind.id)).map((i) => i.id),
+        [formed.id],
+      );
+      assert.deepEqual(await store.plans.listByMind(mind.id), []);
+      assert.deepEqual(await store.events.list({ mindId: mind.id }), []);
+
+      // A max_attempts a row holds is kept, as a draft with the same error; so is one keyless step.
+      const kept = await submitPlan(store, builtinRegistry(), { mindId: mind.id, origin: 'model', input: { objective: 'read atlas', steps: [read('S1', { max_attempts: 11 }), read('', {})] } });
+      assert.ok(kept.stored);
+      assert.equal(kept.plan.status, 'draft');
+      assert.deepEqual(
+        kept.plan.validation.errors.map((e) => [e.code, e.path]),
+        [
+          ['invalid_key', 'steps[1].key'],
+          ['invalid_max_attempts', 'steps[0].max_attempts'],
+        ],
+      );
+      assert.deepEqual(
+        kept.plan.steps.map((s) => [s.key, s.maxAttempts]),
+        [
+          ['S1', 11],
+          ['', 1],
+        ],
+      );
+    });
+
     it('stores nothing for input that is not a plan or a mind that does not exist', async () => {
       const { store } = current();
       const mind = await store.minds.create({ name: 'ops-nothing' });

@@ -229,6 +229,30 @@ for (const kind of STORE_KINDS) {
       await assertNothingStored(store, intention.id, failed.llmCallId);
     });
 
+    it('ends a proposal whose steps no row can hold as written (a kind outside the vocabulary, a key twice, a fractional max_attempts) in a recorded malformed failure', async () => {
+      const [read, summary] = goodPlan.steps;
+      const answers: [what: string, steps: unknown[], path: string][] = [
+        ['kind', [read, { ...summary, kind: 'bogus' }], 'steps[1].kind'],
+        ['key', [read, { ...summary, key: 'D1' }], 'steps[1].key'],
+        ['max_attempts', [{ ...read, max_attempts: 1.5 }, summary], 'steps[0].max_attempts'],
+      ];
+      for (const [what, steps, path] of answers) {
+        const content = JSON.stringify({ ...goodPlan, steps });
+        fake.next({ kind: 'answer', content });
+        const { store, intention, result } = await plan();
+        const failed = failure(result);
+        assert.equal(failed.outcome, 'malformed', what);
+        assert.equal(failed.retryable, false);
+        assert.ok(failed.message.startsWith('not stored, not even as a draft: ') && failed.message.endsWith(`(${path})`), failed.message);
+        const call = await store.llmCalls.get(failed.llmCallId);
+        assert.equal(call?.outcome, 'malformed', 'the call is recorded as what it came to, not as answered');
+        assert.equal(call?.response, content);
+        await assertNothingStored(store, intention.id, failed.llmCallId);
+        const rejected = (await store.events.list({ intentionId: intention.id })).find((e) => e.type === 'plan_rejected');
+        assert.equal(rejected?.data.outcome, 'malformed');
+      }
+    });
+
     it('ends a prose refusal in a recorded failure', async () => {
       fake.next({ kind: 'answer', content: "I'm sorry, I can't help with that." });
       const { store, intention, result } = await plan();

@@ -112,5 +112,46 @@ for (const kind of STORE_KINDS) {
         await api.app.close();
       }
     });
+
+    it('answers 422 not_stored, with each problem at its body path, a plan whose steps no row can hold as written; nothing is stored', async () => {
+      const api = await makeApiWorld(store());
+      try {
+        const url = `/api/v1/minds/${api.world.mind.name}/plans`;
+        const read = (key: string, over: Record<string, unknown> = {}) => ({
+          key,
+          title: `read ${key}`,
+          kind: 'capability',
+          capability: 'test.read',
+          params: { name: key.toLowerCase() || 'x' },
+          ...over,
+        });
+        const cases: [what: string, steps: unknown[], problems: [code: string, path: string][]][] = [
+          ['a kind outside the vocabulary', [read('A'), read('B', { kind: 'bogus' })], [['unknown_kind', 'body.steps[1].kind']]],
+          ['a key used twice', [read('A'), read('A')], [['duplicate_key', 'body.steps[1].key']]],
+          ['a fractional max_attempts', [read('A', { max_attempts: 1.5 })], [['invalid_max_attempts', 'body.steps[0].max_attempts']]],
+          ['a huge max_attempts', [read('A', { max_attempts: 1e300 })], [['invalid_max_attempts', 'body.steps[0].max_attempts']]],
+          ['a max_attempts beyond a 32-bit integer', [read('A', { max_attempts: 3_000_000_000 })], [['invalid_max_attempts', 'body.steps[0].max_attempts']]],
+        ];
+        const before = await api.world.store.events.latestSeq();
+        for (const [what, steps, problems] of cases) {
+          for (const who of ['agent', 'operator'] as const) {
+            const answer = await api.call(who, 'POST', url, { objective: 'read a', steps });
+            assert.equal(answer.status, 422, `${what}: ${JSON.stringify(answer.body)}`);
+            assert.equal(answer.body.error.code, 'not_stored', what);
+            assert.equal(answer.body.error.message, 'the plan was not stored');
+            assert.deepEqual(
+              answer.body.error.problems.map((p: { code: string; path: string }) => [p.code, p.path]),
+              problems,
+              what,
+            );
+            assert.equal('draft' in answer.body, false, `${what}: no draft is named`);
+          }
+        }
+        assert.equal(await api.world.store.events.latestSeq(), before, 'no event, so no intention or plan either');
+        assert.deepEqual(await api.world.store.plans.listByMind(api.world.mind.id), []);
+      } finally {
+        await api.app.close();
+      }
+    });
   });
 }

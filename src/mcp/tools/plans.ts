@@ -15,7 +15,7 @@ export function registerPlanTools(server: McpServer, ctx: ToolContext): void {
     {
       title: 'Propose a plan',
       description:
-        'Propose a plan (the JSON plan format of docs/plan-format.md) for an open intention of the mind. Praxis validates it: a valid plan is stored `validated` and will run under policy (writes usually wait for an operator); an invalid one is stored as a `draft` with its errors and never runs; input that is not a plan is refused and nothing is stored. Claims of approval, authority or progress in the draft are ignored and listed as warnings.',
+        'Propose a plan (the JSON plan format of docs/plan-format.md) for an open intention of the mind. Praxis validates it: a valid plan is stored `validated` and will run under policy (writes usually wait for an operator); an invalid one is stored as a `draft` with its errors and never runs; input that is not a plan, or has a step that cannot be stored as written (a kind outside the vocabulary, a key used twice, a max_attempts that is not a whole 32-bit number), is refused with its errors and nothing is stored. Claims of approval, authority or progress in the draft are ignored and listed as warnings.',
       inputSchema: toolInput({
         intention_id: idField('intention'),
         plan: z.unknown().describe('the plan draft: an object with objective, steps, …'),
