@@ -15,7 +15,11 @@ export interface TopologicalResult {
 interface Graph {
   nodes: string[];
   index: Map<string, number>;
-  /** Edges between known nodes, kept in input order (duplicates kept: they are harmless). */
+  /**
+   * Edges between known nodes, each once, in input order. A proposal may repeat a dependency up
+   * to the input limits (1,000 times per step): kept, they made every walk that many times
+   * longer, and scoring a model's answer of 160 KB held the event loop for three minutes.
+   */
   edges: [number, number][];
 }
 
@@ -29,10 +33,13 @@ function buildGraph(nodes: readonly string[], edges: readonly Edge[]): Graph {
     }
   }
   const known: [number, number][] = [];
+  const seen = new Set<number>();
   for (const [from, to] of edges) {
     const a = index.get(from);
     const b = index.get(to);
-    if (a !== undefined && b !== undefined) known.push([a, b]);
+    if (a === undefined || b === undefined || seen.has(a * unique.length + b)) continue;
+    seen.add(a * unique.length + b);
+    known.push([a, b]);
   }
   return { nodes: unique, index, edges: known };
 }
@@ -141,8 +148,12 @@ export function reaches(nodes: readonly string[], edges: readonly Edge[], from: 
   const b = graph.index.get(to);
   if (a === undefined || b === undefined) return false;
   const all = new Set(graph.nodes.map((_, i) => i));
+  // One walk from a's successors: reach() counts its start as reached, so a path back to `from`
+  // itself must take at least one edge.
+  const seen = new Set<number>();
   for (const [x, y] of graph.edges) {
-    if (x === a && (y === b || reach(graph, y, all, false).has(b))) return true;
+    if (x !== a || seen.has(y)) continue;
+    for (const n of reach(graph, y, all, false)) seen.add(n);
   }
-  return false;
+  return seen.has(b);
 }

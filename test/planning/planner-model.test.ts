@@ -112,6 +112,36 @@ describe('model answers', () => {
     assert.ok(open.kind === 'proposal' && open.validation.warnings.some((w) => w.code === 'ignored_authority_claim' && w.path === 'require_approval'));
   });
 
+  // A dependency repeated up to the input limits made every walk of the graph that many times
+  // longer: this answer (160 KB, 28 log reads each naming the next 1,000 times, and a request
+  // for the journal none of them waits for) held the event loop for about three minutes while
+  // its approvals were counted (81 s on this machine kind). The bound below is a hang's, a
+  // hundred times what it takes now (under 0.2 s), not a speed target; the call is synchronous,
+  // so a test timeout could not stop it.
+  it('scores an answer that repeats each dependency a thousand times without walking every copy', () => {
+    const reads = Array.from({ length: 28 }, (_, i) => ({
+      key: `C${i}`,
+      title: `Read the journal, part ${i}`,
+      kind: 'capability',
+      capability: 'logs.query',
+      params: { unit: 'atlas-worker.service' },
+      depends_on: i < 27 ? Array.from({ length: 1000 }, () => `C${i + 1}`) : [],
+    }));
+    const proposal = {
+      ...validProposal,
+      steps: [{ key: 'R1', title: 'Ask for the journal', kind: 'request_capability', spec: { request: { capability: 'logs.query', target: 'atlas-worker.service', justification: 'diagnosis', duration_seconds: 600 } } }, ...reads],
+    };
+    const text = JSON.stringify(proposal);
+    assert.ok(text.length > 150_000 && text.length < 262_144, `${text.length} characters, within the input limit`);
+    const started = performance.now();
+    const result = planner.fromModelAnswer(request(wiki, { modelConfigured: true, policy: policy({ rules: [rule('logs.query', 'ask')] }) }), text);
+    const took = performance.now() - started;
+    assert.ok(took < 20_000, `scoring held the event loop for ${Math.round(took)} ms`);
+    assert.equal(result.kind, 'proposal');
+    // No read waits for the request, so each needs an approval of its own, and the request one.
+    assert.equal(result.kind === 'proposal' && result.alternatives[0]!.estimate.approvals, 29);
+  });
+
   it('keeps an invalid proposal with its errors', () => {
     const bad = { ...validProposal, steps: [{ key: 'X1', title: 'Run a shell', kind: 'capability', capability: 'shell.exec', params: { cmd: 'rm -rf /' } }] };
     const result = planner.fromModelAnswer(request(wiki, { modelConfigured: true }), JSON.stringify(bad));
