@@ -12,7 +12,7 @@
 import { maskCredentials } from '../capabilities/host/masking.ts';
 import type { CapabilityRegistry } from '../capabilities/registry.ts';
 import type { Alternative, Budget, JsonObject, PlanDraft, ValidationIssue, ValidationResult } from '../core/plan.ts';
-import { CLOSED_PLAN_STATUSES, type LlmCallOutcome, type PlanOrigin, type PlanStatus } from '../core/vocabulary.ts';
+import { CLOSED_PLAN_STATUSES, type LlmCallOutcome, type PlanOrigin } from '../core/vocabulary.ts';
 import { heldBeliefs } from '../mind/beliefs.ts';
 import { abandonIntentionIn } from '../mind/intentions.ts';
 import { mayAdvance } from '../mind/minds.ts';
@@ -24,6 +24,7 @@ import { buildModelMessages } from '../planning/strategies/model.ts';
 import type { IntentionRecord, PlanRecord, PlanWithSteps, Store } from '../store/index.ts';
 import { MAX_RECORDED_RESPONSE_CHARS, OpenAiModelRole, modelRoleConfigFromEnv, type ModelReply, type ModelRole } from './model-role.ts';
 import { loadPolicyView } from './policy-view.ts';
+import { RevisionRefused, SUPERSEDABLE_PLAN_STATUSES, storeRevision } from './revisions.ts';
 
 export interface PlanningServices {
   registry: CapabilityRegistry;
@@ -73,8 +74,7 @@ export type PlanIntentionResult =
   /** Nothing was planned and nothing changed. */
   | { status: 'refused'; code: string; message: string };
 
-/** Plan statuses a new revision may replace. */
-export const SUPERSEDABLE_PLAN_STATUSES: readonly PlanStatus[] = ['draft', 'validated', 'blocked', 'replanning', 'failed'];
+export { SUPERSEDABLE_PLAN_STATUSES };
 
 class Refusal extends Error {
   constructor(
@@ -269,7 +269,7 @@ interface Planned {
 }
 
 async function storePlan(ctx: Context, planned: Planned): Promise<PlanIntentionResult> {
-  const { store, intention, previous, revision } = ctx;
+  const { store, intention, previous } = ctx;
   const { draft } = planned;
   // A model's proposal passes the gate a submitted plan does: an assumption that names a belief
   // must find the mind holding it at least as firmly as it says, now, or the plan stays a draft.
@@ -282,61 +282,26 @@ async function storePlan(ctx: Context, planned: Planned): Promise<PlanIntentionR
       if (!(await tx.intentions.transition(intention.id, 'active', 'active', ''))) {
         throw new Refusal('intention_not_active', 'the intention stopped being active while it was planned');
       }
-      const latest = (await tx.plans.listByIntention(intention.id)).at(-1);
+      const latest = (await tx.plans.listByIntention(intention.id)).at(-1) ?? null;
       if ((latest?.id ?? null) !== (previous?.id ?? null)) {
         throw new Refusal('planned_concurrently', `revision ${latest?.revision ?? '?'} was stored by another planner meanwhile`);
       }
-      const plan = await tx.plans.create({
-        mindId: intention.mindId,
-        intentionId: intention.id,
+      const plan = await storeRevision(tx, {
+        intention,
+        latest,
         origin: planned.origin,
-        revision,
-        supersedes: previous?.id ?? null,
+        strategy: planned.strategy,
         draft,
         validation,
-        status: validation.valid ? 'validated' : 'draft',
-        statusReason: validation.valid ? '' : `${validation.errors.length} validation error(s)`,
-        requireApproval: draft.require_approval === true || intention.requireApproval,
         // A plan Praxis makes is authored by whoever formed the intention (or the plan it replaces).
         authoredBy: previous?.authoredBy || intention.authoredBy,
         llmCall: planned.llmCall,
-        // An operator who paused a plan paused its work: the revision replacing it waits for them too.
-        pause: latest?.pause ?? null,
-      });
-      const where = { mindId: intention.mindId, intentionId: intention.id, planId: plan.id };
-      await tx.events.append({
-        type: 'plan_created',
-        ...where,
-        data: {
-          origin: planned.origin,
-          strategy: planned.strategy,
-          revision,
-          steps: plan.steps.length,
-          supersedes: previous?.id ?? null,
-          llm_call: planned.llmCall,
+        created: {
           alternatives: planned.alternatives.map((a) => ({ strategy: a.strategy, score: a.score, selected: a.selected })),
           considered: ctx.considered as unknown as JsonObject[],
           notes: planned.notes,
         },
       });
-      await tx.events.append({
-        type: validation.valid ? 'plan_validated' : 'plan_rejected',
-        ...where,
-        data: {
-          errors: validation.errors.length,
-          warnings: validation.warnings.length,
-          codes: [...new Set(validation.errors.map((e) => e.code))],
-        },
-      });
-      if (previous) {
-        const old = await tx.plans.transition(previous.id, SUPERSEDABLE_PLAN_STATUSES, 'superseded', { supersededBy: plan.id });
-        if (!old) throw new Refusal('planned_concurrently', `revision ${previous.revision} moved on while it was replanned`);
-        await tx.events.append({
-          type: 'plan_replanned',
-          ...where,
-          data: { from: previous.id, to: plan.id, from_revision: previous.revision, revision, strategy: planned.strategy },
-        });
-      }
       if (!validation.valid) return { status: 'draft', plan, errors: validation.errors, considered: ctx.considered, llmCallId: planned.llmCall ?? '' };
       return {
         status: 'planned',
@@ -349,7 +314,7 @@ async function storePlan(ctx: Context, planned: Planned): Promise<PlanIntentionR
       };
     });
   } catch (error) {
-    if (error instanceof Refusal) return refused(error.code, error.message);
+    if (error instanceof Refusal || error instanceof RevisionRefused) return refused(error.code, error.message);
     throw error;
   }
 }

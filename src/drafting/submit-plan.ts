@@ -1,13 +1,17 @@
 // Storing a plan someone else wrote (an operator's file, a model's proposal). It passes the
 // same gates as every plan: parsed, validated, and stored `validated` only when it passed;
-// otherwise it is kept as a `draft` with its errors, which the executor never runs.
+// otherwise it is kept as a `draft` with its errors, which the executor never runs. For an
+// intention that already has plans it is the next revision, superseding the latest
+// (revisions.ts), exactly as one the planner makes.
 
 import { CLOSED_PLAN_STATUSES, type PlanOrigin } from '../core/vocabulary.ts';
 import type { CapabilityRegistry } from '../capabilities/registry.ts';
 import { assessProposal, type Assessment } from '../planning/assess.ts';
 import { assumedBeliefIds } from '../planning/assumptions.ts';
 import { heldBeliefs } from '../mind/beliefs.ts';
-import type { IntentionRecord, PlanWithSteps, Store } from '../store/index.ts';
+import type { PlanDraft } from '../core/plan.ts';
+import type { IntentionRecord, MindRecord, PlanWithSteps, Store } from '../store/index.ts';
+import { RevisionRefused, storeRevision } from './revisions.ts';
 
 export interface Submission {
   mindId: string;
@@ -48,6 +52,16 @@ export async function submitPlan(store: Store, registry: CapabilityRegistry, sub
     }
   }
 
+  try {
+    return await storeSubmission(store, submission, assessment, draft, mind);
+  } catch (error) {
+    // The transaction rolled back, so nothing of it stayed: a plan still running is not replaced.
+    if (error instanceof RevisionRefused) return { stored: false, assessment, reason: error.message, conflict: 'plan_in_progress' };
+    throw error;
+  }
+}
+
+async function storeSubmission(store: Store, submission: Submission, assessment: Assessment, draft: PlanDraft, mind: MindRecord): Promise<SubmissionResult> {
   return store.transaction(async (tx): Promise<SubmissionResult> => {
     const intention = submission.intentionId
       ? (await tx.intentions.getForUpdate(submission.intentionId))!
@@ -58,6 +72,7 @@ export async function submitPlan(store: Store, registry: CapabilityRegistry, sub
           requireApproval: draft.require_approval ?? false,
           authoredBy: submission.authoredBy ?? '',
         });
+    const plans = submission.intentionId ? await tx.plans.listByIntention(intention.id) : [];
     if (submission.onlyPlan && submission.intentionId) {
       if (intention.status === 'fulfilled' || intention.status === 'abandoned') {
         return { stored: false, assessment, reason: `the intention is ${intention.status}: form a new one`, conflict: 'intention_closed' };
@@ -67,34 +82,19 @@ export async function submitPlan(store: Store, registry: CapabilityRegistry, sub
       if (intention.origin === 'dream') {
         return { stored: false, assessment, reason: "the intention is a dream's, and nothing planned for it runs: form an intention for its want", conflict: 'intention_dreamt' };
       }
-      const live = (await tx.plans.listByIntention(intention.id)).find((p) => p.status !== 'draft' && !CLOSED_PLAN_STATUSES.includes(p.status));
+      const live = plans.find((p) => p.status !== 'draft' && !CLOSED_PLAN_STATUSES.includes(p.status));
       if (live) return { stored: false, assessment, reason: `plan ${live.id} of this intention is ${live.status}; wait until it ends`, conflict: 'plan_in_progress' };
     }
     const validation = { valid: assessment.valid, errors: assessment.errors, warnings: assessment.warnings, estimate: assessment.estimate! };
-    const plan = await tx.plans.create({
-      mindId: mind.id,
-      intentionId: intention.id,
+    // The next revision of an intention that already has plans, linked to the latest (revisions.ts).
+    const plan = await storeRevision(tx, {
+      intention,
+      latest: plans.at(-1) ?? null,
       origin: submission.origin,
+      strategy: draft.strategy,
       draft,
       validation,
-      status: assessment.valid ? 'validated' : 'draft',
-      statusReason: assessment.valid ? '' : `${assessment.errors.length} validation error(s)`,
-      requireApproval: draft.require_approval ?? false,
       authoredBy: submission.authoredBy ?? '',
-    });
-    await tx.events.append({
-      type: 'plan_created',
-      mindId: mind.id,
-      intentionId: intention.id,
-      planId: plan.id,
-      data: { origin: submission.origin, steps: plan.steps.length, strategy: draft.strategy },
-    });
-    await tx.events.append({
-      type: assessment.valid ? 'plan_validated' : 'plan_rejected',
-      mindId: mind.id,
-      intentionId: intention.id,
-      planId: plan.id,
-      data: { errors: assessment.errors.length, warnings: assessment.warnings.length },
     });
     return { stored: true, assessment, plan, intention };
   });

@@ -3,7 +3,9 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { builtinRegistry } from '../../src/capabilities/registry.ts';
 import { submitPlan } from '../../src/drafting/submit-plan.ts';
+import { planIntention } from '../../src/drafting/plan-intention.ts';
 import { formBelief } from '../../src/mind/beliefs.ts';
+import { formIntention } from '../../src/mind/intentions.ts';
 import { parsePlanText } from '../../src/planning/plan-text.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 
@@ -157,6 +159,66 @@ for (const kind of STORE_KINDS) {
           ['', 1],
         ],
       );
+    });
+
+    it("stores a proposal for an intention that has plans as its next revision, superseding the latest with links both ways, so the planner's next revision follows it", async () => {
+      const { store } = current();
+      const registry = builtinRegistry();
+      const mind = await store.minds.create({ name: 'ops-revisions' });
+      const unit = 'atlas-worker.service';
+      const formed = await formIntention(store, { mindId: mind.id, means: { capability: 'service.restart', target: unit, params: { unit } }, origin: 'operator', requireApproval: true });
+      assert.ok(formed.ok);
+      const intentionId = formed.intention.id;
+      const status = { objective: 'look at atlas-worker', steps: [{ key: 'S1', title: 'Read its status', kind: 'capability', capability: 'service.status', params: { unit } }] };
+      // As MCP's propose_plan submits: a model's proposal, only while nothing of the intention runs.
+      const propose = (input: unknown) => submitPlan(store, registry, { mindId: mind.id, intentionId, input, origin: 'model', onlyPlan: true, authoredBy: 'agent-a' });
+      const plans = () => store.plans.listByIntention(intentionId);
+
+      const first = await propose({ ...status, steps: [{ ...status.steps[0], capability: 'service.statuss' }] });
+      assert.ok(first.stored);
+      assert.deepEqual([first.plan.revision, first.plan.status, first.plan.supersedes], [1, 'draft', null]);
+
+      const second = await propose(status);
+      assert.ok(second.stored);
+      assert.deepEqual([second.plan.revision, second.plan.status, second.plan.supersedes], [2, 'validated', first.plan.id]);
+      assert.equal(second.plan.requireApproval, true, "the intention's approval requirement holds for a proposal too");
+      assert.deepEqual(
+        (await plans()).map((p) => [p.revision, p.status, p.supersedes, p.supersededBy]),
+        [
+          [1, 'superseded', null, second.plan.id],
+          [2, 'validated', first.plan.id, null],
+        ],
+      );
+      const replanned = (await store.events.list({ intentionId })).filter((e) => e.type === 'plan_replanned');
+      assert.deepEqual(
+        replanned.map((e) => [e.data.from, e.data.to, e.data.revision]),
+        [[first.plan.id, second.plan.id, 2]],
+      );
+
+      // Running, it is not replaced: a proposal (or an operator's plan) for the intention is refused, nothing stored.
+      assert.ok(await store.plans.transition(second.plan.id, 'validated', 'executing'));
+      for (const only of [true, false]) {
+        const refused = await submitPlan(store, registry, { mindId: mind.id, intentionId, input: status, origin: only ? 'model' : 'operator', onlyPlan: only, authoredBy: 'olga' });
+        assert.equal(refused.stored, false);
+        assert.ok(!refused.stored && 'conflict' in refused && refused.conflict === 'plan_in_progress', JSON.stringify(refused).slice(0, 300));
+      }
+      assert.equal((await plans()).length, 2);
+
+      // Ended otherwise (an operator cancelled it), it keeps its status and closing time and gains the link.
+      const cancelled = await store.plans.transition(second.plan.id, 'executing', 'abandoned', { statusReason: 'cancelled' });
+      assert.ok(cancelled?.closedAt);
+      const third = await propose(status);
+      assert.ok(third.stored);
+      assert.deepEqual([third.plan.revision, third.plan.supersedes], [3, second.plan.id]);
+      const after = (await plans()).find((p) => p.id === second.plan.id)!;
+      assert.deepEqual([after.status, after.supersededBy, after.closedAt?.getTime()], ['abandoned', third.plan.id, cancelled.closedAt.getTime()]);
+
+      // The planner's next revision is the one after the proposal's, and supersedes it.
+      const planned = await planIntention(store, { registry, model: null }, intentionId, { revision: 4 });
+      assert.equal(planned.status, 'planned', JSON.stringify(planned).slice(0, 300));
+      assert.ok(planned.status === 'planned');
+      assert.deepEqual([planned.plan.revision, planned.plan.supersedes], [4, third.plan.id]);
+      assert.equal((await store.plans.get(third.plan.id))?.status, 'superseded');
     });
 
     it('stores nothing for input that is not a plan or a mind that does not exist', async () => {
