@@ -35,6 +35,23 @@ export function protocolOf(env: Record<string, string | undefined>): 'http/json'
   return value === 'http/json' ? 'http/json' : value === 'grpc' ? 'grpc' : 'http/protobuf';
 }
 
+/** The HTTP status of an OTLP exporter's error (OTLPExporterError's `code`), if it has one. */
+function statusOf(error: Error | undefined): number | undefined {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'number' ? code : undefined;
+}
+
+/**
+ * An answer that would be the same for the same spans: a 4xx other than 408 and 429 (a
+ * malformed or too large request, a refused tenant). Retried, it held the cursor, and with it
+ * every later trace of the fleet, for good. A 5xx, a timeout or no connection is the endpoint's
+ * trouble, not the spans': those keep the cursor and are tried again.
+ */
+function refusedForGood(error: Error | undefined): boolean {
+  const status = statusOf(error);
+  return status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429;
+}
+
 /** Hands out the ids chosen for the span being started, instead of random ones. */
 class ChosenIds implements IdGenerator {
   next: { traceId: string; spanId: string } | null = null;
@@ -113,7 +130,12 @@ export class TraceExporter {
     return sent;
   }
 
-  /** The spans closed by the batch's events, sent in one export. */
+  /**
+   * The spans closed by the batch's events, sent in one export. A refusal the endpoint means
+   * for good (refusedForGood) is narrowed to the stories it was about: they are sent one by one,
+   * those refused again are dropped with an error in the log, and the rest go. Any other failure
+   * throws, leaving the cursor for the next try.
+   */
   async #export(batch: FollowedBatch): Promise<number> {
     const records: SpanRecord[] = [];
     const stories = new Map<string, EventRecord[]>();
@@ -132,10 +154,26 @@ export class TraceExporter {
       }
     }
     if (records.length === 0) return 0;
+    const whole = await this.#send(records);
+    if (whole.ok) return whole.sent;
+    if (!refusedForGood(whole.error)) throw new Error(`the OTLP endpoint refused ${whole.sent} spans: ${whole.error?.message ?? 'no reason given'}`);
+    const traces = new Map<string, SpanRecord[]>();
+    for (const record of records) traces.set(record.traceId, [...(traces.get(record.traceId) ?? []), record]);
+    let sent = 0;
+    for (const story of traces.values()) {
+      const one = await this.#send(story);
+      if (one.ok) sent += one.sent;
+      else if (refusedForGood(one.error)) {
+        this.#options.log.error({ event: 'traces_dropped', trace_id: story[0]!.traceId, spans: one.sent, status: statusOf(one.error), reason: one.error?.message ?? '' }, 'the OTLP endpoint refused the spans of a story for good; they are dropped');
+      } else throw new Error(`the OTLP endpoint refused ${one.sent} spans: ${one.error?.message ?? 'no reason given'}`);
+    }
+    return sent;
+  }
+
+  async #send(records: readonly SpanRecord[]): Promise<{ ok: boolean; sent: number; error?: Error }> {
     const spans = this.#build(records);
     const result = await new Promise<{ code: number; error?: Error }>((resolve) => this.#exporter.export(spans, resolve));
-    if (result.code !== ExportResultCode.SUCCESS) throw new Error(`the OTLP endpoint refused ${spans.length} spans: ${result.error?.message ?? 'no reason given'}`);
-    return spans.length;
+    return { ok: result.code === ExportResultCode.SUCCESS, sent: spans.length, ...(result.error ? { error: result.error } : {}) };
   }
 
   async #storyOf(intentionId: string): Promise<EventRecord[]> {

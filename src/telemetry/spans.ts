@@ -38,11 +38,15 @@ export function planEnd(events: readonly EventRecord[], planId: string): EventRe
   return events.find((e) => (e.planId === planId && PLAN_ENDS.has(e.type)) || (e.type === 'plan_replanned' && e.data.from === planId));
 }
 
-/** The event that settles an intention (the end of its span), if one has. */
+/**
+ * The event that settles an intention (the end of its span), if one has: its fulfilment or
+ * abandonment, else the last block for an operator. A block can be released and the intention
+ * still be fulfilled or abandoned; the span sent again then carries the outcome (it kept the
+ * block's, the first closing event, and the real outcome never reached the collector).
+ */
 export function intentionEnd(events: readonly EventRecord[], intentionId: string): EventRecord | undefined {
-  return events.find(
-    (e) => e.intentionId === intentionId && (e.type === 'intention_fulfilled' || e.type === 'intention_abandoned' || (e.type === 'intention_blocked' && !WAITS.has(String(e.data.reason)))),
-  );
+  const own = events.filter((e) => e.intentionId === intentionId);
+  return own.find((e) => e.type === 'intention_fulfilled' || e.type === 'intention_abandoned') ?? own.reverse().find((e) => e.type === 'intention_blocked' && !WAITS.has(String(e.data.reason)));
 }
 
 /** Which plan a closing event closes, and which intention it settles. */
@@ -191,19 +195,23 @@ function stepOfOrigin(origin: unknown): string | null {
 function callSpans(calls: readonly EventRecord[], all: readonly EventRecord[], at: { traceId: string; stepSpanId: string; intentionLink: SpanRecord['links']; planEnd: Date }): SpanRecord[] {
   const spans: SpanRecord[] = [];
   const { traceId, stepSpanId } = at;
-  for (const [i, call] of calls.entries()) {
+  // Looked up per call, so kept in maps: a monitor step may make twenty thousand calls, and a
+  // search back through the calls for each one held the daemon's event loop for 16 s.
+  const lastAuthorisation = new Map<string, EventRecord>();
+  const grantsMade = new Map<unknown, EventRecord>();
+  for (const e of all) if (e.type === 'grant_created' && !grantsMade.has(e.data.grant_id)) grantsMade.set(e.data.grant_id, e);
+  for (const call of calls) {
     const origin = String(call.data.origin);
     const purpose = origin.split(':')[2] ?? 'action';
+    // The authorisation of a call: the last one for the same origin and capability before it.
+    const key = `${origin}\u0000${String(call.data.capability ?? '')}`;
+    if (call.type === 'tool_authorised') lastAuthorisation.set(key, call);
     if (call.type === 'tool_executed' || call.type === 'tool_failed') {
       const capability = String(call.data.capability ?? '');
-      // The authorisation of this call: the last one for the same origin and capability before it.
-      const authorised = calls
-        .slice(0, i)
-        .reverse()
-        .find((e) => e.type === 'tool_authorised' && e.data.origin === origin && e.data.capability === capability);
+      const authorised = lastAuthorisation.get(key);
       const links = [...at.intentionLink];
       if (typeof authorised?.data.approval_id === 'string') links.push({ traceId, spanId: spanIdOf('approval', authorised.data.approval_id), attributes: { 'praxis.link': 'approval' } });
-      const request = typeof authorised?.data.grant_id === 'string' ? all.find((e) => e.type === 'grant_created' && e.data.grant_id === authorised.data.grant_id) : undefined;
+      const request = typeof authorised?.data.grant_id === 'string' ? grantsMade.get(authorised.data.grant_id) : undefined;
       if (typeof request?.data.request_id === 'string') links.push({ traceId, spanId: spanIdOf('capability_request', request.data.request_id), attributes: { 'praxis.link': 'capability_request' } });
       const executionId = String(call.data.execution_id ?? call.id);
       spans.push({

@@ -11,14 +11,27 @@ import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
 import { EventFollower } from '../../src/bus/follower.ts';
 import { TraceExporter } from '../../src/telemetry/exporter.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
-import { makeWorld, restartPlan, UNIT, type World } from '../execution/support.ts';
+import { draftOf, makeWorld, readStep, restartPlan, UNIT, type World } from '../execution/support.ts';
 import { createLogger } from '../../src/daemon/logger.ts';
+
+/** The error an OTLP exporter reports for an HTTP answer: OTLPExporterError, with the status as `code`. */
+function httpError(status: number, message: string): Error {
+  return Object.assign(new Error(message), { name: 'OTLPExporterError', code: status });
+}
 
 class Recording implements SpanExporter {
   spans: ReadableSpan[] = [];
   refuse = false;
+  /** Refuses (HTTP 400) any export holding a span of this trace. */
+  refuseTrace: string | null = null;
+  /** Fails every export with this HTTP status. */
+  failStatus: number | null = null;
+  attempts = 0;
   export(spans: ReadableSpan[], done: (result: { code: ExportResultCode; error?: Error }) => void): void {
+    this.attempts += 1;
     if (this.refuse) return done({ code: ExportResultCode.FAILED, error: new Error('collector unavailable') });
+    if (this.failStatus !== null) return done({ code: ExportResultCode.FAILED, error: httpError(this.failStatus, 'Service Unavailable') });
+    if (spans.some((s) => s.spanContext().traceId === this.refuseTrace)) return done({ code: ExportResultCode.FAILED, error: httpError(400, 'Bad Request') });
     this.spans.push(...spans);
     done({ code: ExportResultCode.SUCCESS });
   }
@@ -87,13 +100,55 @@ for (const kind of STORE_KINDS) {
       await w.store.eventCursors.advance('traces', 'daemon-c', cursor!.seq, 0);
       await w.store.eventCursors.release('traces', 'daemon-c');
       const again = new Recording();
-      await new TraceExporter({ store: w.store, name: 'daemon-c', env: {}, log, exporter: again }).runOnce();
+      const third = new TraceExporter({ store: w.store, name: 'daemon-c', env: {}, log, exporter: again });
+      await third.runOnce();
+      await third.stop(); // lets go of the cursor, for the next test on this store
       const ids = (spans: ReadableSpan[]) =>
         spans
           .filter((s) => traceIds.has(s.spanContext().traceId))
           .map((s) => `${s.name} ${s.spanContext().spanId} ${s.parentSpanContext?.spanId ?? ''}`)
           .sort();
       assert.deepEqual(ids(again.spans), ids(sink.spans.slice(0, before)));
+    });
+
+    it('drops the spans of a story the endpoint refuses for good (HTTP 400) and sends the rest, instead of retrying the whole batch forever', async () => {
+      const w = await makeWorld(current());
+      await w.allow('test.read');
+      const lines: string[] = [];
+      const log = createLogger('info', { write: (line: string) => void lines.push(line) });
+      const sink = new Recording();
+      const exporter = new TraceExporter({ store: w.store, name: 'daemon-a', env: {}, log, exporter: sink });
+      await exporter.prepare();
+      const poison = await w.plan(draftOf([readStep('R1')], { objective: 'a story the collector refuses' }));
+      const healthy = [await w.plan(draftOf([readStep('R1')], { objective: 'first good story' })), await w.plan(draftOf([readStep('R1')], { objective: 'second good story' }))];
+      await w.executor().drain();
+      for (const { plan } of [poison, ...healthy]) assert.equal((await w.store.plans.get(plan.id))?.status, 'completed');
+      const traceOf = (intentionId: string) => intentionId.replace(/-/g, '');
+      sink.refuseTrace = traceOf(poison.intention.id);
+
+      await exporter.runOnce();
+      const exported = new Set(sink.spans.map((s) => s.spanContext().traceId));
+      assert.deepEqual([...exported].sort(), healthy.map((h) => traceOf(h.intention.id)).sort());
+      const dropped = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.event === 'traces_dropped');
+      assert.deepEqual(
+        dropped.map((l) => [l.trace_id, l.status]),
+        [[traceOf(poison.intention.id), 400]],
+      );
+      // The cursor moved past them: nothing is tried again.
+      const attempts = sink.attempts;
+      assert.equal(await exporter.runOnce(), 0);
+      assert.equal(sink.attempts, attempts);
+
+      // A failure of the endpoint's own (a 503 after the SDK's retries) keeps the cursor.
+      sink.refuseTrace = null;
+      sink.failStatus = 503;
+      const later = await w.plan(draftOf([readStep('R1')], { objective: 'a story sent once the collector is back' }));
+      await w.executor().drain();
+      await assert.rejects(exporter.runOnce(), /Service Unavailable/);
+      sink.failStatus = null;
+      assert.ok((await exporter.runOnce()) > 0);
+      assert.ok(sink.spans.some((s) => s.spanContext().traceId === traceOf(later.intention.id)));
+      await exporter.stop();
     });
   });
 }
