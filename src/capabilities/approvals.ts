@@ -301,11 +301,21 @@ export async function denyApproval(ctx: ServiceContext, approvalId: string, oper
   return { status: 'denied', approvalId: found.id };
 }
 
-/** Only the mind that raised a request may withdraw it, and only while it is pending. */
+/** An operator's own call (`praxis invoke`, the API's one-off calls): not the mind's to withdraw. */
+export function raisedByOperator(approval: Pick<ApprovalRecord, 'origin'>): boolean {
+  return approval.origin.startsWith('operator:');
+}
+
+/**
+ * Only the mind that raised a request may withdraw it, and only while it is pending. A call an
+ * operator made for the mind was raised by the operator: an agent's `withdraw_requests` took it
+ * back before a second operator could decide it.
+ */
 export async function withdrawApproval(ctx: ServiceContext, approvalId: string, mindId: string): Promise<ApprovalAnswer> {
   const approval = await ctx.store.approvals.get(approvalId);
   if (!approval) return refused('not_found', `no approval request ${approvalId}`);
   if (approval.mindId !== mindId) return refused('not_owner', 'only the mind that raised a request may withdraw it');
+  if (raisedByOperator(approval)) return refused('not_owner', `operator ${approval.origin.slice('operator:'.length)} raised this request; an operator denies it, the mind cannot withdraw it`);
   const withdrawn = await moveWithEvent(
     ctx.store,
     (tx) => tx.approvals.transition(approval.id, 'pending', 'withdrawn', { decidedAt: ctx.clock.now() }),

@@ -5,6 +5,7 @@
 // (decided, expired) is reported as skipped and the rest still go.
 
 import type { Principal } from '../access/permissions.ts';
+import { raisedByOperator } from '../capabilities/approvals.ts';
 import type { CapabilityService } from '../capabilities/service.ts';
 import { InputError } from '../core/errors.ts';
 import type { ApprovalRecord, CapabilityRequestRecord, MindRecord, PlanWithSteps, Store } from '../store/index.ts';
@@ -37,12 +38,13 @@ export async function withdrawOpenQuestions(store: Store, capabilities: Capabili
   return result;
 }
 
+/** The mind's own questions: not the calls operators made for it (raisedByOperator). */
 async function raisedByMind(store: Store, mindId: string) {
   const [approvals, requests] = await Promise.all([
     store.approvals.list({ mindId, status: 'pending', limit: LIST_LIMIT }),
     store.capabilityRequests.list({ mindId, status: 'open', limit: LIST_LIMIT }),
   ]);
-  return { approvals, requests };
+  return { approvals: approvals.filter((a) => !raisedByOperator(a)), requests };
 }
 
 /** What the plan's steps raised: linked from the step, or found by the step's origin. */

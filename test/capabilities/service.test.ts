@@ -120,6 +120,16 @@ for (const kind of STORE_KINDS) {
       assert.equal(again.status === 'refused' && again.code, 'not_pending');
     });
 
+    it("refuses the mind a withdrawal of an operator's own call, which stays pending for another operator", async () => {
+      const { store, service, mind, request } = await setUp();
+      const pending = await service.invoke(request('test.write', { name: 'theta' }, { authoredBy: 'alice', origin: 'operator:alice' }));
+      const id = pending.status === 'pending' ? pending.approvalId : '';
+      const answer = await service.withdraw(id, mind.id);
+      assert.equal(answer.status === 'refused' && answer.code, 'not_owner');
+      assert.match(answer.status === 'refused' ? answer.message : '', /operator alice raised this request/);
+      assert.equal((await store.approvals.get(id))?.status, 'pending');
+    });
+
     it('requires two different operators under a four-eyes rule', async () => {
       const { store, service, mind, log, request } = await setUp();
       await store.policyRules.set({ mindId: mind.id, capability: 'test.write', targetPattern: 'prod-*', decision: 'ask', approvers: 2 });

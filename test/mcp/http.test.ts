@@ -219,6 +219,14 @@ for (const kind of STORE_KINDS) {
       assert.equal((await w.store.approvals.get(approvalId))?.status, 'withdrawn');
       const again = await ok(agent, 'withdraw_requests', {});
       assert.deepEqual(again.withdrawn, { approvals: [], requests: [] }, 'nothing left to withdraw');
+
+      // A call an operator made for the mind is the operator's question, not the mind's.
+      await w.store.policyRules.set({ mindId: w.mind.id, capability: 'service.restart', targetPattern: '*', decision: 'ask', approvers: 1 });
+      const call = await w.service.invoke({ mindId: w.mind.id, capability: 'service.restart', params: { unit: UNIT }, origin: 'operator:alice', authoredBy: 'alice' });
+      assert.equal(call.status, 'pending');
+      const mine = await ok(agent, 'withdraw_requests', {});
+      assert.deepEqual([mine.withdrawn, mine.skipped], [{ approvals: [], requests: [] }, []]);
+      assert.equal((await w.store.approvals.get(call.status === 'pending' ? call.approvalId : ''))?.status, 'pending');
     });
 
     it('refuses every attempt at authority, unknown fields, malformed calls and other minds', async () => {
