@@ -215,6 +215,7 @@ export const ERROR_CODES = {
   planned_concurrently: { status: 409, exit: 'refused', meaning: 'another planner stored the next revision first' },
   policy_denied: { status: 409, exit: 'refused', meaning: "the mind's policy denies the action" },
   reading_failed: { status: null, exit: 'refused', meaning: 'a host reading could not be taken' },
+  repeated_failed_write: { status: 400, exit: 'refused', meaning: 'a proposal repeats a write that failed or was refuted in an earlier revision of the intention; only an operator may retry it' },
   request_capability_mismatch: { status: 400, exit: 'refused', meaning: "the step's capability is set and differs from the requested one" },
   secret_file_exposed: { status: 500, exit: 'usage', meaning: 'the daemon secret file is readable or writable by others' },
   self_approval: { status: 409, exit: 'refused', meaning: 'an operator may not approve an action they authored (four eyes)' },

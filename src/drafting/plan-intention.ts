@@ -116,6 +116,7 @@ function isRetryable(reply: Pick<ModelReply, 'outcome' | 'statusCode'>): boolean
 
 interface Context {
   store: Store;
+  registry: CapabilityRegistry;
   intention: IntentionRecord;
   previous: PlanRecord | null;
   revision: number;
@@ -166,7 +167,7 @@ export async function planIntention(store: Store, services: PlanningServices, in
 
   const planner = new Planner(services.registry);
   const outcome = planner.plan(request);
-  const ctx: Context = { store, intention, previous, revision, considered: outcome.considered };
+  const ctx: Context = { store, registry: services.registry, intention, previous, revision, considered: outcome.considered };
   switch (outcome.kind) {
     case 'none':
       return noPossiblePlan(ctx, outcome.reason);
@@ -287,6 +288,7 @@ async function storePlan(ctx: Context, planned: Planned): Promise<PlanIntentionR
         throw new Refusal('planned_concurrently', `revision ${latest?.revision ?? '?'} was stored by another planner meanwhile`);
       }
       const plan = await storeRevision(tx, {
+        registry: ctx.registry,
         intention,
         latest,
         origin: planned.origin,
@@ -302,7 +304,8 @@ async function storePlan(ctx: Context, planned: Planned): Promise<PlanIntentionR
           notes: planned.notes,
         },
       });
-      if (!validation.valid) return { status: 'draft', plan, errors: validation.errors, considered: ctx.considered, llmCallId: planned.llmCall ?? '' };
+      // The stored validation: storeRevision may have found the plan repeating a write that did not work.
+      if (!plan.validation.valid) return { status: 'draft', plan, errors: plan.validation.errors, considered: ctx.considered, llmCallId: planned.llmCall ?? '' };
       return {
         status: 'planned',
         plan,

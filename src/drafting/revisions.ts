@@ -9,8 +9,10 @@
 // Runs inside the caller's transaction, with the intention already locked (or, on SQLite, all
 // writers serialised), and `latest` read in that same transaction.
 
+import type { CapabilityRegistry } from '../capabilities/registry.ts';
 import type { JsonObject, PlanDraft, ValidationResult } from '../core/plan.ts';
 import { CLOSED_PLAN_STATUSES, type PlanOrigin, type PlanStatus } from '../core/vocabulary.ts';
+import { repeatedWrites, spentWrites, type PastRevision } from '../planning/repeated-writes.ts';
 import type { IntentionRecord, PlanRecord, PlanWithSteps, Repositories } from '../store/index.ts';
 
 /** Plan statuses a new revision may replace (marking them `superseded`). */
@@ -28,6 +30,7 @@ export class RevisionRefused extends Error {
 }
 
 export interface NewRevision {
+  registry: CapabilityRegistry;
   intention: IntentionRecord;
   /** The intention's newest plan, read in this transaction; null for its first. */
   latest: PlanRecord | null;
@@ -55,12 +58,15 @@ export function nextRevision(latest: Pick<PlanRecord, 'id' | 'revision'> | null)
  * RevisionRefused, `plan_in_progress`.
  */
 export async function storeRevision(tx: Repositories, next: NewRevision): Promise<PlanWithSteps> {
-  const { intention, latest, draft, validation } = next;
+  const { intention, latest, draft } = next;
   const supersedable = latest !== null && SUPERSEDABLE_PLAN_STATUSES.includes(latest.status);
   if (latest && !supersedable && !CLOSED_PLAN_STATUSES.includes(latest.status)) {
     throw new RevisionRefused('plan_in_progress', `plan ${latest.id} (revision ${latest.revision}) of this intention is ${latest.status}; wait until it ends, or cancel it`);
   }
   const { revision, supersedes } = nextRevision(latest);
+  // Only an operator may retry a write that did not work (src/planning/repeated-writes.ts).
+  const repeats = next.origin === 'operator' ? [] : repeatedWrites(draft, next.origin, spentWrites(await historyOf(tx, intention.id), next.registry), next.registry);
+  const validation: ValidationResult = repeats.length === 0 ? next.validation : { ...next.validation, valid: false, errors: [...next.validation.errors, ...repeats] };
   const plan = await tx.plans.create({
     mindId: intention.mindId,
     intentionId: intention.id,
@@ -104,4 +110,29 @@ export async function storeRevision(tx: Repositories, next: NewRevision): Promis
     if (!linked) throw new RevisionRefused('planned_concurrently', `revision ${latest.revision} moved on while its next revision was stored`);
   }
   return plan;
+}
+
+/** The intention's plans as the repeated-write rule reads them, with what each expectation came to. */
+async function historyOf(tx: Repositories, intentionId: string): Promise<PastRevision[]> {
+  const plans = await tx.plans.listByIntention(intentionId);
+  const full = await tx.plans.getMany(plans.map((p) => p.id));
+  const predicted = [...full.values()].flatMap((p) => p.steps.flatMap((s) => (s.kind === 'capability' && s.predictionId ? [s.predictionId] : [])));
+  const outcomes = new Map<string, string>();
+  for (const id of predicted) {
+    const prediction = await tx.predictions.get(id);
+    if (prediction) outcomes.set(id, prediction.status);
+  }
+  return plans.map((p) => ({
+    revision: p.revision,
+    steps: (full.get(p.id)?.steps ?? []).map((s) => ({
+      key: s.key,
+      kind: s.kind,
+      capability: s.capability,
+      target: s.target,
+      status: s.status,
+      error: s.error,
+      statusReason: s.statusReason,
+      prediction: s.predictionId ? (outcomes.get(s.predictionId) ?? null) : null,
+    })),
+  }));
 }

@@ -53,7 +53,7 @@ export async function submitPlan(store: Store, registry: CapabilityRegistry, sub
   }
 
   try {
-    return await storeSubmission(store, submission, assessment, draft, mind);
+    return await storeSubmission(store, registry, submission, assessment, draft, mind);
   } catch (error) {
     // The transaction rolled back, so nothing of it stayed: a plan still running is not replaced.
     if (error instanceof RevisionRefused) return { stored: false, assessment, reason: error.message, conflict: 'plan_in_progress' };
@@ -61,7 +61,7 @@ export async function submitPlan(store: Store, registry: CapabilityRegistry, sub
   }
 }
 
-async function storeSubmission(store: Store, submission: Submission, assessment: Assessment, draft: PlanDraft, mind: MindRecord): Promise<SubmissionResult> {
+async function storeSubmission(store: Store, registry: CapabilityRegistry, submission: Submission, assessment: Assessment, draft: PlanDraft, mind: MindRecord): Promise<SubmissionResult> {
   return store.transaction(async (tx): Promise<SubmissionResult> => {
     const intention = submission.intentionId
       ? (await tx.intentions.getForUpdate(submission.intentionId))!
@@ -88,6 +88,7 @@ async function storeSubmission(store: Store, submission: Submission, assessment:
     const validation = { valid: assessment.valid, errors: assessment.errors, warnings: assessment.warnings, estimate: assessment.estimate! };
     // The next revision of an intention that already has plans, linked to the latest (revisions.ts).
     const plan = await storeRevision(tx, {
+      registry,
       intention,
       latest: plans.at(-1) ?? null,
       origin: submission.origin,
@@ -96,6 +97,8 @@ async function storeSubmission(store: Store, submission: Submission, assessment:
       validation,
       authoredBy: submission.authoredBy ?? '',
     });
-    return { stored: true, assessment, plan, intention };
+    // What was stored, which may say more than the assessment: a write repeated (revisions.ts).
+    const { valid, errors } = plan.validation;
+    return { stored: true, assessment: { ...assessment, valid, errors }, plan, intention };
   });
 }

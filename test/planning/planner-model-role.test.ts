@@ -253,6 +253,33 @@ for (const kind of STORE_KINDS) {
       }
     });
 
+    it('keeps a model plan that repeats a restart which failed in an earlier revision as a draft, never run', async () => {
+      const unit = 'atlas-worker.service';
+      const restart = { ...goodPlan, steps: [{ key: 'P1', title: 'Restart atlas-worker', kind: 'capability', capability: 'service.restart', params: { unit } }] };
+      fake.next({ kind: 'answer', content: JSON.stringify(restart) });
+      const { store, intention, result } = await plan();
+      assert.equal(result.status, 'planned', JSON.stringify(result).slice(0, 300));
+      if (result.status !== 'planned') return;
+      const p1 = result.plan.steps[0]!;
+      assert.ok(await store.steps.move('promote', p1.id, 'pending'));
+      assert.ok(await store.steps.move('fail', p1.id, 'ready', { error: 'the restart failed' }));
+      assert.ok(await store.plans.transition(result.plan.id, 'validated', 'failed'));
+
+      // Asked again (the model strategy not counted as failed), it answers the same restart.
+      fake.next({ kind: 'answer', content: JSON.stringify({ ...restart, steps: [{ ...restart.steps[0], key: 'R1' }] }) });
+      const again = await planIntention(store, { registry, model: role({ baseURL: fake.baseURL }) }, intention.id, { failedStrategies: [] });
+      assert.equal(again.status, 'draft', JSON.stringify(again).slice(0, 300));
+      if (again.status !== 'draft') return;
+      assert.equal(again.plan.revision, 2);
+      assert.equal(again.plan.status, 'draft');
+      assert.deepEqual(
+        again.errors.map((e) => [e.code, e.path]),
+        [['repeated_failed_write', 'steps[0].capability']],
+      );
+      assert.match(again.errors[0]!.message, /^step "R1" repeats service\.restart on "atlas-worker\.service", which P1 of revision 1 did, and it failed/);
+      assert.deepEqual(again.plan.validation.errors, again.errors);
+    });
+
     it('ends a prose refusal in a recorded failure', async () => {
       fake.next({ kind: 'answer', content: "I'm sorry, I can't help with that." });
       const { store, intention, result } = await plan();
