@@ -40,7 +40,9 @@ export type SubmissionResult =
 export async function submitPlan(store: Store, registry: CapabilityRegistry, submission: Submission): Promise<SubmissionResult> {
   // Assumptions that name a belief are checked against the mind's beliefs as they are now.
   const beliefs = await heldBeliefs(store, submission.mindId, assumedBeliefIds(submission.input));
-  const assessment = assessProposal(submission.input, registry, { beliefs });
+  // A model's or an agent's plan is the `model` strategy's, whatever it calls itself: a failure then
+  // marks that strategy failed, not none (an empty name) or a planner's own (a borrowed one).
+  const assessment = assessProposal(submission.input, registry, { beliefs, ...(submission.origin === 'model' ? { strategy: 'model' } : {}) });
   const draft = assessment.draft;
   if (!draft || !assessment.estimate) return { stored: false, assessment, reason: assessment.refusal ?? 'the input is not a plan' };
   const mind = await store.minds.get(submission.mindId);

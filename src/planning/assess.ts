@@ -52,6 +52,12 @@ export interface AssessmentContext {
    * Without it the assumptions are checked for shape only.
    */
   beliefs?: ReadonlyMap<string, HeldBelief>;
+  /**
+   * The strategy Praxis names the plan by, whatever the proposal says: `model` for a model's or an
+   * agent's proposal. The reconsideration rule marks a failed plan's strategy as failed, so a
+   * proposal naming none was never marked, and one naming `direct` blocked the planner's own.
+   */
+  strategy?: string;
 }
 
 export function assessProposal(input: unknown, registry: CapabilityRegistry, context: AssessmentContext = {}): Assessment {
@@ -59,7 +65,8 @@ export function assessProposal(input: unknown, registry: CapabilityRegistry, con
   if (boundary.length > 0) return refused(boundary);
   const parsed = parseProposal(input);
   if (!parsed.ok) return refused(parsed.errors);
-  const draft = withDerivedTargets(parsed.draft, registry);
+  const named = context.strategy !== undefined ? nameStrategy(parsed.draft, context.strategy) : { draft: parsed.draft, warnings: [] };
+  const draft = withDerivedTargets(named.draft, registry);
   const result = validate(draft, registry);
   // Findings on the draft are told at the input's paths (an entry the parser dropped shifts the
   // ones after it); a field the parser already refused would otherwise be reported again.
@@ -82,7 +89,17 @@ export function assessProposal(input: unknown, registry: CapabilityRegistry, con
     draft,
     valid: errors.length === 0,
     errors,
-    warnings: bounded([...parsed.warnings, ...atInput(result.warnings)], 'warnings'),
+    warnings: bounded([...parsed.warnings, ...named.warnings, ...atInput(result.warnings)], 'warnings'),
     estimate: result.estimate,
   };
+}
+
+/** The draft under the strategy Praxis names it by; a different one the proposal stated is reported as ignored (pure). */
+function nameStrategy(draft: PlanDraft, strategy: string): { draft: PlanDraft; warnings: ValidationIssue[] } {
+  const stated = draft.strategy;
+  const warnings: ValidationIssue[] =
+    stated !== '' && stated !== strategy
+      ? [{ code: 'ignored_provenance_claim', path: 'strategy', message: `strategy "${stated}" was ignored: a proposal from a model or an agent is the ${strategy} strategy's, as Praxis names it` }]
+      : [];
+  return { draft: { ...draft, strategy }, warnings };
 }

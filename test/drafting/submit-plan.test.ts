@@ -221,6 +221,30 @@ for (const kind of STORE_KINDS) {
       assert.equal((await store.plans.get(third.plan.id))?.status, 'superseded');
     });
 
+    it("names a model's or an agent's plan by the model strategy, whatever it says; an operator's keeps its own", async () => {
+      const { store } = current();
+      const mind = await store.minds.create({ name: 'ops-strategy' });
+      const plan = example('examples/restart-atlas-worker.json') as Record<string, unknown>;
+      for (const [origin, stated, strategy, warned] of [
+        ['model', 'direct', 'model', true],
+        ['model', '', 'model', false],
+        ['model', undefined, 'model', false],
+        ['model', 'model', 'model', false],
+        ['operator', 'direct', 'direct', false],
+        ['operator', '', '', false],
+      ] as const) {
+        const { strategy: _, ...rest } = plan;
+        const input = stated === undefined ? rest : { ...rest, strategy: stated };
+        const result = await submitPlan(store, builtinRegistry(), { mindId: mind.id, input, origin });
+        assert.ok(result.stored);
+        assert.equal(result.plan.strategy, strategy, `${origin} stating ${String(stated)}`);
+        const warning = result.plan.validation.warnings.find((w) => w.path === 'strategy');
+        assert.equal(warning?.code, warned ? 'ignored_provenance_claim' : undefined, `${origin} stating ${String(stated)}`);
+        const created = (await store.events.list({ planId: result.plan.id })).find((e) => e.type === 'plan_created');
+        assert.equal(created?.data.strategy, strategy);
+      }
+    });
+
     it('stores nothing for input that is not a plan or a mind that does not exist', async () => {
       const { store } = current();
       const mind = await store.minds.create({ name: 'ops-nothing' });
