@@ -4,9 +4,9 @@ import type { Principal } from '../access/permissions.ts';
 import type { CapabilityDefinition } from '../capabilities/definition.ts';
 import type { Preview } from '../capabilities/invocation.ts';
 import { loadPolicyInputs } from '../capabilities/policy-inputs.ts';
-import { DEFAULT_RULES, type PolicyRule } from '../capabilities/policy/decide.ts';
+import { DEFAULT_RULES, mostSpecificRule, type PolicyRule } from '../capabilities/policy/decide.ts';
 import * as changePolicy from '../capabilities/policy/changes.ts';
-import { checkTargetPattern } from '../capabilities/policy/target-pattern.ts';
+import { checkTargetPattern, matchesTarget } from '../capabilities/policy/target-pattern.ts';
 import type { CapabilityRegistry } from '../capabilities/registry.ts';
 import type { CapabilityService } from '../capabilities/service.ts';
 import { InputError, type Problem } from '../core/errors.ts';
@@ -60,6 +60,25 @@ export async function previewInvocation(store: Store, capabilities: CapabilitySe
 export async function policyOf(store: Store, principal: Principal, mindRef: string): Promise<{ rules: PolicyRuleRecord[]; defaults: readonly PolicyRule[] }> {
   const mind = await resolveMind(store, principal, mindRef);
   return { rules: await store.policyRules.listByMind(mind.id), defaults: DEFAULT_RULES };
+}
+
+/** Any target: the one a catalogue's standing decision is for. */
+const ANY_TARGET = '*';
+
+/**
+ * The mind's rules that decide `capability` on some targets differently from its standing
+ * decision: rules naming a narrower target, whose capability is the name or a glob over it
+ * (`service.*`), and which win over the mind's rule for any target on the targets they name
+ * (a more specific capability pattern for any target outranks them: mostSpecificRule).
+ */
+export function narrowerRules(rules: readonly PolicyRuleRecord[], capability: string): PolicyRuleRecord[] {
+  const asRule = (r: PolicyRuleRecord): PolicyRule => ({ capability: r.capability, target_pattern: r.targetPattern, decision: r.decision, approvers: r.approvers });
+  const standing = mostSpecificRule(rules.map(asRule), capability, ANY_TARGET);
+  return rules.filter((r) => {
+    if (r.targetPattern === ANY_TARGET || !matchesTarget(r.capability, capability)) return false;
+    const rule = asRule(r);
+    return standing === undefined || mostSpecificRule([rule, standing], capability, r.targetPattern) === rule;
+  });
 }
 
 /** A capability name or a glob over names, such as `service.restart` or `host.*`. */

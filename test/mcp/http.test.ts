@@ -229,6 +229,28 @@ for (const kind of STORE_KINDS) {
       assert.equal((await w.store.approvals.get(call.status === 'pending' ? call.approvalId : ''))?.status, 'pending');
     });
 
+    it("lists the narrower rules that decide a capability on some targets, glob rules among them, as preview_decision decides", async () => {
+      const { w, agent } = await setUp();
+      const rule = (capability: string, targetPattern: string, decision: 'allow' | 'ask' | 'deny') => w.store.policyRules.set({ mindId: w.mind.id, capability, targetPattern, decision, approvers: 1 });
+      await rule('service.*', 'nginx.service', 'deny');
+      await rule('service.restart', 'db*.service', 'allow');
+      await rule('service.status', '*', 'allow');
+      await rule('service.*', 'cron.service', 'deny'); // outranked for service.status by its own rule for any target
+      const listed = await ok(agent, 'list_capabilities');
+      const policyOf = (name: string) => listed.capabilities.find((c: any) => c.name === name).policy;
+      const targets = (name: string) => policyOf(name).narrower_rules.map((r: any) => `${r.target_pattern} ${r.decision}`).sort();
+      assert.deepEqual(targets('service.restart'), ['cron.service deny', 'db*.service allow', 'nginx.service deny']);
+      assert.deepEqual(targets('service.status'), []);
+      for (const [unit, decision] of [
+        ['nginx.service', 'deny'],
+        ['db1.service', 'allow'],
+        ['cron.service', 'deny'],
+      ] as const) {
+        assert.equal((await ok(agent, 'preview_decision', { capability: 'service.restart', params: { unit } })).decision, decision, unit);
+      }
+      assert.equal((await ok(agent, 'preview_decision', { capability: 'service.status', params: { unit: 'cron.service' } })).decision, policyOf('service.status').decision);
+    });
+
     it('refuses every attempt at authority, unknown fields, malformed calls and other minds', async () => {
       const { w, http, agent } = await setUp();
       for (const name of ['approve', 'deny', 'grant', 'set_policy', 'run_step', 'release_step', 'complete', 'mark_completed', 'invoke']) {

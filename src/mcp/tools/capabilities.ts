@@ -6,13 +6,10 @@ import { z } from 'zod';
 import type { PolicyVerdict, Preview } from '../../operations/index.ts';
 import { InputError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/plan.ts';
-import { mindCatalogue, policyOf, previewInvocation } from '../../operations/catalogue.ts';
+import { mindCatalogue, narrowerRules, policyOf, previewInvocation } from '../../operations/catalogue.ts';
 import type { ToolContext } from '../deps.ts';
 import { mindField, paramsField, toolInput } from '../input.ts';
 import { answer, guarded, refusal } from '../refusal.ts';
-
-/** The target a rule with pattern `*` matches and no narrower pattern does: "any other target". */
-const ANY_TARGET = '*';
 
 export function registerCapabilityTools(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
@@ -31,7 +28,7 @@ export function registerCapabilityTools(server: McpServer, ctx: ToolContext): vo
         const entries = await mindCatalogue(ctx.store, ctx.registry, ctx.caller.principal, record.id);
         const { rules } = await policyOf(ctx.store, ctx.caller.principal, record.id);
         const capabilities = entries.map((entry) => {
-          const narrower = rules.filter((r) => r.capability === entry.name && r.targetPattern !== ANY_TARGET);
+          const narrower = narrowerRules(rules, entry.name);
           return {
             ...entry,
             policy: { ...entry.policy, narrower_rules: narrower.map((r) => ({ target_pattern: r.targetPattern, decision: r.decision, approvers: r.approvers })) },
