@@ -52,6 +52,9 @@ for (const kind of STORE_KINDS) {
       const invalid = await ok(agent, 'preview_plan', { plan: { ...exampleRestart(), assumptions: [{ statement: 'x', belief_id: '0190a5a0-0000-7000-8000-00000000000a', min_confidence: 0.5 }] } });
       assert.equal(invalid.valid, false);
       assert.equal(invalid.errors[0].code, 'assumption_belief_missing');
+      // Something that is no plan at all is refused at `plan`, as propose_plan refuses it.
+      const notAPlan = await refused(agent, 'preview_plan', { plan: 'hello' }, /plan/);
+      assert.equal(notAPlan.json.error.path, 'plan');
       const other = await w.store.minds.create({ name: `other-${w.mind.id.slice(-6)}` });
       await refused(agent, 'preview_plan', { mind: other.name, plan: exampleRestart() }, /speaks for mind/);
       assert.deepEqual(await planRows(w.store), before);

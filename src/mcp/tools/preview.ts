@@ -5,6 +5,7 @@
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { InputError, joinPath } from '../../core/errors.ts';
 import { previewPlanDraft } from '../../operations/plan-preview.ts';
 import type { ToolContext } from '../deps.ts';
 import { mindField, toolInput } from '../input.ts';
@@ -27,7 +28,14 @@ export function registerPreviewTool(server: McpServer, ctx: ToolContext): void {
       guarded(async () => {
         ctx.caller.require('read', 'preview_plan');
         const record = await ctx.caller.mind(mind);
-        return answer(await previewPlanDraft(ctx.store, ctx.registry, ctx.caller.principal, record.id, plan));
+        try {
+          return answer(await previewPlanDraft(ctx.store, ctx.registry, ctx.caller.principal, record.id, plan));
+        } catch (error) {
+          // What is refused here is the draft, which the tool takes as `plan`: its places are
+          // named inside it, as propose_plan names them ("" was the whole draft).
+          if (error instanceof InputError) throw new InputError(error.problems.map((p) => ({ ...p, path: joinPath('plan', p.path) })));
+          throw error;
+        }
       }),
   );
 }
