@@ -407,6 +407,7 @@ async function applyEffect(scoped: Store, scene: StepScene, current: StepRecord,
         status: effect.status,
         note: effect.note,
         ...(effect.observed !== undefined ? { observed: effect.observed } : {}),
+        ...(effect.observedAt !== undefined ? { observedAt: effect.observedAt } : {}),
       });
       return current;
     case 'fulfil_intention':

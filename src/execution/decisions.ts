@@ -13,7 +13,7 @@ import type { ResolvedPredictionStatus } from '../store/index.ts';
 export type Effect =
   /** The step's expectation becomes a prediction with its window. */
   | { type: 'make_prediction'; expectation: Expectation; executionId: string | null /** The event recording the execution (tool_executed), when known. */; eventId: string | null }
-  | { type: 'resolve_prediction'; predictionId: string; status: ResolvedPredictionStatus; observed?: JsonValue; note: string }
+  | { type: 'resolve_prediction'; predictionId: string; status: ResolvedPredictionStatus; observed?: JsonValue; note: string; observedAt?: Date }
   /** The plan's intention is fulfilled (a precondition found the world already as wanted). */
   | { type: 'fulfil_intention'; reason: 'completed' | 'precondition_met' }
   /** The step's subordinate intention (its wait for an operator) is fulfilled; its parent resumes. */

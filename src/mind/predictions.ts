@@ -94,6 +94,13 @@ export interface ResolutionInput {
   status: ResolvedPredictionStatus;
   observed?: JsonValue;
   note?: string;
+  /**
+   * When the observation that decides it was made (now if absent). A confirmation counts when
+   * it was observed while the window was open: a verify step judged with the time of its
+   * observation and was then refused `window_closed` by the later time of the resolution, and
+   * completed as confirmed while the prediction stayed open.
+   */
+  observedAt?: Date;
 }
 
 export type Resolution =
@@ -113,7 +120,7 @@ export async function resolvePrediction(store: Store, predictionId: string, inpu
     if (seen.status !== 'open') return { resolved: false, reason: 'already_resolved', prediction: seen };
     const note = input.note ?? '';
     const outcome: JsonObject = { note, observed: input.observed ?? null };
-    const guard = input.status === 'confirmed' ? { closesNoEarlierThan: now } : {};
+    const guard = input.status === 'confirmed' ? { closesNoEarlierThan: input.observedAt ?? now } : {};
     const prediction = await tx.predictions.resolve(seen.id, input.status, outcome, guard);
     if (!prediction) {
       const again = await tx.predictions.get(seen.id);

@@ -14,9 +14,10 @@ import { checkBudget, zeroUse } from '../../src/execution/budget.ts';
 import { compare, fieldAt } from '../../src/execution/checks.ts';
 import { decideApprovalPoll } from '../../src/execution/polling.ts';
 import { decideMonitor } from '../../src/execution/handlers/monitor.ts';
+import { decideVerification } from '../../src/execution/handlers/verify.ts';
 import { decideWait } from '../../src/execution/handlers/wait.ts';
 import { firstPromotions, settlement } from '../../src/execution/settle.ts';
-import type { ApprovalRecord, ExecutionRecord, PlanWithSteps, StepRecord } from '../../src/store/index.ts';
+import type { ApprovalRecord, ExecutionRecord, PlanWithSteps, PredictionRecord, StepRecord } from '../../src/store/index.ts';
 
 const T0 = new Date('2026-01-01T00:00:00.000Z');
 const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
@@ -369,5 +370,40 @@ describe('claimants known to be gone', () => {
     assert.equal(claimantGone('doomed-4242', 'web-1', none), false, 'a name of another shape');
     assert.equal(claimantGone('', 'web-1', none), false);
     assert.deepEqual(claimantOf('db.example:10:ff'), { host: 'db.example', pid: 10 });
+  });
+});
+
+describe('verify decisions', () => {
+  it('resolve a confirmed prediction as observed at the time of the observation, not of the commit that follows', () => {
+    const prediction: PredictionRecord = {
+      id: 'prediction-1',
+      mindId: 'mind-1',
+      intentionId: null,
+      planId: 'plan-1',
+      stepId: 'step-1',
+      beliefId: null,
+      executionId: null,
+      eventId: null,
+      statement: 'atlas-worker is active',
+      verification: {},
+      confidence: 0.8,
+      windowOpensAt: T0,
+      windowClosesAt: at(60),
+      status: 'open',
+      outcome: null,
+      resolvedAt: null,
+      createdAt: T0,
+    };
+    const decision = decideVerification(
+      stepRecord({ kind: 'verify' }),
+      prediction,
+      { status: 'confirmed', note: 'held', observed: 'active' },
+      { observation: { kind: 'held', observed: 'active' }, executionId: 'execution-1', raw: null },
+      at(59),
+    );
+    assert.equal(decision.kind, 'complete');
+    assert.deepEqual(decision.kind === 'complete' && decision.effects, [
+      { type: 'resolve_prediction', predictionId: 'prediction-1', status: 'confirmed', observed: 'active', note: 'held', observedAt: at(59) },
+    ]);
   });
 });

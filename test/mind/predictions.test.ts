@@ -159,6 +159,21 @@ for (const kind of STORE_KINDS) {
       assert.equal((await store.beliefs.get(belief.id))?.confidence, 0.6);
     });
 
+    it('takes a confirmation observed inside the window though it is resolved after the window closed, and none observed after it', async () => {
+      const { store, clock } = current();
+      const { mind, belief } = await setting(store, 0.6);
+      const prediction = await makePrediction(store, { mindId: mind.id, beliefId: belief.id }, atlasActive);
+      clock.advance(59.5);
+      const observedAt = clock.now();
+      clock.advance(1); // the observation's own time, then a commit: the window has closed meanwhile
+      const late = await resolvePrediction(store, prediction.id, { status: 'confirmed', observedAt: new Date(observedAt.getTime() + 2_000) });
+      assert.deepEqual(late.resolved ? '' : late.reason, 'window_closed', 'an observation after the window does not confirm');
+      const result = await resolvePrediction(store, prediction.id, { status: 'confirmed', observed: { active_state: 'active' }, observedAt });
+      assert.equal(result.resolved, true);
+      assert.equal((await store.predictions.get(prediction.id))?.status, 'confirmed');
+      assert.equal((await store.beliefs.get(belief.id))?.confidence, 0.76);
+    });
+
     it('expired is not refuted: the belief stays, no prediction error, and calibration ignores it', async () => {
       const { store, clock } = current();
       const { mind, belief } = await setting(store, 0.9);

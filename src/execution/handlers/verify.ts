@@ -45,7 +45,7 @@ export function decideVerification(step: StepRecord, prediction: PredictionRecor
         reason: `confirmed: ${prediction.statement}`,
         observation: { observed, prediction_id: prediction.id },
         executionId: outcome.executionId,
-        effects: [{ type: 'resolve_prediction', predictionId: prediction.id, status: 'confirmed', observed, note: judgement.note }],
+        effects: [{ type: 'resolve_prediction', predictionId: prediction.id, status: 'confirmed', observed, note: judgement.note, observedAt: now }],
       };
     case 'wait': {
       const next = addSeconds(now, intervalOf(step));
