@@ -98,7 +98,7 @@ export class TraceExporter {
     this.#loop = new PassLoop(() => this.runOnce(), {
       pauseMs: options.pollMs ?? 2_000,
       afterErrorMs: 5_000,
-      onError: (error) => options.log.warn({ component: 'traces', error: error.message }, 'trace export failed; trying again'),
+      onError: (error) => options.log.warn({ error: error.message }, 'trace export failed; trying again'),
     });
   }
 
