@@ -22,6 +22,7 @@ import { addSeconds } from '../core/clock.ts';
 import { isOperatorName } from '../core/operator.ts';
 import type { CapabilityDefinition } from '../capabilities/definition.ts';
 import type { JsonObject } from '../core/plan.ts';
+import { CLOSED_PLAN_STATUSES, type PlanStatus } from '../core/vocabulary.ts';
 import { resumeIntention } from '../mind/intentions.ts';
 import type { ApprovalRecord, CapabilityRequestRecord, ExecutionRecord, StepRecord, Store } from '../store/index.ts';
 import { applyDecision, type StepScene } from './apply.ts';
@@ -187,7 +188,7 @@ async function takeOverAndRun(ctx: ExecutorContext, pass: Pass, scene: StepScene
   );
 }
 
-export type Release = { released: true; step: StepRecord } | { released: false; code: 'invalid_operator' | 'not_found' | 'not_blocked' | 'conflict'; message: string };
+export type Release = { released: true; step: StepRecord } | { released: false; code: 'invalid_operator' | 'not_found' | 'not_blocked' | 'plan_closed' | 'conflict'; message: string };
 
 /**
  * An operator has checked the world and lets a blocked step run again (blocked → ready). A plan
@@ -202,7 +203,23 @@ export async function releaseStep(store: Store, stepId: string, operator: string
   if (step.status !== 'blocked') return { released: false, code: 'not_blocked', message: `step ${step.key} is ${step.status}, not blocked` };
   const plan = await store.plans.get(step.planId);
   if (!plan) return { released: false, code: 'not_found', message: `no plan ${step.planId}` };
+  // A step left blocked in a plan that has since closed (it was executing when the plan was
+  // replanned or failed, and its outcome proved unknown) would only become a ready step no pass
+  // runs, reported as released: the operator settles it on the new revision or by hand instead.
+  const closed = (status: PlanStatus) => CLOSED_PLAN_STATUSES.includes(status);
+  const closedRefusal = (status: PlanStatus): Release => ({
+    released: false,
+    code: 'plan_closed',
+    message: `plan ${plan.id} is ${status}: step ${step.key} will not run again; check what it did on the host and act through the current plan`,
+  });
+  if (closed(plan.status)) return closedRefusal(plan.status);
+  let closedMeanwhile: PlanStatus | undefined;
   const released = await inUnitOfWork(store, async (scoped) => {
+    const current = (await scoped.plans.get(plan.id))?.status;
+    if (current === undefined || closed(current)) {
+      closedMeanwhile = current;
+      return undefined;
+    }
     const moved = await scoped.steps.move('release', step.id, 'blocked', {
       statusReason: `released by ${operator}`,
       error: '',
@@ -221,6 +238,7 @@ export async function releaseStep(store: Store, stepId: string, operator: string
     }
     return moved;
   });
+  if (closedMeanwhile !== undefined) return closedRefusal(closedMeanwhile);
   if (!released) return { released: false, code: 'conflict', message: `step ${step.key} moved while it was released` };
   return { released: true, step: released };
 }

@@ -95,6 +95,23 @@ for (const kind of STORE_KINDS) {
       assert.ok((await eventTypes(w.store, { planId: plan.id })).includes('plan_step_released'));
     });
 
+    it('refuses to release a blocked step of a plan that has closed since: it would only sit ready, never run, reported as released', async () => {
+      const w = await world();
+      const { stepId, origin, plan } = await abandonedClaim(w, step('W', { kind: 'capability', capability: 'test.write', params: { name: 'closed' } }));
+      await w.store.executions.start({ mindId: w.mind.id, capability: 'test.write', target: 'closed', params: { name: 'closed' }, origin, correlationId: '', evidence: {} });
+      w.advance(33);
+      const executor = w.executor();
+      await executor.drain();
+      assert.equal((await stepOf(w.store, stepId)).status, 'blocked');
+      // The plan closes around it (a replan or a failure that met it while it was still executing).
+      assert.ok(await w.store.plans.transition(plan.id, ['blocked', 'executing'], 'failed', { statusReason: 'failed elsewhere' }));
+      const release = await executor.releaseStep(stepId, 'alice');
+      assert.deepEqual(release.released ? '' : release.code, 'plan_closed');
+      assert.match(release.released ? '' : release.message, /is failed: step W will not run again/);
+      assert.equal((await stepOf(w.store, stepId)).status, 'blocked');
+      assert.ok(!(await eventTypes(w.store, { planId: plan.id })).includes('plan_step_released'));
+    });
+
     it('adopts a recorded execution instead of acting again, prediction included', async () => {
       const w = await world();
       const expectation = { statement: 'w is done', confidence: 0.7, within_seconds: 30, check: { capability: 'test.read', params: { name: 'w' }, field: 'value', comparison: 'exists' as const } };
