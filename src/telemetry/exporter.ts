@@ -164,7 +164,10 @@ export class TraceExporter {
       const one = await this.#send(story);
       if (one.ok) sent += one.sent;
       else if (refusedForGood(one.error)) {
-        this.#options.log.error({ event: 'traces_dropped', trace_id: story[0]!.traceId, spans: one.sent, status: statusOf(one.error), reason: one.error?.message ?? '' }, 'the OTLP endpoint refused the spans of a story for good; they are dropped');
+        this.#options.log.error(
+          { event: 'traces_dropped', trace_id: story[0]!.traceId, spans: one.sent, status: statusOf(one.error), reason: one.error?.message ?? '' },
+          'the OTLP endpoint refused the spans of a story for good; they are dropped',
+        );
       } else throw new Error(`the OTLP endpoint refused ${one.sent} spans: ${one.error?.message ?? 'no reason given'}`);
     }
     return sent;

@@ -80,7 +80,10 @@ for (const kind of STORE_KINDS) {
       }
       assert.ok(fault.failed(), 'the fault was met');
       const logged = w.errors.splice(0);
-      assert.ok(logged.some((e) => e.includes('connection lost writing the reconsideration')), logged.join('\n'));
+      assert.ok(
+        logged.some((e) => e.includes('connection lost writing the reconsideration')),
+        logged.join('\n'),
+      );
 
       const plans = await w.store.plans.listByIntention(intentionId);
       assert.deepEqual(

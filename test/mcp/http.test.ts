@@ -229,7 +229,7 @@ for (const kind of STORE_KINDS) {
       assert.equal((await w.store.approvals.get(call.status === 'pending' ? call.approvalId : ''))?.status, 'pending');
     });
 
-    it("lists the narrower rules that decide a capability on some targets, glob rules among them, as preview_decision decides", async () => {
+    it('lists the narrower rules that decide a capability on some targets, glob rules among them, as preview_decision decides', async () => {
       const { w, agent } = await setUp();
       const rule = (capability: string, targetPattern: string, decision: 'allow' | 'ask' | 'deny') => w.store.policyRules.set({ mindId: w.mind.id, capability, targetPattern, decision, approvers: 1 });
       await rule('service.*', 'nginx.service', 'deny');
@@ -238,7 +238,10 @@ for (const kind of STORE_KINDS) {
       await rule('service.*', 'cron.service', 'deny'); // outranked for service.status by its own rule for any target
       const listed = await ok(agent, 'list_capabilities');
       const policyOf = (name: string) => listed.capabilities.find((c: any) => c.name === name).policy;
-      const targets = (name: string) => policyOf(name).narrower_rules.map((r: any) => `${r.target_pattern} ${r.decision}`).sort();
+      const targets = (name: string) =>
+        policyOf(name)
+          .narrower_rules.map((r: any) => `${r.target_pattern} ${r.decision}`)
+          .sort();
       assert.deepEqual(targets('service.restart'), ['cron.service deny', 'db*.service allow', 'nginx.service deny']);
       assert.deepEqual(targets('service.status'), []);
       for (const [unit, decision] of [

@@ -129,7 +129,15 @@ describe('model answers', () => {
     }));
     const proposal = {
       ...validProposal,
-      steps: [{ key: 'R1', title: 'Ask for the journal', kind: 'request_capability', spec: { request: { capability: 'logs.query', target: 'atlas-worker.service', justification: 'diagnosis', duration_seconds: 600 } } }, ...reads],
+      steps: [
+        {
+          key: 'R1',
+          title: 'Ask for the journal',
+          kind: 'request_capability',
+          spec: { request: { capability: 'logs.query', target: 'atlas-worker.service', justification: 'diagnosis', duration_seconds: 600 } },
+        },
+        ...reads,
+      ],
     };
     const text = JSON.stringify(proposal);
     assert.ok(text.length > 150_000 && text.length < 262_144, `${text.length} characters, within the input limit`);
