@@ -14,7 +14,11 @@ import type { Services } from '../operations/services.ts';
 import { deferredBuiltins } from './implementations.ts';
 import { localRegistry } from './registry.ts';
 import type { CapabilityRegistry } from '../capabilities/registry.ts';
+import type { StdioSession } from '../mcp/stdio.ts';
 import { openLocalStore } from './store-notice.ts';
+
+// How a stdio session ended, for the CLI, which reaches the MCP server only through here.
+export type { SessionEnd, StdioSession } from '../mcp/stdio.ts';
 
 export interface LocalServices {
   services: Services;
@@ -57,10 +61,11 @@ export async function openLocalServices(db: string | undefined): Promise<LocalSe
 
 /**
  * Serves MCP on stdin/stdout for `principal` over these services until `stop` fires or the
- * client hangs up. Composition, not a surface of its own: the MCP server is the surface, and the
- * CLI reaches it only through here. Its SDK is loaded here, so other commands never pay for it.
+ * client hangs up, and says how the session ended. Composition, not a surface of its own: the
+ * MCP server is the surface, and the CLI reaches it only through here. Its SDK is loaded here,
+ * so other commands never pay for it.
  */
-export async function serveMcpOnStdio(services: Services, principal: Principal, stop: AbortSignal): Promise<void> {
+export async function serveMcpOnStdio(services: Services, principal: Principal, stop: AbortSignal): Promise<StdioSession> {
   const { serveMcpOverStdio } = await import('../mcp/stdio.ts');
-  await serveMcpOverStdio({ store: services.store, registry: services.registry, capabilities: services.capabilities, planning: services.planning, principal }, undefined, stop);
+  return serveMcpOverStdio({ store: services.store, registry: services.registry, capabilities: services.capabilities, planning: services.planning, principal }, undefined, stop);
 }

@@ -25,10 +25,16 @@ const INSTRUCTIONS = [
   'You cannot approve, grant, change policy or run anything: writes wait for an operator. Propose, then watch the plan with show_plan.',
 ].join(' ');
 
-export function createMcpServer(options: McpServerOptions): McpServer {
-  const { store, registry, capabilities, planning, principal } = options;
+/**
+ * `track`, when given, is handed the work of every request a tool or resource serves, as it
+ * starts: the stdio session waits for all of it before it ends, so the store is not closed under
+ * a call still running (src/mcp/stdio.ts).
+ */
+export function createMcpServer(options: McpServerOptions, track?: (work: Promise<unknown>) => void): McpServer {
   const server = new McpServer({ name: 'praxis', version }, { instructions: INSTRUCTIONS });
+  if (track) trackEveryRequest(server, track);
   checkEveryToolInput(server);
+  const { store, registry, capabilities, planning, principal } = options;
   const ctx: ToolContext = { store, registry, capabilities, planning, caller: new Caller(store, principal) };
   registerCapabilityTools(server, ctx);
   registerIntentionTools(server, ctx);
@@ -38,6 +44,22 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   registerRequestTools(server, ctx);
   registerResources(server, ctx);
   return server;
+}
+
+/**
+ * Hands every request handler registered from here on (tools, resources and their listings) to
+ * `track` as it runs. The SDK starts a handler without giving its promise to anyone, and
+ * answers nothing once its transport is closed, so this is where the work can be seen.
+ */
+function trackEveryRequest(server: McpServer, track: (work: Promise<unknown>) => void): void {
+  const protocol = server.server as unknown as { setRequestHandler(schema: unknown, handler: (...args: unknown[]) => unknown): void };
+  const register = protocol.setRequestHandler.bind(protocol);
+  protocol.setRequestHandler = (schema, handler) =>
+    register(schema, (...args: unknown[]) => {
+      const work = Promise.resolve().then(() => handler(...args));
+      track(work);
+      return work;
+    });
 }
 
 /**

@@ -13,44 +13,160 @@ export interface StdioStreams {
 }
 
 /**
+ * How long a stop (SIGINT, SIGTERM) waits for the calls already read: a store read is done in
+ * milliseconds, a plan asked of the model is not (up to PRAXIS_MODEL_TIMEOUT_MS, 60 s by
+ * default), and a client that signals has usually waited for the process already (the MCP
+ * stdio shutdown closes stdin first, then signals).
+ */
+export const STOP_GRACE_MS = 5_000;
+
+/**
+ * Why a session ended. `client_closed` and `stopped` are the ordinary ends; the others are
+ * failures the CLI gives an exit code of its own (src/cli/commands/mcp.ts).
+ */
+export type SessionEnd = 'client_closed' | 'stopped' | 'token_ended' | 'store_unreadable' | 'input_failed' | 'output_failed';
+
+export interface StdioSession {
+  end: SessionEnd;
+  /** Calls still running when a stop's grace ran out: they were not answered, and may not have finished what they began. */
+  abandoned: number;
+}
+
+export interface StdioLimits {
+  /** STOP_GRACE_MS unless given. */
+  graceMs?: number;
+}
+
+/**
  * Serves until the client goes away (its end of stdin closes), `stop` is signalled or the
- * caller's token stops holding, then closes the server. The store stays open: whoever opened it
- * closes it.
+ * caller's token stops holding; then stops reading, waits for every message already read to be
+ * handled and its answer written, and closes the server. The store
+ * stays open: whoever opened it closes it, once this has returned. A `stop` waits at most
+ * `graceMs` for the calls already running; the calls still running then are counted in
+ * `abandoned`, and the store must not be closed under them (the CLI exits instead).
  *
  * A session lasts as long as its token holds, as a live stream does: the token is read again
  * before each message is handled (in the order they came), and a revoked or expired one closes
  * the session instead. Checked only at the start, a revoked agent's session went on proposing
  * plans for as long as the process ran.
  */
-export async function serveMcpOverStdio(options: McpServerOptions, streams: StdioStreams = { input: process.stdin, output: process.stdout }, stop?: AbortSignal): Promise<void> {
-  const server = createMcpServer(options);
+export async function serveMcpOverStdio(
+  options: McpServerOptions,
+  streams: StdioStreams = { input: process.stdin, output: process.stdout },
+  stop?: AbortSignal,
+  limits: StdioLimits = {},
+): Promise<StdioSession> {
+  const { input, output } = streams;
+  // Request handlers from their start until they settle, and answers until they are written.
+  const running = new Set<Promise<unknown>>();
+  const writing = new Set<Promise<unknown>>();
+  const server = createMcpServer(options, (work) => hold(running, work));
+  const transport = new StdioServerTransport(input, output);
+
+  let end: SessionEnd | null = null;
+  let abandoned = 0;
+  let tokenFailed = false;
+  let turn = Promise.resolve();
+  let finishing: Promise<void> | null = null;
+  let graceTimer: NodeJS.Timeout | undefined;
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = resolve;
   });
-  const close = () => void server.close();
-  streams.input.once('end', close);
-  stop?.addEventListener('abort', close, { once: true });
+
+  const closeTransport = once(() => void transport.close());
+
+  /** Stops reading; once everything read is handled and answered, closes the server. Idempotent. */
+  function finish(why: SessionEnd): Promise<void> {
+    end ??= why;
+    // A paused stdin is read no further; the SDK drops what it had buffered when it closes.
+    if (why !== 'client_closed') input.pause();
+    finishing ??= settle().then(closeTransport);
+    return finishing;
+  }
+
+  /** Resolves once every message already read has been handled and every answer written. */
+  async function settle(): Promise<void> {
+    await turn;
+    for (;;) {
+      // The SDK starts a delivered request's handler, and writes the answer of a settled one, in
+      // promise callbacks (microtasks); after a macrotask all of those have run.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (running.size === 0 && writing.size === 0) return;
+      await Promise.allSettled([...running, ...writing]);
+    }
+  }
+
+  const onEnd = () => void finish('client_closed');
+  const onInputError = (error: Error) => {
+    process.stderr.write(`praxis mcp: stdin failed (${error.message}); ending the session\n`);
+    void finish('input_failed');
+  };
+  let outputGone: () => void = () => {};
+  const gone = new Promise<void>((resolve) => (outputGone = resolve));
+  const onOutputError = (error: Error) => {
+    process.stderr.write(`praxis mcp: stdout failed (${error.message}); the answers not yet written are lost, ending the session\n`);
+    outputGone();
+    void finish('output_failed');
+  };
+  const onStop = () => {
+    void finish('stopped');
+    graceTimer = setTimeout(() => {
+      abandoned = running.size;
+      if (abandoned > 0) process.stderr.write(`praxis mcp: ${abandoned} call(s) still running ${limits.graceMs ?? STOP_GRACE_MS} ms after the stop; ending without their answers\n`);
+      closeTransport();
+    }, limits.graceMs ?? STOP_GRACE_MS);
+  };
+
+  input.once('end', onEnd).once('close', onEnd).on('error', onInputError);
+  output.on('error', onOutputError);
+  if (stop?.aborted) onStop();
+  else stop?.addEventListener('abort', onStop, { once: true });
+  const send = transport.send.bind(transport);
+  transport.send = (message) => hold(writing, Promise.race([send(message), gone]));
   try {
-    const transport = new StdioServerTransport(streams.input, streams.output);
     await server.connect(transport);
     const deliver = transport.onmessage;
-    let turn = Promise.resolve();
     transport.onmessage = (message) => {
+      if (finishing) return;
       turn = turn.then(async () => {
+        if (tokenFailed) return;
         const holds = await principalHolds(options.store, options.principal).catch((error: unknown) => {
           process.stderr.write(`praxis mcp: could not read the token back from the store (${error instanceof Error ? error.message : String(error)}); closing the session\n`);
           return null;
         });
-        if (holds) deliver?.(message);
-        else {
-          if (holds === false) process.stderr.write('praxis mcp: the token was revoked or has expired; closing the session\n');
-          close();
+        if (holds) {
+          deliver?.(message);
+          return;
         }
+        tokenFailed = true;
+        if (holds === false) process.stderr.write('praxis mcp: the token was revoked or has expired; closing the session\n');
+        // Not awaited: finishing waits for this very turn.
+        void finish(holds === false ? 'token_ended' : 'store_unreadable');
       });
     };
     await closed;
   } finally {
-    streams.input.off('end', close);
-    stop?.removeEventListener('abort', close);
+    clearTimeout(graceTimer);
+    input.off('end', onEnd).off('close', onEnd).off('error', onInputError);
+    output.off('error', onOutputError);
+    stop?.removeEventListener('abort', onStop);
   }
+  return { end: end ?? 'client_closed', abandoned };
+}
+
+/** Keeps `work` in `set` until it settles; returns it. */
+function hold<T>(set: Set<Promise<unknown>>, work: Promise<T>): Promise<T> {
+  set.add(work);
+  const release = () => void set.delete(work);
+  work.then(release, release);
+  return work;
+}
+
+function once(run: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    run();
+  };
 }

@@ -5,10 +5,25 @@
 import type { Command } from 'commander';
 import { action, useServices, withDbOption, type StoreOptions } from '../context.ts';
 import { EXIT } from '../exit-codes.ts';
+import type { SessionEnd } from '../../daemon/local.ts';
 
 interface McpOptions extends StoreOptions {
   token?: string;
 }
+
+/**
+ * The exit code of each way a session ends (docs/mcp.md): the client hanging up or a stop is the
+ * ordinary end; a token that stops holding ends it as it refuses it at the start; a store or a
+ * stream that fails is breakage.
+ */
+const SESSION_EXIT: Readonly<Record<SessionEnd, number>> = {
+  client_closed: EXIT.ok,
+  stopped: EXIT.ok,
+  token_ended: EXIT.usage,
+  store_unreadable: EXIT.failure,
+  input_failed: EXIT.failure,
+  output_failed: EXIT.failure,
+};
 
 export function mcpCommand(program: Command): void {
   withDbOption(program.command('mcp'))
@@ -35,14 +50,22 @@ export function mcpCommand(program: Command): void {
             return EXIT.usage;
           }
           const stop = new AbortController();
-          const onSignal = () => stop.abort();
-          process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
+          const onSignal = () => {
+            if (!stop.signal.aborted) return stop.abort();
+            process.stderr.write('praxis mcp: second signal: exiting without waiting\n');
+            process.exit(EXIT.failure);
+          };
+          process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
           try {
-            await serveMcpOnStdio(services, principal, stop.signal);
+            const session = await serveMcpOnStdio(services, principal, stop.signal);
+            // Calls still running after a stop's grace: closing the store under them would fail
+            // them halfway, so the process ends here, the store unclosed; what they had not
+            // committed is rolled back as after any crash (docs/mcp.md).
+            if (session.abandoned > 0) process.exit(EXIT.failure);
+            return SESSION_EXIT[session.end];
           } finally {
             process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
           }
-          return EXIT.ok;
         });
       }),
     );
