@@ -3,6 +3,7 @@
 
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { principalHolds } from '../access/tokens.ts';
 import type { McpServerOptions } from './deps.ts';
 import { createMcpServer } from './server.ts';
@@ -11,6 +12,9 @@ export interface StdioStreams {
   input: Readable;
   output: Writable;
 }
+
+/** The longest message read from stdin: the SDK's own bound (its ReadBuffer), named here so the session can say it. */
+export const STDIO_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 
 /**
  * How long a stop (SIGINT, SIGTERM) waits for the calls already read: a store read is done in
@@ -24,7 +28,7 @@ export const STOP_GRACE_MS = 5_000;
  * Why a session ended. `client_closed` and `stopped` are the ordinary ends; the others are
  * failures the CLI gives an exit code of its own (src/cli/commands/mcp.ts).
  */
-export type SessionEnd = 'client_closed' | 'stopped' | 'token_ended' | 'store_unreadable' | 'input_failed' | 'output_failed';
+export type SessionEnd = 'client_closed' | 'stopped' | 'token_ended' | 'store_unreadable' | 'input_too_large' | 'input_failed' | 'output_failed';
 
 export interface StdioSession {
   end: SessionEnd;
@@ -38,9 +42,9 @@ export interface StdioLimits {
 }
 
 /**
- * Serves until the client goes away (its end of stdin closes), `stop` is signalled or the
- * caller's token stops holding; then stops reading, waits for every message already read to be
- * handled and its answer written, and closes the server. The store
+ * Serves until the client goes away (its end of stdin closes), `stop` is signalled, the input
+ * cannot be read on, or the caller's token stops holding; then stops reading, waits for every
+ * message already read to be handled and its answer written, and closes the server. The store
  * stays open: whoever opened it closes it, once this has returned. A `stop` waits at most
  * `graceMs` for the calls already running; the calls still running then are counted in
  * `abandoned`, and the store must not be closed under them (the CLI exits instead).
@@ -61,7 +65,7 @@ export async function serveMcpOverStdio(
   const running = new Set<Promise<unknown>>();
   const writing = new Set<Promise<unknown>>();
   const server = createMcpServer(options, (work) => hold(running, work));
-  const transport = new StdioServerTransport(input, output);
+  const transport = new StdioServerTransport(input, output, { maxBufferSize: STDIO_MAX_MESSAGE_BYTES });
 
   let end: SessionEnd | null = null;
   let abandoned = 0;
@@ -73,7 +77,19 @@ export async function serveMcpOverStdio(
     server.server.onclose = resolve;
   });
 
-  const closeTransport = once(() => void transport.close());
+  // The SDK closes its transport at once when it cannot read on (a message over the limit),
+  // which aborts every call in flight and drops their answers; so closing is taken over here,
+  // and the SDK's close runs once the session has finished what it read.
+  // (In this SDK that is the only close it makes itself.)
+  const sdkClose = transport.close.bind(transport);
+  const closeTransport = once(() => void sdkClose());
+  transport.close = () => {
+    if (!end) {
+      process.stderr.write(`praxis mcp: a message over ${STDIO_MAX_MESSAGE_BYTES} bytes (10 MiB, the most one message may be) cannot be read; ending the session\n`);
+      answerUnreadable(-32600, `Invalid Request: a message over ${STDIO_MAX_MESSAGE_BYTES} bytes cannot be read; the session ends`);
+    }
+    return finish('input_too_large');
+  };
 
   /** Stops reading; once everything read is handled and answered, closes the server. Idempotent. */
   function finish(why: SessionEnd): Promise<void> {
@@ -123,6 +139,15 @@ export async function serveMcpOverStdio(
   else stop?.addEventListener('abort', onStop, { once: true });
   const send = transport.send.bind(transport);
   transport.send = (message) => hold(writing, Promise.race([send(message), gone]));
+  // In its turn, so answers keep the order of the lines. id null is what JSON-RPC asks when the
+  // request's id cannot be read; the SDK's types allow none.
+  const answerUnreadable = (code: number, message: string) => {
+    if (finishing) return;
+    turn = turn.then(async () => {
+      if (!tokenFailed) await transport.send({ jsonrpc: '2.0', id: null, error: { code, message } } as unknown as JSONRPCMessage);
+    });
+  };
+  server.server.onerror = (error) => reportError(error, answerUnreadable);
   try {
     await server.connect(transport);
     const deliver = transport.onmessage;
@@ -135,7 +160,11 @@ export async function serveMcpOverStdio(
           return null;
         });
         if (holds) {
-          deliver?.(message);
+          try {
+            deliver?.(message);
+          } catch (error) {
+            reportError(error as Error, answerUnreadable);
+          }
           return;
         }
         tokenFailed = true;
@@ -152,6 +181,23 @@ export async function serveMcpOverStdio(
     stop?.removeEventListener('abort', onStop);
   }
   return { end: end ?? 'client_closed', abandoned };
+}
+
+/**
+ * Says on stderr what went wrong with the input or the protocol; a line that is not JSON, or
+ * JSON that is no JSON-RPC message, is answered as JSON-RPC 2.0 asks, with id null (the SDK reads
+ * past it, and its streamable HTTP transport answers the same with 400).
+ */
+function reportError(error: Error, answer: (code: number, message: string) => void): void {
+  if (error instanceof SyntaxError) {
+    process.stderr.write(`praxis mcp: a message is not JSON (${error.message}); answered with a parse error (-32700)\n`);
+    answer(-32700, `Parse error: not JSON (${error.message})`);
+  } else if (error.name === 'ZodError') {
+    process.stderr.write('praxis mcp: a message is not a JSON-RPC 2.0 request, notification or response; answered with an invalid request error (-32600)\n');
+    answer(-32600, 'Invalid Request: not a JSON-RPC 2.0 message');
+  } else {
+    process.stderr.write(`praxis mcp: ${error.message}\n`);
+  }
 }
 
 /** Keeps `work` in `set` until it settles; returns it. */

@@ -1,5 +1,5 @@
 // `praxis mcp` as a process, on both stores: how a session ends (stdin closing, signals, a revoked
-// token) and with which exit code.
+// token, input it cannot read) and with which exit code.
 
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -140,6 +140,48 @@ for (const kind of STORE_KINDS) {
       assert.equal(code, 2, mcp.stderr());
       assert.ok(!mcp.out.some((m) => m.id === 1));
       assert.match(mcp.stderr(), /the token was revoked or has expired; closing the session/);
+    });
+
+    describe('input that cannot be read', () => {
+      it('a line that is not JSON and one that is no JSON-RPC message: each answered with id null and said on stderr, the session goes on', async () => {
+        const { config } = current();
+        const { token } = await agentToken();
+        const mcp = startMcp(config, token, cwd);
+        mcp.child.stdin!.write('{not json\n');
+        mcp.child.stdin!.write('{"hello": 1}\n');
+        mcp.send(toolCall(1, 'show_timeline', { limit: 1 }));
+        mcp.child.stdin!.end();
+        const { code } = await mcp.exited;
+        assert.equal(code, 0, mcp.stderr());
+        const unread = mcp.out.filter((m) => m.id === null);
+        assert.deepEqual(
+          unread.map((m) => m.error.code),
+          [-32700, -32600],
+        );
+        assert.match(unread[0]!.error.message, /^Parse error/);
+        assert.match(unread[1]!.error.message, /^Invalid Request/);
+        content(await mcp.answer(1));
+        assert.match(mcp.stderr(), /a message is not JSON \(.+\); answered with a parse error \(-32700\)/);
+        assert.match(mcp.stderr(), /a message is not a JSON-RPC 2\.0 request, notification or response; answered with an invalid request error \(-32600\)/);
+      });
+
+      it('a message over 10 MiB ends the session after the calls before it: an error answer, the limit on stderr, exit 1', async () => {
+        const { config } = current();
+        const { token } = await agentToken();
+        const mcp = startMcp(config, token, cwd);
+        mcp.send(toolCall(1, 'show_timeline', { limit: 1 }));
+        mcp.send(toolCall(2, 'form_intention', { objective: 'x'.repeat(20 * 1024 * 1024) }));
+        mcp.send(toolCall(3, 'show_timeline', { limit: 1 }));
+        mcp.child.stdin!.end();
+        const { code } = await mcp.exited;
+        assert.equal(code, 1, mcp.stderr());
+        content(await mcp.answer(1));
+        assert.ok(!mcp.out.some((m) => m.id === 2 || m.id === 3), 'nothing after the oversized message is read');
+        const refused = mcp.out.find((m) => m.id === null);
+        assert.equal(refused?.error.code, -32600);
+        assert.match(refused?.error.message, /over 10485760 bytes/);
+        assert.match(mcp.stderr(), /a message over 10485760 bytes \(10 MiB, the most one message may be\) cannot be read; ending the session/);
+      });
     });
 
     describe('signals while a call waits on the model', () => {

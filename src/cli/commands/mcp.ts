@@ -13,12 +13,13 @@ interface McpOptions extends StoreOptions {
 
 /**
  * The exit code of each way a session ends (docs/mcp.md): the client hanging up or a stop is the
- * ordinary end; a token that stops holding ends it as it refuses it at the start; a store or a
- * stream that fails is breakage.
+ * ordinary end; a message too large to read is refused input; a token that stops holding ends
+ * it as it refuses it at the start; a store or a stream that fails is breakage.
  */
 const SESSION_EXIT: Readonly<Record<SessionEnd, number>> = {
   client_closed: EXIT.ok,
   stopped: EXIT.ok,
+  input_too_large: EXIT.refused,
   token_ended: EXIT.usage,
   store_unreadable: EXIT.failure,
   input_failed: EXIT.failure,
