@@ -63,9 +63,10 @@ export async function openLocalServices(db: string | undefined): Promise<LocalSe
  * Serves MCP on stdin/stdout for `principal` over these services until `stop` fires or the
  * client hangs up, and says how the session ended. Composition, not a surface of its own: the
  * MCP server is the surface, and the CLI reaches it only through here. Its SDK is loaded here,
- * so other commands never pay for it.
+ * so other commands never pay for it. The services are handed on unread: a session that only
+ * reads never makes the capability service, and so never writes the daemon secret.
  */
 export async function serveMcpOnStdio(services: Services, principal: Principal, stop: AbortSignal): Promise<StdioSession> {
-  const { serveMcpOverStdio } = await import('../mcp/stdio.ts');
-  return serveMcpOverStdio({ store: services.store, registry: services.registry, capabilities: services.capabilities, planning: services.planning, principal }, undefined, stop);
+  const [{ serveMcpOverStdio }, { mcpOptions }] = await Promise.all([import('../mcp/stdio.ts'), import('../mcp/server.ts')]);
+  return serveMcpOverStdio(mcpOptions(services, principal), undefined, stop);
 }

@@ -6,6 +6,8 @@
 
 import { createRequire } from 'node:module';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Principal } from '../access/permissions.ts';
+import type { Services } from '../operations/services.ts';
 import { Caller } from './caller.ts';
 import type { McpServerOptions, ToolContext } from './deps.ts';
 import { inputRefusal } from './refusal.ts';
@@ -34,8 +36,22 @@ export function createMcpServer(options: McpServerOptions, track?: (work: Promis
   const server = new McpServer({ name: 'praxis', version }, { instructions: INSTRUCTIONS });
   if (track) trackEveryRequest(server, track);
   checkEveryToolInput(server);
-  const { store, registry, capabilities, planning, principal } = options;
-  const ctx: ToolContext = { store, registry, capabilities, planning, caller: new Caller(store, principal) };
+  // Read from the options when a tool uses them, not here: the local composition makes the
+  // capability service (which writes the daemon secret) and the planning services on first use
+  // (src/daemon/local.ts), and most tools need neither.
+  const ctx: ToolContext = {
+    store: options.store,
+    get registry() {
+      return options.registry;
+    },
+    get capabilities() {
+      return options.capabilities;
+    },
+    get planning() {
+      return options.planning;
+    },
+    caller: new Caller(options.store, options.principal),
+  };
   registerCapabilityTools(server, ctx);
   registerIntentionTools(server, ctx);
   registerPlanTools(server, ctx);
@@ -44,6 +60,29 @@ export function createMcpServer(options: McpServerOptions, track?: (work: Promis
   registerRequestTools(server, ctx);
   registerResources(server, ctx);
   return server;
+}
+
+/**
+ * The server's options for `principal` over `services`, each service read from `services` only
+ * when a tool uses it. Spreading `services` would read every one of them at once, and with it
+ * create the daemon secret for a session that only reads.
+ */
+export function mcpOptions(services: Services, principal: Principal): McpServerOptions {
+  return {
+    get store() {
+      return services.store;
+    },
+    get registry() {
+      return services.registry;
+    },
+    get capabilities() {
+      return services.capabilities;
+    },
+    get planning() {
+      return services.planning;
+    },
+    principal,
+  };
 }
 
 /**

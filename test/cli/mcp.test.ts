@@ -1,15 +1,16 @@
 // `praxis mcp` as a process, on both stores: how a session ends (stdin closing, signals, a revoked
-// token, input it cannot read) and with which exit code.
+// token) and with which exit code, and what a session that only reads leaves on disk.
 
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { defaultSecretFile } from '../../src/access/daemon-secret.ts';
 import { issueToken } from '../../src/access/tokens.ts';
 import type { StoreConfig } from '../../src/store/config.ts';
-import { BIN, storeEnv } from '../daemon/process.ts';
+import { BIN, exampleRestart, storeEnv } from '../daemon/process.ts';
 import { startFakeModel, type FakeModel } from '../planning/planner-fake-model.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 
@@ -215,6 +216,40 @@ for (const kind of STORE_KINDS) {
         const { code } = await mcp.exited;
         assert.equal(code, 3, mcp.stderr());
         assert.match(mcp.stderr(), /second signal: exiting without waiting/);
+      });
+    });
+
+    describe('the daemon secret', () => {
+      const secretFile = () => resolve(cwd, defaultSecretFile(current().config)!);
+
+      it("a viewer's session, and an agent's that reads and forms intentions, write no daemon secret; preview_decision, which needs it, does", async () => {
+        const { store, config } = current();
+        rmSync(secretFile(), { force: true });
+        const { token: agent, mind } = await agentToken();
+        const viewer = (await issueToken(store, { operator: 'viewer-one', role: 'viewer' })).token;
+
+        const viewing = startMcp(config, viewer, cwd);
+        viewing.send(toolCall(1, 'list_capabilities', { mind }));
+        viewing.send(toolCall(2, 'show_timeline', { mind, limit: 5 }));
+        viewing.send(toolCall(3, 'preview_plan', { mind, plan: exampleRestart() }));
+        viewing.child.stdin!.end();
+        assert.equal((await viewing.exited).code, 0, viewing.stderr());
+        for (const id of [1, 2, 3]) content(viewing.out.find((m) => m.id === id)!);
+
+        const agentSession = startMcp(config, agent, cwd);
+        agentSession.send(toolCall(1, 'list_capabilities', { mind }));
+        agentSession.send(toolCall(2, 'form_intention', { mind, objective: 'Read the logs of atlas-worker.service', plan: true }));
+        agentSession.child.stdin!.end();
+        assert.equal((await agentSession.exited).code, 0, agentSession.stderr());
+        for (const id of [1, 2]) content(agentSession.out.find((m) => m.id === id)!);
+        assert.equal(existsSync(secretFile()), false, `no secret at ${secretFile()}`);
+
+        const previewing = startMcp(config, agent, cwd);
+        previewing.send(toolCall(1, 'preview_decision', { mind, capability: 'service.restart', params: { unit: 'atlas-worker.service' } }));
+        previewing.child.stdin!.end();
+        assert.equal((await previewing.exited).code, 0, previewing.stderr());
+        content(previewing.out.find((m) => m.id === 1)!);
+        assert.equal(existsSync(secretFile()), true, 'preview_decision keys the capability service with the secret');
       });
     });
   });
