@@ -26,7 +26,8 @@ export { AUTO_OPERATOR, DEMO_DB_PATH, DEMO_MIND, DEMO_UNIT } from './demo-names.
  */
 export function claimDemoDatabase(path: string): { release(): void } | { heldBy: number } {
   const lock = `${path}.lock`;
-  mkdirSync(dirname(resolve(lock)), { recursive: true });
+  // 0700 as the store makes it (store.ts): this is the directory the demo's store and secret go in.
+  mkdirSync(dirname(resolve(lock)), { recursive: true, mode: 0o700 });
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       writeFileSync(lock, String(process.pid), { flag: 'wx' });

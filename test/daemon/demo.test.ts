@@ -2,7 +2,7 @@
 // simulated host and the process exits 0 once the escalation note is written.
 
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -31,6 +31,8 @@ describe('praxis demo --auto', () => {
       // The story is in the demo database for anyone to look at afterwards.
       const db = join(cwd, '.praxis', 'demo.db');
       assert.ok(existsSync(db));
+      // Its directory is its owner's alone, whatever the umask (the store and secret go in it).
+      assert.equal(statSync(join(cwd, '.praxis')).mode & 0o777, 0o700);
       const store = await openStore({ kind: 'sqlite', path: db });
       try {
         const mind = await store.minds.getByName('demo');

@@ -70,14 +70,23 @@ describe('Praxis as praxis.service: unprivileged, sandboxed, acting through polk
         ?.split(' ') ?? [];
     assert.match(mountAt(mounts, '/')[5] ?? '', /^ro\b/, mounts.join('\n'));
     assert.match(mountAt(mounts, '/var/lib/praxis')[5] ?? '', /^rw\b/, mounts.join('\n'));
-    // PrivateTmp, PrivateDevices and ProtectHome: what it sees there is not what the system sees
-    // (another file system, or another directory of one: device and root of the mount differ).
+    // PrivateTmp and PrivateDevices: what it sees there is not what the system sees (another
+    // file system, or another directory of one: device and root of the mount differ).
     const seen = (lines: string[], point: string) => mountAt(lines, point).slice(2, 4).join(' ');
     const system = mountsOf(1);
-    for (const point of ['/tmp', '/var/tmp', '/dev', '/home', '/root']) {
+    for (const point of ['/tmp', '/var/tmp', '/dev']) {
       assert.notEqual(seen(mounts, point), '', `nothing is mounted over ${point}`);
       assert.notEqual(seen(mounts, point), seen(system, point), `${point} is the system's`);
     }
+    // ProtectHome=read-only: the homes are there (host.disk.usage reads their file system, next
+    // test), read-only: the mount they are on, the last one whose point holds them.
+    const holding = (lines: string[], path: string) =>
+      lines
+        .map((l) => l.split(' '))
+        .filter((f) => f[4] !== undefined && (path === f[4] || path.startsWith(f[4] === '/' ? '/' : `${f[4]}/`)))
+        .sort((a, b) => a[4]!.length - b[4]!.length)
+        .at(-1) ?? [];
+    for (const point of ['/home', '/root']) assert.match(holding(mounts, point)[5] ?? '', /^ro\b/, `${point}: ${holding(mounts, point).join(' ')}`);
     // StateDirectory and UMask: its state (the database, the daemon secret) is the praxis user's alone.
     const state = statSync('/var/lib/praxis');
     assert.deepEqual([state.uid, state.mode & 0o777], [Number(uid), 0o750]);
@@ -89,6 +98,22 @@ describe('Praxis as praxis.service: unprivileged, sandboxed, acting through polk
     }
     // PrivateIPC and ProtectHostname: namespaces of its own.
     for (const ns of ['ipc', 'uts', 'mnt']) assert.notEqual(readlinkSync(`/proc/${pid}/ns/${ns}`), readlinkSync(`/proc/1/ns/${ns}`), `${ns} namespace`);
+  });
+
+  it("host.disk.usage of /home, read by the sandboxed daemon, is the file system's as the system sees it", async () => {
+    await ok(author, 'POST', '/minds', { name: 'disks', host: 'praxis-host' });
+    const proposed = await ok(author, 'POST', '/minds/disks/intentions', { means: { capability: 'host.disk.usage', params: { path: '/home' } } });
+    assert.equal(proposed.planning.status, 'planned', JSON.stringify(proposed.planning));
+    const read = await waitFor(
+      'the reading of /home',
+      async () => {
+        const step = stepsByKey(await planDetail(proposed.planning.plan_id)).P1;
+        return step?.status === 'completed' ? step : undefined;
+      },
+      30_000,
+    );
+    const size = Number(sh('/usr/bin/df', '-B1', '--output=size', '/home').trim().split('\n')[1]);
+    assert.equal(read.observation?.total_bytes, size, JSON.stringify(read.observation));
   });
 
   it('a restart of a unit the polkit rule does not name is refused (permission_denied), and that unit keeps running', async () => {
