@@ -29,14 +29,19 @@ export function withJsonOption(command: Command): Command {
   return command.option('--json', 'print machine-readable JSON');
 }
 
+/** Whether a command may create the store it opens: only those that start one (`token create`, `mind create`, `mind import`). */
+export interface Opening {
+  create?: boolean;
+}
+
 /**
  * Opens the configured store (migrated to the latest schema) with the services the operations
- * run on, runs `work`, always closes it. A store that did not exist yet is created, and the
- * command says so on stderr, naming it.
+ * run on, runs `work`, always closes it. Where there is no store, a command that may create one
+ * (`opening.create`) does and says so on stderr, naming it; any other is refused `no_store`.
  */
-export async function useServices<T>(options: StoreOptions, work: (services: Services) => Promise<T>): Promise<T> {
+export async function useServices<T>(options: StoreOptions, work: (services: Services) => Promise<T>, opening: Opening = {}): Promise<T> {
   const { openLocalServices } = await import('../daemon/local.ts');
-  const local = await openLocalServices(options.db);
+  const local = await openLocalServices(options.db, opening);
   return usingStore(local, () => work(local.services));
 }
 
@@ -45,9 +50,9 @@ export async function useServices<T>(options: StoreOptions, work: (services: Ser
  * store alone, without loading the capability and planning modules (about a quarter of the
  * code a command loads, some 20 ms of CPU at its start).
  */
-export async function useStore<T>(options: StoreOptions, work: (store: Store) => Promise<T>): Promise<T> {
+export async function useStore<T>(options: StoreOptions, work: (store: Store) => Promise<T>, opening: Opening = {}): Promise<T> {
   const { openLocalStore } = await import('../daemon/store-notice.ts');
-  const local = await openLocalStore(options.db);
+  const local = await openLocalStore(options.db, opening);
   return usingStore({ ...local, close: () => local.store.close() }, () => work(local.store));
 }
 

@@ -190,6 +190,7 @@ export const ERROR_CODES = {
   name_taken: { status: 409, exit: 'refused', meaning: 'a mind with this name already exists' },
   no_approval_key: { status: 500, exit: 'usage', meaning: 'no approval key is configured to sign or verify approval requests' },
   no_author: { status: 409, exit: 'refused', meaning: 'the action names no author, so four eyes cannot be kept; name its author first' },
+  no_store: { status: null, exit: 'usage', meaning: 'there is no Praxis store where the command looked, and this command creates none' },
   no_rule: { status: 404, exit: 'usage', meaning: 'the mind has no policy rule for this capability and target pattern' },
   no_steps: { status: 400, exit: 'refused', meaning: 'there are no steps, or steps is not a list' },
   non_idempotent_retry: { status: 400, exit: 'refused', meaning: 'a writing, non-idempotent capability with max_attempts above 1: a retry could repeat the side effect' },

@@ -33,8 +33,8 @@ export interface LocalServices {
  * the one beside the SQLite file or in ./.praxis/ for PostgreSQL): what the CLI raises, the daemon
  * can verify, and back.
  */
-export async function openLocalServices(db: string | undefined): Promise<LocalServices> {
-  const { store, created, config } = await openLocalStore(db);
+export async function openLocalServices(db: string | undefined, options: { create?: boolean } = {}): Promise<LocalServices> {
+  const { store, created, config } = await openLocalStore(db, options);
   let registry: CapabilityRegistry | undefined;
   let capabilities: CapabilityService | undefined;
   let planning: PlanningServices | undefined;

@@ -65,6 +65,26 @@ describe('praxis: first words', () => {
     assert.doesNotMatch(again.stderr, /created a new store/, 'an existing store is not announced');
   });
 
+  it('a command that only finds records refuses a place with no store (no_store, exit 2) and creates nothing there', async () => {
+    const cwd = folder('no-store');
+    const typo = join(cwd, 'var', 'lib', 'praxsi', 'praxis.db');
+    for (const args of [['plans'], ['approvals'], ['timeline', '--audit'], ['mind', 'list'], ['token', 'list'], ['token', 'create', '--operator', 'bot', '--role', 'agent', '--mind', 'atlas']]) {
+      const run = await praxis([...args, '--db', typo], NO_STORE_ENV, { cwd });
+      assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
+      assert.match(run.stderr, /no_store/, args.join(' '));
+      assert.ok(run.stderr.includes(`there is no Praxis store at SQLite file ${typo}`), run.stderr);
+      assert.ok(!existsSync(join(cwd, 'var')), `${args.join(' ')} made no directory`);
+    }
+    // Without --db, the default place (./.praxis/praxis.db) is not made either.
+    assert.equal((await praxis(['plans'], NO_STORE_ENV, { cwd })).code, 2);
+    assert.ok(!existsSync(join(cwd, '.praxis')));
+    // The commands that start a store still do.
+    const mind = await praxis(['mind', 'create', 'atlas', '--db', typo], NO_STORE_ENV, { cwd });
+    assert.equal(mind.code, 0, mind.stderr);
+    assert.match(mind.stderr, /created a new store/);
+    assert.equal((await praxis(['plans', '--db', typo], NO_STORE_ENV, { cwd })).code, 0);
+  });
+
   it('serve on a terminal starts with the banner; piped it logs JSON from the first line', async () => {
     const cwd = folder('serve');
     const db = join(cwd, 'daemon.db');

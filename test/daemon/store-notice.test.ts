@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { openAndMigrate } from '../../src/daemon/store-notice.ts';
-import { migrateTo, FIRST_MIGRATION, MIGRATION_TABLE, migrationsFor } from '../../src/store/migrations/index.ts';
+import { migrateTo, FIRST_MIGRATION, holdsPraxisStore, MIGRATION_TABLE, migrationsFor } from '../../src/store/migrations/index.ts';
+import { InputError } from '../../src/core/errors.ts';
 import { sql } from 'kysely';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 
@@ -34,6 +35,32 @@ for (const kind of STORE_KINDS) {
       } finally {
         await again.store.close();
       }
+    });
+  });
+
+  describe(`a command that creates no store refuses a place without one (${kind})`, () => {
+    const current = useStore(kind, { migrate: false });
+
+    it('no_store, with nothing written there; with mustHold off it creates the store', async () => {
+      const { config, store: bare } = current();
+      // SQLite: the test store made an empty file (as `touch` would); PostgreSQL: an empty database.
+      await assert.rejects(openAndMigrate(config, { mustHold: true }), (error: unknown) => {
+        assert.ok(error instanceof InputError);
+        assert.equal(error.problems[0]?.code, 'no_store');
+        assert.match(error.problems[0]?.message ?? '', new RegExp(`there is no Praxis store at ${kind === 'sqlite' ? 'SQLite file' : 'PostgreSQL'}`));
+        return true;
+      });
+      assert.equal(await holdsPraxisStore(bare.db), false, 'no migration table was made');
+      const made = await openAndMigrate(config);
+      try {
+        assert.equal(made.created, true);
+        assert.equal(await holdsPraxisStore(made.store.db), true);
+      } finally {
+        await made.store.close();
+      }
+      const opened = await openAndMigrate(config, { mustHold: true });
+      await opened.store.close();
+      assert.equal(opened.created, false);
     });
   });
 

@@ -78,11 +78,15 @@ export function mindBundleCommands(mind: Command): void {
         const principal = administrator(options);
         const bundle = await readBundle(file);
         const { importMindBundle } = await import('../../operations/mind-copies.ts');
-        await useStore(options, async (store) => {
-          const copy = await importMindBundle(store, principal, bundle, { name: options.as, namePath: '--as' });
-          if (options.json) printJson(copy);
-          else process.stdout.write(said(copy, 'imported'));
-        });
+        await useStore(
+          options,
+          async (store) => {
+            const copy = await importMindBundle(store, principal, bundle, { name: options.as, namePath: '--as' });
+            if (options.json) printJson(copy);
+            else process.stdout.write(said(copy, 'imported'));
+          },
+          { create: true },
+        );
       }),
     );
 }

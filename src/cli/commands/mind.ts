@@ -22,20 +22,24 @@ export function mindCommand(program: Command): void {
         const { Conflict, checkMindName, createMind, resolveMind } = await import('../../operations/index.ts');
         // Before the store is opened: a refused name creates no store.
         checkMindName(name);
-        await useStore(options, async (store) => {
-          let created: MindRecord;
-          try {
-            created = await createMind(store, { name, host: options.host, sandbox: options.sandbox });
-          } catch (error) {
-            if (!(options.ifMissing && error instanceof Conflict && error.problems[0]?.code === 'name_taken')) throw error;
-            const existing = await resolveMind(store, localPrincipal('cli'), name, 'name');
-            if (options.json) printJson(existing);
-            else process.stdout.write(`mind ${existing.name} exists (${existing.id})\n`);
-            return;
-          }
-          if (options.json) printJson(created);
-          else process.stdout.write(`created mind ${created.name} (${created.id})\n`);
-        });
+        await useStore(
+          options,
+          async (store) => {
+            let created: MindRecord;
+            try {
+              created = await createMind(store, { name, host: options.host, sandbox: options.sandbox });
+            } catch (error) {
+              if (!(options.ifMissing && error instanceof Conflict && error.problems[0]?.code === 'name_taken')) throw error;
+              const existing = await resolveMind(store, localPrincipal('cli'), name, 'name');
+              if (options.json) printJson(existing);
+              else process.stdout.write(`mind ${existing.name} exists (${existing.id})\n`);
+              return;
+            }
+            if (options.json) printJson(created);
+            else process.stdout.write(`created mind ${created.name} (${created.id})\n`);
+          },
+          { create: true },
+        );
       }),
     );
 

@@ -64,26 +64,32 @@ export function tokenCommand(program: Command): void {
         // Checked before the store is opened: a refused token creates no store.
         const shape = tokenShapeProblems({ operator: options.operator, role: options.role, boundToMind: options.mind !== undefined });
         if (shape.length > 0) throw new InputError(shape.map((p) => ({ ...p, path: `--${p.path}` })));
-        return useStore(options, async (store) => {
-          const mindId = options.mind ? (await findMind(store, options.mind)).id : null;
-          const expiresAt = seconds === null ? null : new Date(store.clock.now().getTime() + seconds * 1000);
-          const issued = await issueToken(store, {
-            operator: options.operator,
-            role: options.role,
-            mindId,
-            ...(options.label !== undefined ? { label: options.label } : {}),
-            expiresAt,
-            issuedBy,
-          });
-          if (options.json) return printJson({ token: issued.token, ...issued.record });
-          process.stdout.write(`${issued.token}\n`);
-          process.stderr.write(
-            `token ${issued.record.id}: ${issued.record.role} for ${issued.record.operator}` +
-              `${issued.record.expiresAt ? `, expires ${issued.record.expiresAt.toISOString()}` : ''}. ` +
-              'The secret above is shown only now; send it as "Authorization: Bearer <token>".\n',
-          );
-          return EXIT.ok;
-        });
+        // The first admin token is how a new install starts (README): it may create the store;
+        // one bound to a mind needs the mind, and so the store, to exist.
+        return useStore(
+          options,
+          async (store) => {
+            const mindId = options.mind ? (await findMind(store, options.mind)).id : null;
+            const expiresAt = seconds === null ? null : new Date(store.clock.now().getTime() + seconds * 1000);
+            const issued = await issueToken(store, {
+              operator: options.operator,
+              role: options.role,
+              mindId,
+              ...(options.label !== undefined ? { label: options.label } : {}),
+              expiresAt,
+              issuedBy,
+            });
+            if (options.json) return printJson({ token: issued.token, ...issued.record });
+            process.stdout.write(`${issued.token}\n`);
+            process.stderr.write(
+              `token ${issued.record.id}: ${issued.record.role} for ${issued.record.operator}` +
+                `${issued.record.expiresAt ? `, expires ${issued.record.expiresAt.toISOString()}` : ''}. ` +
+                'The secret above is shown only now; send it as "Authorization: Bearer <token>".\n',
+            );
+            return EXIT.ok;
+          },
+          { create: options.mind === undefined },
+        );
       }),
     );
 

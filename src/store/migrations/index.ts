@@ -86,6 +86,11 @@ async function appliedMigrations(db: Kysely<Database>, schema?: string): Promise
   }
 }
 
+/** Whether the database (or schema) holds a Praxis store: its migration table is there. */
+export async function holdsPraxisStore(db: Kysely<Database>, schema?: string): Promise<boolean> {
+  return (await appliedMigrations(db, schema)) !== undefined;
+}
+
 /**
  * Applies every migration not yet applied; a database already at the latest one is left
  * untouched. That case, every open of an existing store (each CLI command, each daemon start)
