@@ -24,7 +24,7 @@ import { buildModelMessages } from '../planning/strategies/model.ts';
 import type { IntentionRecord, PlanRecord, PlanWithSteps, Store } from '../store/index.ts';
 import { MAX_RECORDED_RESPONSE_CHARS, OpenAiModelRole, modelRoleConfigFromEnv, type ModelReply, type ModelRole } from './model-role.ts';
 import { loadPolicyView } from './policy-view.ts';
-import { RevisionRefused, SUPERSEDABLE_PLAN_STATUSES, storeRevision } from './revisions.ts';
+import { RevisionRefused, SUPERSEDABLE_PLAN_STATUSES, spentWritesOf, storeRevision } from './revisions.ts';
 
 export interface PlanningServices {
   registry: CapabilityRegistry;
@@ -162,6 +162,7 @@ export async function planIntention(store: Store, services: PlanningServices, in
     failedStrategies,
     history,
     modelConfigured: Boolean(services.model),
+    spentWrites: await spentWritesOf(store, intention.id, services.registry),
     ...(options.budget ? { budget: options.budget } : {}),
   };
 

@@ -12,7 +12,7 @@
 import type { CapabilityRegistry } from '../capabilities/registry.ts';
 import type { JsonObject, PlanDraft, ValidationResult } from '../core/plan.ts';
 import { CLOSED_PLAN_STATUSES, type PlanOrigin, type PlanStatus } from '../core/vocabulary.ts';
-import { repeatedWrites, spentWrites, type PastRevision } from '../planning/repeated-writes.ts';
+import { repeatedWrites, spentWrites, type PastRevision, type SpentWrite } from '../planning/repeated-writes.ts';
 import type { IntentionRecord, PlanRecord, PlanWithSteps, Repositories } from '../store/index.ts';
 
 /** Plan statuses a new revision may replace (marking them `superseded`). */
@@ -65,7 +65,7 @@ export async function storeRevision(tx: Repositories, next: NewRevision): Promis
   }
   const { revision, supersedes } = nextRevision(latest);
   // Only an operator may retry a write that did not work (src/planning/repeated-writes.ts).
-  const repeats = next.origin === 'operator' ? [] : repeatedWrites(draft, next.origin, spentWrites(await historyOf(tx, intention.id), next.registry), next.registry);
+  const repeats = next.origin === 'operator' ? [] : repeatedWrites(draft, next.origin, await spentWritesOf(tx, intention.id, next.registry), next.registry);
   const validation: ValidationResult = repeats.length === 0 ? next.validation : { ...next.validation, valid: false, errors: [...next.validation.errors, ...repeats] };
   const plan = await tx.plans.create({
     mindId: intention.mindId,
@@ -112,8 +112,13 @@ export async function storeRevision(tx: Repositories, next: NewRevision): Promis
   return plan;
 }
 
+/** The writes of the intention's revisions that failed or were refuted: what no plan not an operator's may repeat. */
+export async function spentWritesOf(store: Repositories, intentionId: string, registry: CapabilityRegistry): Promise<SpentWrite[]> {
+  return spentWrites(await historyOf(store, intentionId, registry), registry);
+}
+
 /** The intention's plans as the repeated-write rule reads them, with what each expectation came to. */
-async function historyOf(tx: Repositories, intentionId: string): Promise<PastRevision[]> {
+async function historyOf(tx: Repositories, intentionId: string, registry: CapabilityRegistry): Promise<PastRevision[]> {
   const plans = await tx.plans.listByIntention(intentionId);
   const full = await tx.plans.getMany(plans.map((p) => p.id));
   const predicted = [...full.values()].flatMap((p) => p.steps.flatMap((s) => (s.kind === 'capability' && s.predictionId ? [s.predictionId] : [])));
@@ -128,7 +133,8 @@ async function historyOf(tx: Repositories, intentionId: string): Promise<PastRev
       key: s.key,
       kind: s.kind,
       capability: s.capability,
-      target: s.target,
+      // A step stored without its target (a library caller's) names it by its parameters, as a proposal's is compared.
+      target: s.target || (s.kind === 'capability' && registry.get(s.capability) ? registry.targetOf(s.capability, s.params) : ''),
       status: s.status,
       error: s.error,
       statusReason: s.statusReason,

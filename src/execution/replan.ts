@@ -22,6 +22,7 @@ import { abortEvent, type HeldAbort } from './abort.ts';
 import { actualUse } from './budget.ts';
 import type { ExecutorContext } from './context.ts';
 import { planIntention } from '../drafting/plan-intention.ts';
+import { spentWritesOf } from '../drafting/revisions.ts';
 import { loadPolicyView } from '../drafting/policy-view.ts';
 
 /** Step statuses a replan or an abandoned plan cancels. An executing step is left to finish: its outcome is still recorded. */
@@ -46,6 +47,7 @@ async function strategiesLeftFor(ctx: ExecutorContext, intention: IntentionRecor
     failedStrategies: [],
     history: [],
     modelConfigured: Boolean(planning.model),
+    spentWrites: await spentWritesOf(ctx.store, intention.id, planning.registry),
   };
   const planner = new Planner(planning.registry);
   return (failed) => planner.applicableStrategies({ ...request, failedStrategies: failed });
@@ -123,10 +125,18 @@ async function continueReplan(ctx: ExecutorContext, plan: PlanRecord, options: {
   const result = await planIntention(store, planning, plan.intentionId, options);
   switch (result.status) {
     case 'planned':
-    case 'draft':
     case 'no_possible_plan':
       // Stored, linked and announced by planIntention (or the intention abandoned there).
       return;
+    case 'draft': {
+      // The model's plan failed validation (or would repeat a write that did not work): it is
+      // stored as a draft that never runs, and nothing else would move the intention on (the
+      // draft superseded the plan the stalled-replan sweep looks for). The model strategy has
+      // failed: reconsidered without it.
+      const codes = [...new Set(result.errors.map((e) => e.code))].join(', ');
+      await reconsiderWithoutModel(ctx, plan, `the model's plan was kept as a draft that never runs (${codes})`, result.plan);
+      return;
+    }
     case 'model_failed':
       if (!result.retryable) {
         // A refusal or a malformed answer would come back the same: the model strategy has
@@ -153,21 +163,29 @@ async function continueReplan(ctx: ExecutorContext, plan: PlanRecord, options: {
  * intention abandoned when none is left (the model is asked only when no other applies, so
  * usually it is).
  */
-async function reconsiderWithoutModel(ctx: ExecutorContext, plan: PlanRecord, why: string): Promise<void> {
+async function reconsiderWithoutModel(ctx: ExecutorContext, plan: PlanRecord, why: string, draft?: PlanRecord): Promise<void> {
   const { store } = ctx;
   const intention = await store.intentions.get(plan.intentionId);
   if (!intention) return;
+  // With a draft, the model's plan took a revision of its own (superseding `plan`): the next one follows it.
+  const spent = draft ?? plan;
   const decision = reconsider({
     failure: 'invalid_plan',
-    plan: { revision: plan.revision, strategy: 'model', maxReplans: plan.maxReplans },
+    plan: { revision: spent.revision, strategy: 'model', maxReplans: plan.maxReplans },
     failedStrategies: await failedStrategiesOf(store, intention.id),
     strategiesLeft: await strategiesLeftFor(ctx, intention),
   });
-  const subject = { mindId: plan.mindId, intentionId: intention.id, planId: plan.id, strategy: 'model' };
+  const subject = { mindId: plan.mindId, intentionId: intention.id, planId: spent.id, strategy: 'model' };
   const where = { mindId: plan.mindId, intentionId: plan.intentionId, planId: plan.id };
   if (decision.decision === 'replan') {
     await recordReconsideration(store, subject, decision);
     await continueReplan(ctx, plan, { revision: decision.nextRevision, failedStrategies: decision.failedStrategies });
+    return;
+  }
+  if (draft) {
+    // The failed plan is superseded by the draft already; the draft stays a draft (history).
+    await recordReconsideration(store, subject, decision);
+    await abandonIntention(store, intention.id, decision.reason, { plan_id: draft.id, explanation: `${why}; ${decision.explanation}` });
     return;
   }
   const failed = await store.transaction(async (tx) => {

@@ -5,6 +5,7 @@
 import type { Alternative, Budget, JsonObject, PlanDraft, ValidationIssue, ValidationResult } from '../core/plan.ts';
 import type { PolicyDecision } from '../core/vocabulary.ts';
 import type { StepDigest } from '../core/step-digest.ts';
+import type { SpentWrite } from './repeated-writes.ts';
 
 /** Strategies in preference order: deterministic ones first, the model last. */
 export const STRATEGY_ORDER = ['direct', 'diagnose', 'diagnose_then_escalate', 'model'] as const;
@@ -59,6 +60,11 @@ export interface PlanRequest {
   history: readonly PriorRevision[];
   /** True when a model is configured for the plan role. */
   modelConfigured: boolean;
+  /**
+   * Writes of earlier revisions that failed or whose expectation was refuted: a strategy whose
+   * plan would make one again does not apply (repeated-writes.ts).
+   */
+  spentWrites?: readonly SpentWrite[];
   /** Caps for the plan; invocations default to 20. */
   budget?: Budget;
 }

@@ -19,6 +19,7 @@ import { planEstimate, scoreOf } from './scoring.ts';
 import { DETERMINISTIC_STRATEGIES } from './strategies/index.ts';
 import { MODEL_CONFIDENCE, interpretModelAnswer, withPraxisFields } from './strategies/model.ts';
 import { validate, withDerivedTargets } from './validate.ts';
+import { repeatedWrites } from './repeated-writes.ts';
 
 export const FAILED_BEFORE = 'failed in an earlier revision of this intention; a failed strategy is never used again';
 
@@ -136,6 +137,14 @@ export class Planner {
         // for it); it is reported, never stored or run.
         const codes = [...new Set(validation.errors.map((e) => e.code))].join(', ');
         considered.push({ strategy: strategy.name, applicable: false, why: `its draft failed validation (${codes})` });
+        continue;
+      }
+      // The planner's own plans are held to the rule proposals are (revisions.ts): a strategy
+      // whose plan would repeat a write that failed or was refuted does not apply, so the
+      // reconsideration moves on to the next one instead of storing a draft nothing runs.
+      const repeats = repeatedWrites(draft, 'replan', request.spentWrites ?? [], this.#registry);
+      if (repeats.length > 0) {
+        considered.push({ strategy: strategy.name, applicable: false, why: `its plan would repeat a write that did not work (${repeats[0]!.message})` });
         continue;
       }
       const estimate = planEstimate(draft, this.#registry, request.policy);

@@ -5,10 +5,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ModelReply, ModelRole } from '../../src/drafting/model-role.ts';
 import { planIntention } from '../../src/drafting/plan-intention.ts';
+import { submitPlan } from '../../src/drafting/submit-plan.ts';
 import { formIntention } from '../../src/mind/intentions.ts';
 import type { Repositories, Store } from '../../src/store/index.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
-import { draftOf, step, UNIT, type World, useWorlds } from './support.ts';
+import { draftOf, restartPlan, step, UNIT, type World, useWorlds } from './support.ts';
 
 function restarts(world: World): number {
   return (world.host?.calls() ?? []).filter((c) => c.program === 'systemctl' && c.argv[0] === 'restart').length;
@@ -127,6 +128,75 @@ for (const kind of STORE_KINDS) {
         ],
       );
       assert.equal(events.filter((e) => e.type === 'plan_rejected').length, 1);
+    });
+
+    it("an agent's refuted restart is replanned to diagnose and escalate: the planner's direct restart would repeat it, so it does not apply", async () => {
+      const w = await world({ simulated: true });
+      w.host!.setUnit(UNIT, { active_state: 'failed', sub_state: 'failed', restart: { outcome: 'failed', delay_seconds: 2 } });
+      await w.allow('service.restart');
+      const formed = await formIntention(w.store, { mindId: w.mind.id, means: { capability: 'service.restart', target: UNIT, params: { unit: UNIT } }, origin: 'operator' });
+      assert.ok(formed.ok);
+      const intentionId = formed.intention.id;
+      const submitted = await submitPlan(w.store, w.registry, { mindId: w.mind.id, origin: 'model', intentionId, onlyPlan: true, input: restartPlan() });
+      assert.ok(submitted.stored, submitted.stored ? '' : submitted.reason);
+      const executor = w.executor({ planning: { registry: w.registry } });
+      await executor.drain();
+      for (let i = 0; i < 10; i += 1) {
+        w.advance(10);
+        await executor.drain();
+      }
+      const plans = await w.store.plans.listByIntention(intentionId);
+      assert.deepEqual(
+        plans.map((p) => [p.revision, p.strategy, p.status]),
+        [
+          [1, 'model', 'superseded'],
+          [2, 'diagnose_then_escalate', 'awaiting_approval'],
+        ],
+      );
+      assert.equal(restarts(w), 1, 'the refuted restart is not made again');
+      const [reconsideration] = (await w.store.events.list({ intentionId, limit: 1000 })).filter((e) => e.type === 'reconsideration');
+      assert.deepEqual(reconsideration?.data.strategies_left, ['diagnose_then_escalate']);
+    });
+
+    it("a model's replan kept as a draft (it repeats the refuted restart) does not leave the intention waiting on it: the model strategy has failed", async () => {
+      const model = {
+        model: 'fake',
+        baseUrl: 'http://127.0.0.1:1/v1',
+        calls: 0,
+        async complete(): Promise<ModelReply> {
+          model.calls += 1;
+          return { outcome: 'answered', content: JSON.stringify(restartPlan()), message: '', statusCode: 200, finishReason: 'stop', promptTokens: 10, completionTokens: 5, latencyMs: 1 };
+        },
+      };
+      const w = await world({ simulated: true });
+      w.host!.setUnit(UNIT, { active_state: 'failed', sub_state: 'failed', restart: { outcome: 'failed', delay_seconds: 2 } });
+      await w.allow('service.restart');
+      // No deterministic strategy serves a free objective: only the model plans its replan.
+      const { plan, intention } = await w.plan({ ...restartPlan(), objective: 'get the atlas worker going again' });
+      const executor = w.executor({ planning: { registry: w.registry, model } });
+      await executor.drain();
+      for (let i = 0; i < 10; i += 1) {
+        w.advance(10);
+        await executor.drain();
+      }
+      assert.equal(model.calls, 1);
+      const plans = await w.store.plans.listByIntention(intention.id);
+      assert.deepEqual(
+        plans.map((p) => [p.revision, p.strategy, p.status]),
+        [
+          [1, 'direct', 'superseded'],
+          [2, 'model', 'draft'],
+        ],
+      );
+      assert.equal(plans[0]?.id, plan.id);
+      const after = await w.store.intentions.get(intention.id);
+      assert.deepEqual([after?.status, after?.reason], ['abandoned', 'no_possible_plan']);
+      assert.equal(restarts(w), 1);
+      const decisions = (await w.store.events.list({ intentionId: intention.id, limit: 1000 })).filter((e) => e.type === 'reconsideration').map((e) => [e.data.strategy, e.data.decision]);
+      assert.deepEqual(decisions, [
+        ['direct', 'replan'],
+        ['model', 'abandon'],
+      ]);
     });
   });
 }

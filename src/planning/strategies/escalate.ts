@@ -1,4 +1,5 @@
-// `diagnose_then_escalate`: a direct action on a unit failed in an earlier revision. Trying it
+// `diagnose_then_escalate`: a direct action on a unit failed in an earlier revision (the direct
+// strategy's, or the same write in an agent's or a model's plan). Trying it
 // again is exactly what must not happen; instead the plan diagnoses the unit read-only and
 // leaves the operator a note saying what was tried and what was seen. Completing it informs the
 // operator; it does not fulfil the intention.
@@ -44,17 +45,20 @@ export const diagnoseThenEscalate: DeterministicStrategy = {
   attempt(ctx: StrategyContext): StrategyAttempt {
     const { request, registry } = ctx;
     const { intention, policy } = request;
-    if (!request.failedStrategies.includes('direct')) return { applicable: false, why: 'no direct action has failed for this intention' };
     const means = intention.means;
     const definition = means ? registry.get(means.capability) : undefined;
+    const unitParam = means?.params.unit;
+    const unit = !means ? null : typeof unitParam === 'string' && checkUnitName(unitParam) === null ? unitParam : checkUnitName(means.target) === null ? means.target : null;
+    // The intention's own action failed: the direct strategy's plan, or any earlier revision's
+    // write of it (an agent's or a model's plan) that failed or was refuted.
+    const spent = [...(request.spentWrites ?? [])].reverse().find((w) => w.capability === means?.capability && w.target === unit);
+    if (!request.failedStrategies.includes('direct') && !spent) return { applicable: false, why: 'no direct action has failed for this intention' };
     if (!means || !definition || definition.readOnly) {
       return { applicable: false, why: 'the failed direct action was not a write on a service' };
     }
-    const unitParam = means.params.unit;
-    const unit = typeof unitParam === 'string' && checkUnitName(unitParam) === null ? unitParam : checkUnitName(means.target) === null ? means.target : null;
     if (!unit) return { applicable: false, why: `${means.capability} did not act on a unit, so there is no service to diagnose` };
 
-    const earlier = [...request.history].reverse().find((r) => r.strategy === 'direct');
+    const earlier = [...request.history].reverse().find((r) => r.strategy === 'direct' || r.revision === spent?.revision);
     const tried = `${definition.name} on ${unit}${earlier ? ` (revision ${earlier.revision})` : ''}`;
     const seen = whatWasSeen(earlier);
     const diagnosis = diagnosisOf(unit, policy);
