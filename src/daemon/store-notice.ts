@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { InputError } from '../core/errors.ts';
 import { redact } from '../store/config.ts';
 import { FIRST_MIGRATION, holdsPraxisStore } from '../store/migrations/index.ts';
-import { openStore, resolveStoreConfig, type Store, type StoreConfig, type StoreOptions } from '../store/index.ts';
+import { openStore, resolveStoreConfig, sqliteFileHoldsPraxisStore, type Store, type StoreConfig, type StoreOptions } from '../store/index.ts';
 
 /** `SQLite file /abs/path.db` or `PostgreSQL postgres://user:***@host/db` (with its schema). */
 export function describeStore(config: StoreConfig): string {
@@ -25,7 +25,8 @@ export function describeStore(config: StoreConfig): string {
  */
 export async function openAndMigrate(config: StoreConfig, options: StoreOptions & { mustHold?: boolean } = {}): Promise<{ store: Store; created: boolean; applied: string[]; seconds: number }> {
   const { mustHold, ...storeOptions } = options;
-  if (mustHold && config.kind === 'sqlite' && config.path !== ':memory:' && !existsSync(config.path)) throw noStore(config);
+  // SQLite: asked before the file is opened as a store, which would create it, or set WAL mode on it.
+  if (mustHold && config.kind === 'sqlite' && config.path !== ':memory:' && (!existsSync(config.path) || sqliteFileHoldsPraxisStore(config.path) === false)) throw noStore(config);
   const store = await openStore(config, storeOptions);
   try {
     if (mustHold && !(await holdsPraxisStore(store.db, config.kind === 'postgres' ? config.schema : undefined))) throw noStore(config);

@@ -45,6 +45,7 @@ export type {
   CapabilityRequestRepository,
 } from './repositories/capability-requests.ts';
 export type { GrantListOptions, GrantRecord, NewGrant, GrantRepository } from './repositories/grants.ts';
+export { sqliteFileHoldsPraxisStore } from './sqlite-probe.ts';
 export { WakeSignals } from './wake-signals.ts';
 export { listenForWakeUps, wakeChannel, type WakeListener, type WakeListenerOptions } from './wake-listener.ts';
 export type { BeliefEvidence, BeliefRecord, BeliefRevision, NewBelief, BeliefRepository } from './repositories/beliefs.ts';

@@ -3,6 +3,10 @@
 // false when the same one is opened again; and which migrations opening it applied.
 
 import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { describe, it } from 'node:test';
 import { openAndMigrate } from '../../src/daemon/store-notice.ts';
 import { migrateTo, FIRST_MIGRATION, holdsPraxisStore, MIGRATION_TABLE, migrationsFor } from '../../src/store/migrations/index.ts';
@@ -63,6 +67,27 @@ for (const kind of STORE_KINDS) {
       assert.equal(opened.created, false);
     });
   });
+
+  if (kind === 'sqlite') {
+    it("a refusal leaves another program's SQLite file byte for byte as it was (not turned to WAL)", async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'praxis-no-store-'));
+      try {
+        const path = join(dir, 'other.db');
+        const other = new BetterSqlite3(path);
+        other.exec("create table notes (id integer primary key, text text); insert into notes (text) values ('kept')");
+        other.close();
+        const before = readFileSync(path);
+        await assert.rejects(openAndMigrate({ kind: 'sqlite', path }, { mustHold: true }), (error: unknown) => error instanceof InputError && error.problems[0]?.code === 'no_store');
+        assert.ok(readFileSync(path).equals(before), 'the file is unchanged');
+        assert.deepEqual(readdirSync(dir), ['other.db'], 'no -wal or -shm file');
+        const reopened = new BetterSqlite3(path, { readonly: true });
+        assert.equal(reopened.pragma('journal_mode', { simple: true }), 'delete');
+        reopened.close();
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
 
   describe(`opening an older store names the migrations it applied (${kind})`, () => {
     const current = useStore(kind, { migrate: false });
