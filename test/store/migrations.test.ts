@@ -392,8 +392,9 @@ describe('migrations (sqlite, several processes opening a new file at once)', ()
     const dir = mkdtempSync(join(tmpdir(), 'praxis-migrate-'));
     const path = join(dir, 'praxis.db');
     try {
-      // Real processes, as a daemon and a command started together on a new store.
-      const runs = await Promise.all([1, 2, 3].map(() => praxis(['plans', '--db', path, '--json'])));
+      // Real processes, as a daemon and commands started together on a new store (commands that
+      // may create one: a command that only reads refuses a place with no store).
+      const runs = await Promise.all([1, 2, 3].map((i) => praxis(['mind', 'create', `mind-${i}`, '--db', path, '--json'])));
       for (const run of runs) assert.equal(run.code, 0, run.stderr);
       const stores = await Promise.all([1, 2, 3].map(() => openStore({ kind: 'sqlite', path: join(dir, 'second.db') })));
       try {
