@@ -15,6 +15,23 @@ function restarts(world: World): number {
   return (world.host?.calls() ?? []).filter((c) => c.program === 'systemctl' && c.argv[0] === 'restart').length;
 }
 
+/** A simulated world whose atlas-worker fails again after every restart, which policy allows. */
+async function unitThatStaysFailed(world: (options: { simulated: true }) => Promise<World>): Promise<World> {
+  const w = await world({ simulated: true });
+  w.host!.setUnit(UNIT, { active_state: 'failed', sub_state: 'failed', restart: { outcome: 'failed', delay_seconds: 2 } });
+  await w.allow('service.restart');
+  return w;
+}
+
+/** Passes until there is nothing to do, then `rounds` times: the clock moved by `seconds` and passes again. */
+async function runFor(w: World, executor: { drain(): Promise<unknown> }, rounds: number, seconds: number): Promise<void> {
+  await executor.drain();
+  for (let i = 0; i < rounds; i += 1) {
+    w.advance(seconds);
+    await executor.drain();
+  }
+}
+
 /**
  * Makes the next `reconsideration` event fail to be written, once, wherever it is appended (in a
  * transaction or on its own): the connection dropping, or the process dying, at that moment.
@@ -61,9 +78,7 @@ for (const kind of STORE_KINDS) {
     const world = useWorlds(current);
 
     it('a fault before the reconsideration is recorded leaves the plan as it was, and the replan that follows never repeats the refuted restart', async () => {
-      const w = await world({ simulated: true });
-      w.host!.setUnit(UNIT, { active_state: 'failed', sub_state: 'failed', restart: { outcome: 'failed', delay_seconds: 2 } });
-      await w.allow('service.restart');
+      const w = await unitThatStaysFailed(world);
       const formed = await formIntention(w.store, { mindId: w.mind.id, means: { capability: 'service.restart', target: UNIT, params: { unit: UNIT } }, origin: 'operator' });
       assert.ok(formed.ok);
       const intentionId = formed.intention.id;
@@ -74,11 +89,7 @@ for (const kind of STORE_KINDS) {
 
       // The restart runs, its verify is refuted, and writing the reconsideration fails. Then
       // time passes beyond the stalled-replan period, with passes all along.
-      await executor.drain();
-      for (let i = 0; i < 40; i += 1) {
-        w.advance(10);
-        await executor.drain();
-      }
+      await runFor(w, executor, 40, 10);
       assert.ok(fault.failed(), 'the fault was met');
       const logged = w.errors.splice(0);
       assert.ok(
@@ -108,11 +119,7 @@ for (const kind of STORE_KINDS) {
       const { plan, intention } = await w.plan(draftOf([step('W1', { kind: 'capability', capability: 'test.write', params: { name: 'w1' } })], { objective: 'write a short poem about the logs' }));
       const executor = w.executor({ planning: { registry: w.registry, model } });
 
-      await executor.drain();
-      for (let i = 0; i < 5; i += 1) {
-        w.advance(301);
-        await executor.drain();
-      }
+      await runFor(w, executor, 5, 301);
       assert.equal(model.calls, 1, 'the model was asked once');
       assert.equal((await w.store.plans.get(plan.id))?.status, 'failed');
       const after = await w.store.intentions.get(intention.id);
@@ -131,20 +138,14 @@ for (const kind of STORE_KINDS) {
     });
 
     it("an agent's refuted restart is replanned to diagnose and escalate: the planner's direct restart would repeat it, so it does not apply", async () => {
-      const w = await world({ simulated: true });
-      w.host!.setUnit(UNIT, { active_state: 'failed', sub_state: 'failed', restart: { outcome: 'failed', delay_seconds: 2 } });
-      await w.allow('service.restart');
+      const w = await unitThatStaysFailed(world);
       const formed = await formIntention(w.store, { mindId: w.mind.id, means: { capability: 'service.restart', target: UNIT, params: { unit: UNIT } }, origin: 'operator' });
       assert.ok(formed.ok);
       const intentionId = formed.intention.id;
       const submitted = await submitPlan(w.store, w.registry, { mindId: w.mind.id, origin: 'model', intentionId, onlyPlan: true, input: restartPlan() });
       assert.ok(submitted.stored, submitted.stored ? '' : submitted.reason);
       const executor = w.executor({ planning: { registry: w.registry } });
-      await executor.drain();
-      for (let i = 0; i < 10; i += 1) {
-        w.advance(10);
-        await executor.drain();
-      }
+      await runFor(w, executor, 10, 10);
       const plans = await w.store.plans.listByIntention(intentionId);
       assert.deepEqual(
         plans.map((p) => [p.revision, p.strategy, p.status]),
@@ -168,17 +169,11 @@ for (const kind of STORE_KINDS) {
           return { outcome: 'answered', content: JSON.stringify(restartPlan()), message: '', statusCode: 200, finishReason: 'stop', promptTokens: 10, completionTokens: 5, latencyMs: 1 };
         },
       };
-      const w = await world({ simulated: true });
-      w.host!.setUnit(UNIT, { active_state: 'failed', sub_state: 'failed', restart: { outcome: 'failed', delay_seconds: 2 } });
-      await w.allow('service.restart');
+      const w = await unitThatStaysFailed(world);
       // No deterministic strategy serves a free objective: only the model plans its replan.
       const { plan, intention } = await w.plan({ ...restartPlan(), objective: 'get the atlas worker going again' });
       const executor = w.executor({ planning: { registry: w.registry, model } });
-      await executor.drain();
-      for (let i = 0; i < 10; i += 1) {
-        w.advance(10);
-        await executor.drain();
-      }
+      await runFor(w, executor, 10, 10);
       assert.equal(model.calls, 1);
       const plans = await w.store.plans.listByIntention(intention.id);
       assert.deepEqual(
