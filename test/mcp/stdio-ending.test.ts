@@ -11,18 +11,7 @@ import type { McpServerOptions } from '../../src/mcp/deps.ts';
 import { serveMcpOverStdio, type StdioLimits, type StdioSession } from '../../src/mcp/stdio.ts';
 import { useWorlds, type World } from '../execution/support.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
-
-const OBJECTIVE = 'make sure /var has room for the nightly export';
-
-const goodPlan = {
-  objective: OBJECTIVE,
-  completion_criteria: 'the file system holding /var has been read',
-  risk: 'read-only',
-  steps: [
-    { key: 'D1', title: 'Read disk usage of /var', kind: 'capability', capability: 'host.disk.usage', params: { path: '/var' } },
-    { key: 'S1', title: 'Summarise', kind: 'internal', depends_on: ['D1'], spec: { action: 'summarise_findings' } },
-  ],
-};
+import { OBJECTIVE, goodPlan } from '../planning/planner-fake-model.ts';
 
 /** A model that answers a good plan only when released; `asked` resolves once it is called. */
 function heldModel(): ModelRole & { asked: Promise<void>; release(): void } {

@@ -92,3 +92,16 @@ export async function closedPortURL(): Promise<string> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return `http://127.0.0.1:${port}/v1`;
 }
+
+/** An objective no deterministic strategy serves, and the good plan a fake model answers it with (a read of /var's disk, summarised). */
+export const OBJECTIVE = 'make sure /var has room for the nightly export';
+
+export const goodPlan = {
+  objective: OBJECTIVE,
+  completion_criteria: 'the file system holding /var has been read',
+  risk: 'read-only',
+  steps: [
+    { key: 'D1', title: 'Read disk usage of /var', kind: 'capability', capability: 'host.disk.usage', params: { path: '/var' } },
+    { key: 'S1', title: 'Summarise', kind: 'internal', depends_on: ['D1'], spec: { action: 'summarise_findings' } },
+  ],
+};

@@ -12,20 +12,9 @@ import { formBelief } from '../../src/mind/beliefs.ts';
 import { formIntention } from '../../src/mind/intentions.ts';
 import type { Store } from '../../src/store/index.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
-import { closedPortURL, startFakeModel, type FakeModel } from './planner-fake-model.ts';
+import { OBJECTIVE, closedPortURL, goodPlan, startFakeModel, type FakeModel } from './planner-fake-model.ts';
 
 const registry = builtinRegistry();
-const OBJECTIVE = 'make sure /var has room for the nightly export';
-
-const goodPlan = {
-  objective: OBJECTIVE,
-  completion_criteria: 'the file system holding /var has been read',
-  risk: 'read-only',
-  steps: [
-    { key: 'D1', title: 'Read disk usage of /var', kind: 'capability', capability: 'host.disk.usage', params: { path: '/var' } },
-    { key: 'S1', title: 'Summarise', kind: 'internal', depends_on: ['D1'], spec: { action: 'summarise_findings' } },
-  ],
-};
 
 /** A monotonic clock that moves 125 ms per reading: every call takes exactly 125 ms. */
 function steadyMeasure(): () => number {
