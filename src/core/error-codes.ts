@@ -148,6 +148,7 @@ export const ERROR_CODES = {
   invalid_timeout: { status: 400, exit: 'usage', meaning: 'the timeout is not a number of seconds' },
   invalid_type: { status: 400, exit: 'usage', meaning: 'a field has the wrong type' },
   invalid_unique_items: { status: 400, exit: 'usage', meaning: 'a list holds the same item twice' },
+  invalid_otlp_endpoint: { status: null, exit: 'usage', meaning: 'an OTLP endpoint variable is not an http(s) URL' },
   invalid_url: { status: null, exit: 'refused', meaning: 'the URL is malformed' },
   invalid_value: { status: 400, exit: 'usage', meaning: 'a field has a value outside those allowed' },
   invalid_want: { status: 400, exit: 'usage', meaning: 'a want is not a statement with what it is about' },

@@ -14,6 +14,7 @@ import { InputError, type Problem } from '../core/errors.ts';
 import { AccessRoles, type AccessRole } from '../core/vocabulary.ts';
 import { resolveStoreConfig, type StoreConfig } from '../store/index.ts';
 import { NOTIFICATION_FILE_KEYS, resolveNotifications, type NotificationSettings } from '../notify/targets.ts';
+import { tracingEndpointProblems } from '../telemetry/start.ts';
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 7300;
@@ -262,6 +263,7 @@ export function resolveDaemonConfig(flags: DaemonFlags, env: Record<string, stri
 
   const notifications = resolveNotifications(env, fileValues, filePath);
   problems.push(...notifications.problems);
+  problems.push(...tracingEndpointProblems(env));
 
   if (problems.length > 0 || store === null) throw new InputError(problems);
   return { host, port, store, notifications: notifications.settings, anonymousRole, logLevel, tickMs, executorHost, consoleDir, allowedHosts, secretFile };

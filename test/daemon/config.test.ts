@@ -97,6 +97,20 @@ describe('daemon configuration', () => {
     );
   });
 
+  it('refuses an OTLP endpoint that is not an http(s) URL when traces are wanted, and ignores it when they are off', () => {
+    assert.deepEqual(
+      problems({}, { OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'collector:4318' }).map((p) => [p.code, p.path]),
+      [
+        ['invalid_otlp_endpoint', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'],
+        ['invalid_otlp_endpoint', 'OTEL_EXPORTER_OTLP_ENDPOINT'],
+      ],
+    );
+    assert.match(problems({}, { OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url' })[0]!.message, /"not a url" is not the http\(s\) URL of an OTLP collector/);
+    assert.doesNotThrow(() => resolve({}, { OTEL_EXPORTER_OTLP_ENDPOINT: 'https://collector.example:4318' }));
+    assert.doesNotThrow(() => resolve({}, { OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url', OTEL_SDK_DISABLED: 'true' }));
+    assert.doesNotThrow(() => resolve({}, { OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url', OTEL_TRACES_EXPORTER: 'none' }));
+  });
+
   it("a terminal's default level (warn) sits below the flag, the variable and the file", () => {
     const quiet = { ...around, defaultLogLevel: 'warn' as const };
     assert.equal(resolveDaemonConfig({}, {}, null, quiet).logLevel, 'warn');
