@@ -11,18 +11,12 @@
 
 import type { CapabilityRegistry } from '../capabilities/registry.ts';
 import type { PlanDraft, ValidationIssue } from '../core/plan.ts';
+import type { StepDigest } from '../core/step-digest.ts';
 import type { PlanOrigin } from '../core/vocabulary.ts';
 import { show } from './findings.ts';
 
-/** A step of an earlier revision as this rule reads it. */
-export interface PastStep {
-  key: string;
-  kind: string;
-  capability: string;
-  target: string;
-  status: string;
-  error: string;
-  statusReason: string;
+/** A step of an earlier revision as this rule reads it: the shared digest (src/core/step-digest.ts), with its prediction's outcome. */
+export interface PastStep extends Omit<StepDigest, 'title' | 'observation'> {
   /** The status of the prediction its expectation became, if it had one (`refuted`, `confirmed`, …). */
   prediction: string | null;
 }
