@@ -148,6 +148,7 @@ export const ERROR_CODES = {
   invalid_timeout: { status: 400, exit: 'usage', meaning: 'the timeout is not a number of seconds' },
   invalid_type: { status: 400, exit: 'usage', meaning: 'a field has the wrong type' },
   invalid_unique_items: { status: 400, exit: 'usage', meaning: 'a list holds the same item twice' },
+  invalid_model_config: { status: null, exit: 'usage', meaning: 'the PRAXIS_MODEL_* variables name no usable model: one of the pair is missing, the base URL is not http(s) or the timeout is not whole milliseconds' },
   invalid_otlp_endpoint: { status: null, exit: 'usage', meaning: 'an OTLP endpoint variable is not an http(s) URL' },
   invalid_url: { status: null, exit: 'refused', meaning: 'the URL is malformed' },
   invalid_value: { status: 400, exit: 'usage', meaning: 'a field has a value outside those allowed' },

@@ -15,6 +15,7 @@ import { AccessRoles, type AccessRole } from '../core/vocabulary.ts';
 import { resolveStoreConfig, type StoreConfig } from '../store/index.ts';
 import { NOTIFICATION_FILE_KEYS, resolveNotifications, type NotificationSettings } from '../notify/targets.ts';
 import { tracingEndpointProblems } from '../telemetry/start.ts';
+import { modelRoleProblems } from '../drafting/model-role.ts';
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 7300;
@@ -264,6 +265,7 @@ export function resolveDaemonConfig(flags: DaemonFlags, env: Record<string, stri
   const notifications = resolveNotifications(env, fileValues, filePath);
   problems.push(...notifications.problems);
   problems.push(...tracingEndpointProblems(env));
+  problems.push(...modelRoleProblems(env));
 
   if (problems.length > 0 || store === null) throw new InputError(problems);
   return { host, port, store, notifications: notifications.settings, anonymousRole, logLevel, tickMs, executorHost, consoleDir, allowedHosts, secretFile };

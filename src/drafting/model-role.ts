@@ -6,6 +6,7 @@
 import { maskCredentials } from '../capabilities/host/masking.ts';
 import type OpenAI from 'openai';
 import { performance } from 'node:perf_hooks';
+import type { Problem } from '../core/errors.ts';
 import type { LlmCallOutcome } from '../core/vocabulary.ts';
 import type { ChatMessage } from '../planning/strategies/model.ts';
 
@@ -178,6 +179,52 @@ function networkCause(error: unknown): string {
 function oneLine(text: string): string {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > 300 ? `${line.slice(0, 297)}...` : line;
+}
+
+const MODEL_VARIABLES = ['PRAXIS_MODEL_BASE_URL', 'PRAXIS_MODEL', 'PRAXIS_MODEL_API_KEY', 'PRAXIS_MODEL_TIMEOUT_MS'] as const;
+
+/**
+ * What is wrong with the model variables, checked where a daemon or an MCP session starts. Each
+ * mistake used to pass in silence: a base URL without a model (or the reverse) meant no model at
+ * all, "not a url" failed every call as unreachable and was asked again at every replan sweep,
+ * and a timeout of "30s" fell back to 60 s. Nothing set is no model, and no problem.
+ */
+export function modelRoleProblems(env: Record<string, string | undefined>): Problem[] {
+  const set = MODEL_VARIABLES.filter((name) => env[name]?.trim());
+  if (set.length === 0) return [];
+  const problems: Problem[] = [];
+  for (const name of ['PRAXIS_MODEL_BASE_URL', 'PRAXIS_MODEL'] as const) {
+    if (!set.includes(name)) {
+      const others = set.filter((other) => other !== name).join(', ');
+      problems.push({
+        code: 'invalid_model_config',
+        path: name,
+        message: `${name} is not set while ${others} ${set.length === 1 ? 'is' : 'are'}: a model needs both PRAXIS_MODEL_BASE_URL and PRAXIS_MODEL (unset them all for none)`,
+      });
+    }
+  }
+  const baseURL = env.PRAXIS_MODEL_BASE_URL?.trim();
+  if (baseURL && !isHttpUrl(baseURL)) {
+    problems.push({
+      code: 'invalid_model_config',
+      path: 'PRAXIS_MODEL_BASE_URL',
+      message: `${JSON.stringify(baseURL)} is not the http(s) URL of an OpenAI-compatible server, such as http://127.0.0.1:8000/v1`,
+    });
+  }
+  const timeout = env.PRAXIS_MODEL_TIMEOUT_MS?.trim();
+  if (timeout && !(/^\d+$/.test(timeout) && Number(timeout) > 0 && Number.isSafeInteger(Number(timeout)))) {
+    problems.push({ code: 'invalid_model_config', path: 'PRAXIS_MODEL_TIMEOUT_MS', message: `${JSON.stringify(timeout)} is not a whole number of milliseconds above 0` });
+  }
+  return problems;
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const { protocol } = new URL(value);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -130,6 +130,16 @@ for (const kind of STORE_KINDS) {
       assert.doesNotMatch(mcp.stderr(), /praxis mcp:/, 'nothing went wrong');
     });
 
+    it('model variables that name no usable model: refused before the session starts, exit 2, each named', async () => {
+      const { token } = await agentToken();
+      const mcp = startMcp(current().config, token, cwd, { PRAXIS_MODEL_BASE_URL: fake.baseURL, PRAXIS_MODEL_TIMEOUT_MS: 'soon' });
+      const { code } = await mcp.exited;
+      assert.equal(code, 2, mcp.stderr());
+      assert.deepEqual(mcp.out, [], 'no session was served');
+      assert.match(mcp.stderr(), /error invalid_model_config at PRAXIS_MODEL: PRAXIS_MODEL is not set/);
+      assert.match(mcp.stderr(), /error invalid_model_config at PRAXIS_MODEL_TIMEOUT_MS: "soon"/);
+    });
+
     it('a token revoked during the session ends it with exit 2, the call after it unanswered', async () => {
       const { store, config } = current();
       const { token, tokenId } = await agentToken();

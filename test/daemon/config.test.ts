@@ -111,6 +111,27 @@ describe('daemon configuration', () => {
     assert.doesNotThrow(() => resolve({}, { OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url', OTEL_TRACES_EXPORTER: 'none' }));
   });
 
+  it('refuses model variables that name no usable model, each named, and takes none or a whole set', () => {
+    assert.deepEqual(
+      problems({}, { PRAXIS_MODEL_BASE_URL: 'not a url', PRAXIS_MODEL_TIMEOUT_MS: '30s' }).map((p) => [p.code, p.path]),
+      [
+        ['invalid_model_config', 'PRAXIS_MODEL'],
+        ['invalid_model_config', 'PRAXIS_MODEL_BASE_URL'],
+        ['invalid_model_config', 'PRAXIS_MODEL_TIMEOUT_MS'],
+      ],
+    );
+    const [missing] = problems({}, { PRAXIS_MODEL: 'qwen2.5', PRAXIS_MODEL_API_KEY: 'sk-x' });
+    assert.equal(missing!.path, 'PRAXIS_MODEL_BASE_URL');
+    assert.match(missing!.message, /PRAXIS_MODEL_BASE_URL is not set while PRAXIS_MODEL, PRAXIS_MODEL_API_KEY are/);
+    assert.deepEqual(
+      problems({}, { PRAXIS_MODEL_BASE_URL: 'file:///etc/passwd', PRAXIS_MODEL: 'm', PRAXIS_MODEL_TIMEOUT_MS: '0' }).map((p) => p.path),
+      ['PRAXIS_MODEL_BASE_URL', 'PRAXIS_MODEL_TIMEOUT_MS'],
+    );
+    assert.doesNotThrow(() => resolve({}, {}));
+    assert.doesNotThrow(() => resolve({}, { PRAXIS_MODEL_BASE_URL: ' ', PRAXIS_MODEL: '' }));
+    assert.doesNotThrow(() => resolve({}, { PRAXIS_MODEL_BASE_URL: 'http://127.0.0.1:8000/v1', PRAXIS_MODEL: 'qwen2.5', PRAXIS_MODEL_TIMEOUT_MS: '30000' }));
+  });
+
   it("a terminal's default level (warn) sits below the flag, the variable and the file", () => {
     const quiet = { ...around, defaultLogLevel: 'warn' as const };
     assert.equal(resolveDaemonConfig({}, {}, null, quiet).logLevel, 'warn');

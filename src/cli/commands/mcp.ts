@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import { action, useServices, withDbOption, type StoreOptions } from '../context.ts';
 import { EXIT } from '../exit-codes.ts';
+import { InputError } from '../../core/errors.ts';
 import type { SessionEnd } from '../../daemon/local.ts';
 
 interface McpOptions extends StoreOptions {
@@ -37,7 +38,15 @@ export function mcpCommand(program: Command): void {
           process.stderr.write('praxis mcp: no token: pass --token <token> or set PRAXIS_TOKEN (create one with: praxis token create)\n');
           return EXIT.usage;
         }
-        const [{ authenticate, looksLikeToken }, { serveMcpOnStdio }] = await Promise.all([import('../../access/tokens.ts'), import('../../daemon/local.ts')]);
+        const [{ authenticate, looksLikeToken }, { serveMcpOnStdio }, { modelRoleProblems }] = await Promise.all([
+          import('../../access/tokens.ts'),
+          import('../../daemon/local.ts'),
+          import('../../drafting/model-role.ts'),
+        ]);
+        // A session plans with the model the environment names, as the daemon does: a mistake in
+        // it is refused before the session starts, not found at the first plan.
+        const modelProblems = modelRoleProblems(process.env);
+        if (modelProblems.length > 0) throw new InputError(modelProblems);
         // Not a Praxis token at all: refused before the store is opened (which would create one).
         if (!looksLikeToken(token.trim())) {
           process.stderr.write('praxis mcp: the token is unknown, revoked or expired\n');
