@@ -42,6 +42,18 @@ export function loadDaemonKey(store: StoreConfig, configured: string | null | un
   return loadApprovalKey(path);
 }
 
+/**
+ * The key of the store's secret file when the file exists, null when it does not (nothing is
+ * made). A daemon reads it before it opens its store, so that a secret it cannot use stops it
+ * first, and makes a missing one only once the store has opened: a start on a database that never
+ * answered left a secret behind for it.
+ */
+export function existingDaemonKey(store: StoreConfig, configured: string | null | undefined): LoadedKey | null {
+  const path = configured || defaultSecretFile(store);
+  if (path === null || !exists(resolve(path))) return null;
+  return loadApprovalKey(path);
+}
+
 /** Reads the secret file at `path`, making it first when it does not exist. Throws an InputError naming the file. */
 export function loadApprovalKey(path: string): LoadedKey {
   const file = resolve(path);

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { CapabilityImplementations } from '../capabilities/implementation.ts';
 import { builtinRegistry } from '../capabilities/registry.ts';
 import { CapabilityService } from '../capabilities/service.ts';
-import { loadDaemonKey } from '../access/daemon-secret.ts';
+import { existingDaemonKey, loadDaemonKey } from '../access/daemon-secret.ts';
 import { WakeBus } from '../bus/wake-bus.ts';
 import { startNotifications } from '../notify/start.ts';
 import { startTracing } from '../telemetry/start.ts';
@@ -54,8 +54,9 @@ export interface Daemon {
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const { config } = options;
   const logger = options.logger ?? createLogger(config.logLevel);
-  // The secret first: a daemon that cannot read it must not start, before it touches the store.
-  const secret = loadDaemonKey(config.store, config.secretFile);
+  // An existing secret first: a daemon that cannot read it must not start, before it touches the
+  // store. A missing one is made once the store has opened, not for a database never reached.
+  const existing = existingDaemonKey(config.store, config.secretFile);
   // A daemon writes for as long as it runs: its SQLite checkpoints run on a thread of their own.
   const { store, created, applied, seconds } = await openAndMigrate(config.store, { backgroundCheckpoints: true });
   const storeDescription = describeStore(config.store);
@@ -68,6 +69,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       created ? 'store created' : applied.length > 0 ? `store migrated: ${applied.join(', ')} in ${seconds} s` : 'store migrated',
     );
 
+    const secret = existing ?? loadDaemonKey(config.store, config.secretFile);
     const registry = builtinRegistry();
     const capabilities = new CapabilityService(store, registry, options.implementations ?? deferredBuiltins(registry), { approvalKey: secret.key });
     logger.info({ event: 'daemon_secret', file: secret.path ?? '(in memory)', key_id: secret.key.id, created: secret.created }, secret.created ? 'daemon secret created' : 'daemon secret read');

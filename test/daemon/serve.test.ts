@@ -2,13 +2,15 @@
 // clean exit on SIGTERM.
 
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { builtinRegistry } from '../../src/capabilities/registry.ts';
 import { submitPlan } from '../../src/drafting/submit-plan.ts';
 import { METRIC_NAMES } from '../../src/daemon/metrics.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
-import { ROOT, startServe, storeEnv } from './process.ts';
+import { praxis, ROOT, startServe, storeEnv } from './process.ts';
 
 const restartPlan = JSON.parse(readFileSync(`${ROOT}/examples/restart-atlas-worker.json`, 'utf8')) as unknown;
 
@@ -81,3 +83,18 @@ for (const kind of STORE_KINDS) {
     });
   });
 }
+
+describe('praxis serve on a PostgreSQL that never answers', () => {
+  it('exits 3 naming the failure and makes no daemon secret for it', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'praxis-serve-unreached-'));
+    try {
+      // Port 1 on loopback: nothing listens, the connection is refused at once.
+      const finished = await praxis(['serve', '--port', '0'], { PRAXIS_DATABASE_URL: 'postgres://postgres@127.0.0.1:1/praxis', PRAXIS_DB: '', PRAXIS_SECRET_FILE: '' }, { cwd });
+      assert.equal(finished.code, 3, finished.stderr);
+      assert.match(finished.stderr, /ECONNREFUSED/);
+      assert.equal(existsSync(join(cwd, '.praxis', 'daemon.secret')), false, 'no secret for a database never reached');
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+});
