@@ -35,6 +35,11 @@ export function newId(): string {
   return v7({ random, msecs: clock.msecs, seq: clock.seq });
 }
 
+/**
+ * True for a UUID in lower case, as Praxis writes every id. Upper case is refused rather than
+ * matched: PostgreSQL compares uuids whatever their case while SQLite compares text, so the same
+ * id would find a record on one store and not on the other.
+ */
 export function isId(value: unknown): value is string {
-  return typeof value === 'string' && isUuid(value);
+  return typeof value === 'string' && isUuid(value) && value === value.toLowerCase();
 }

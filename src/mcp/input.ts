@@ -21,7 +21,7 @@ export function toolInput<Shape extends z.ZodRawShape>(shape: Shape) {
 export const idField = (what: string) =>
   z
     .string()
-    .refine(isId, { message: `must be the id of a${/^[aeiou]/.test(what) ? 'n' : ''} ${what} (a UUID)` })
+    .refine(isId, { message: `must be the id of a${/^[aeiou]/.test(what) ? 'n' : ''} ${what} (a UUID in lower case)` })
     .describe(`the ${what}'s id`);
 
 export const mindField = z.string().min(1).optional().describe("the mind's name or id; an agent token may omit it (it speaks for its own mind only)");

@@ -92,7 +92,7 @@ function valueProblem(spec: ColumnSpec, value: unknown): string | null {
   if (value === undefined) return 'is missing';
   switch (spec.kind) {
     case 'id':
-      if (!isId(value)) return 'must be an id (a UUID)';
+      if (!isId(value)) return 'must be an id (a UUID in lower case)';
       break;
     case 'text':
       if (typeof value !== 'string') return 'must be text';

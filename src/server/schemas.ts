@@ -9,7 +9,10 @@ export function oneOf<const T extends readonly string[]>(values: T, description?
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
 }
 
-export const Id = Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'a UUID' });
+// Lower case only, as Praxis writes ids: PostgreSQL compares uuids whatever their case and
+// SQLite compares text, so an upper-case id found a plan on one store and was a 404 on the other.
+export const ID_DESCRIPTION = 'a UUID in lower case, as Praxis writes it';
+export const Id = Type.String({ pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$', description: ID_DESCRIPTION });
 export const MindRef = Type.String({ minLength: 1, maxLength: 200, description: "a mind's name or id" });
 
 export const PlanStatusParam = oneOf(PLAN_STATUSES);

@@ -8,6 +8,7 @@ import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { joinPath, type Problem } from '../core/errors.ts';
 import type { ErrorCode } from '../core/error-codes.ts';
+import { ID_DESCRIPTION } from './schemas.ts';
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object.
 const addFormats = (addFormatsModule as unknown as { default: typeof addFormatsModule.default }).default;
@@ -101,7 +102,7 @@ export function problemsOf(errors: readonly ErrorObject[], context: string): Pro
         problems.push({
           code: 'invalid_format',
           path: joinPath(part, at),
-          message: (error.parentSchema as { description?: string } | undefined)?.description === 'a UUID' ? 'must be an id (a UUID)' : (error.message ?? 'has the wrong form'),
+          message: (error.parentSchema as { description?: string } | undefined)?.description === ID_DESCRIPTION ? `must be an id (${ID_DESCRIPTION})` : (error.message ?? 'has the wrong form'),
         });
         break;
       default:

@@ -201,6 +201,26 @@ for (const kind of STORE_KINDS) {
       });
     });
 
+    it('refuses an id in upper case with a 400 on either store, and changes nothing', async () => {
+      await withApi(store(), async ({ call, world }) => {
+        const { plan } = await world.plan(validDraft());
+        const before = await world.store.events.latestSeq();
+        for (const [method, path] of [
+          ['GET', `/api/v1/plans/${plan.id.toUpperCase()}`],
+          ['POST', `/api/v1/plans/${plan.id.toUpperCase()}/cancel`],
+          ['GET', `/api/v1/plans?intention=${plan.intentionId.toUpperCase()}`],
+        ] as const) {
+          const answer = await call('operator', method, path, method === 'POST' ? {} : undefined);
+          assert.equal(answer.status, 400, `${method} ${path}: ${JSON.stringify(answer.body)}`);
+          assert.match(JSON.stringify(answer.body.error.problems), /lower case/, path);
+        }
+        assert.equal((await world.store.plans.get(plan.id))?.status, plan.status);
+        assert.equal(await world.store.events.latestSeq(), before);
+        // A mind's id in upper case is no mind's name either: the same 404 on both stores.
+        assert.equal((await call('viewer', 'GET', `/api/v1/minds/${world.mind.id.toUpperCase()}`)).status, 404);
+      });
+    });
+
     it("answers an agent about other minds' records and names exactly as about missing ones", async () => {
       await withApi(store(), async ({ call, world, other }) => {
         const missingId = '01a23710-f254-73ae-a073-9b265b75019f';
