@@ -56,6 +56,10 @@ export function streamRoute(api: Api, services: Services, streams: StreamRegistr
 
       reply.hijack();
       const raw = reply.raw;
+      // A client that left while the feed opened has closed its socket already, and the 'close'
+      // listened for below would never come: its stream stayed registered (wake-up listener,
+      // timers) until the daemon stopped. From this check on nothing awaits before that listener.
+      if (raw.destroyed) return;
       raw.writeHead(200, {
         'content-type': 'text/event-stream; charset=utf-8',
         'cache-control': 'no-cache, no-transform',
@@ -111,6 +115,8 @@ export function streamRoute(api: Api, services: Services, streams: StreamRegistr
       /** Resolves once the socket has taken what it buffered, or the stream is over. */
       const drained = () =>
         new Promise<void>((resolve) => {
+          // Over already: its 'close' has fired and would not come again.
+          if (raw.destroyed || raw.writableEnded) return resolve();
           const done = () => {
             raw.off('drain', done);
             raw.off('close', done);

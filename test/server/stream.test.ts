@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import { issueToken } from '../../src/access/tokens.ts';
 import { draftOf, readStep } from '../execution/support.ts';
 import { RECHECK_MS, TOKEN_RECHECK_MS } from '../../src/server/stream.ts';
+import { WakeSignals, type Store } from '../../src/store/index.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 import { makeApiWorld, type ApiWorld } from './support.ts';
 
@@ -35,6 +36,35 @@ async function readUntil(body: ReadableStream<Uint8Array>, done: (text: string) 
 
 /** Reads the stream until the server ends it; fails if that takes longer than `ms`. */
 const readToEnd = (body: ReadableStream<Uint8Array>, ms: number): Promise<string> => readUntil(body, () => false, ms);
+
+/**
+ * The store with `events.latestSeq` (read as a stream opens) slowed by `delayMs`, telling how many
+ * opening reads of the log (`seqTimesAfter`, the last before a stream registers) have ended and
+ * how many wake-up listeners are registered now.
+ */
+function slowOpeningStore(store: Store, delayMs: number): { store: Store; openings(): number; listeners(): number } {
+  let openings = 0;
+  let listeners = 0;
+  const events = new Proxy(store.events, {
+    get(target, name) {
+      if (name === 'latestSeq') return () => new Promise((resolve) => setTimeout(resolve, delayMs)).then(() => target.latestSeq());
+      if (name === 'seqTimesAfter') return (...args: Parameters<Store['events']['seqTimesAfter']>) => target.seqTimesAfter(...args).finally(() => (openings += 1));
+      const value = Reflect.get(target, name, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  class CountedSignals extends WakeSignals {
+    override on(listener: (type: string) => void): () => void {
+      listeners += 1;
+      const off = store.wakeups.on(listener);
+      return () => {
+        listeners -= 1;
+        return off();
+      };
+    }
+  }
+  return { store: { ...store, events, wakeups: new CountedSignals() }, openings: () => openings, listeners: () => listeners };
+}
 
 async function listen(api: ApiWorld): Promise<string> {
   await api.app.listen({ port: 0, host: '127.0.0.1' });
@@ -138,6 +168,40 @@ for (const kind of STORE_KINDS) {
         const ended = Date.now();
         await readToEnd(idle, TOKEN_RECHECK_MS + RECHECK_MS + 2000);
         assert.ok(Date.now() - ended <= TOKEN_RECHECK_MS + RECHECK_MS + 2000);
+      } finally {
+        await api.app.close();
+      }
+    });
+
+    it('registers nothing for a client that left while its stream was opening', async () => {
+      // Before, its socket closed before the stream listened for that, and the stream stayed
+      // registered (wake-up listener, re-check and heartbeat timers) until the daemon stopped.
+      const slow = slowOpeningStore(store().store, 500);
+      const api = await makeApiWorld(store(), { store: slow.store });
+      const { world } = api;
+      try {
+        const base = await listen(api);
+        const { port } = new URL(base);
+        const CLIENTS = 3;
+        const gone = Array.from({ length: CLIENTS }, async () => {
+          const client = connect(Number(port), '127.0.0.1');
+          await new Promise<void>((resolve) => client.once('connect', () => resolve()));
+          client.write(`GET /api/v1/stream?mind=${world.mind.name} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nauthorization: Bearer ${api.tokens.viewer}\r\n\r\n`);
+          // Gone while the stream reads where to start (500 ms).
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          client.destroy();
+        });
+        await Promise.all(gone);
+        const deadline = Date.now() + 15_000;
+        while (slow.openings() < CLIENTS && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+        assert.equal(slow.openings(), CLIENTS, 'every stream read where to start');
+        // What the handler does after that read takes no I/O; a generous pause for it to be done.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        assert.equal(slow.listeners(), 0, 'no stream of a client that is gone listens for wake-ups');
+        // A waking event finds no stream to write to.
+        await world.store.events.append({ type: 'grant_revoked', mindId: world.mind.id, data: {} });
+        await new Promise((resolve) => setTimeout(resolve, RECHECK_MS + 300));
+        assert.equal(slow.listeners(), 0);
       } finally {
         await api.app.close();
       }
