@@ -8,7 +8,7 @@ import type { Principal } from '../access/permissions.ts';
 import { textProblem } from '../core/input-limits.ts';
 import { CLOSED_PLAN_STATUSES } from '../core/vocabulary.ts';
 import type { JsonObject } from '../core/plan.ts';
-import type { MindRecord, NewEvent, PlanRecord, Store } from '../store/index.ts';
+import type { MindRecord, NewEvent, PlanPause, PlanRecord, Store } from '../store/index.ts';
 import { Conflict, NotFound, invalid } from './errors.ts';
 import { resolveMind } from './minds.ts';
 import { findPlan } from './plans.ts';
@@ -47,8 +47,7 @@ function pausedEvent(plan: PlanRecord, operator: string, reason: string, withMin
   return { type: 'plan_paused', ...where(plan), data: { operator, reason, status: plan.status, ...(withMind ? { with_mind: true } : {}) } };
 }
 
-function resumedEvent(plan: PlanRecord, operator: string, reason: string, withMind: boolean, now: Date): NewEvent {
-  const pause = plan.pause!;
+function resumedEvent({ plan, lifted: pause }: { plan: PlanRecord; lifted: PlanPause }, operator: string, reason: string, withMind: boolean, now: Date): NewEvent {
   const data: JsonObject = {
     operator,
     reason,
@@ -95,13 +94,14 @@ export async function resumePlan(store: Store, principal: Principal, planId: str
   if (!plan.pause) throw new Conflict('id', `plan ${plan.id} is not paused`, 'not_paused');
   const now = store.clock.now();
   const resumed = await store.transaction(async (tx) => {
-    const [was] = await tx.plans.resume([plan.id]);
+    const [done] = await tx.plans.resume([plan.id]);
     // The event wakes the executors (a resumed plan may have due work), after the commit.
-    if (was) await tx.events.append(resumedEvent(was, principal.operator, reason, false, now));
-    return was;
+    if (done) await tx.events.append(resumedEvent(done, principal.operator, reason, false, now));
+    return done?.plan;
   });
   if (!resumed) throw new Conflict('id', `plan ${plan.id} is not paused`, 'not_paused');
-  return { plan: (await store.plans.get(plan.id)) ?? { ...resumed, pause: null } };
+  // The plan record, as pausing answers it (no steps).
+  return { plan: resumed };
 }
 
 export interface MindPause {
@@ -139,15 +139,15 @@ export async function resumeMind(store: Store, principal: Principal, mindRef: st
   const ids = await store.plans.idsOfMind(mind.id, 'paused');
   if (ids.length === 0) throw new Conflict('mind', `mind ${mind.name} has no paused plan`, 'not_paused');
   const now = store.clock.now();
-  const was = await store.transaction(async (tx) => {
+  const plans = await store.transaction(async (tx) => {
     const resumed = await tx.plans.resume(ids);
-    if (resumed.length === 0) return resumed;
+    if (resumed.length === 0) return [];
     await tx.events.appendMany([
-      ...resumed.map((plan) => resumedEvent(plan, principal.operator, reason, true, now)),
-      { type: 'mind_resumed', mindId: mind.id, data: { operator: principal.operator, reason, plans: resumed.map((p) => p.id) } },
+      ...resumed.map((done) => resumedEvent(done, principal.operator, reason, true, now)),
+      { type: 'mind_resumed', mindId: mind.id, data: { operator: principal.operator, reason, plans: resumed.map((done) => done.plan.id) } },
     ]);
-    return resumed;
+    return resumed.map((done) => done.plan);
   });
-  if (was.length === 0) throw new Conflict('mind', `mind ${mind.name} has no paused plan`, 'not_paused');
-  return { mind, plans: was.map((plan) => ({ ...plan, pause: null })) };
+  if (plans.length === 0) throw new Conflict('mind', `mind ${mind.name} has no paused plan`, 'not_paused');
+  return { mind, plans };
 }

@@ -39,6 +39,8 @@ for (const kind of STORE_KINDS) {
         const resumed = await call('operator', 'POST', `/api/v1/plans/${plan.id}/resume`, { reason: 'freeze over' });
         assert.equal(resumed.status, 200, JSON.stringify(resumed.body));
         assert.equal(resumed.body.plan.pause, null);
+        // The plan record, as pausing answers it: no steps in one answer and not the other.
+        assert.deepEqual(Object.keys(resumed.body.plan).sort(), Object.keys(paused.body.plan).sort());
         const notPaused = await call('operator', 'POST', `/api/v1/plans/${plan.id}/resume`, {});
         assert.deepEqual([notPaused.status, notPaused.body.error.problems[0].code], [409, 'not_paused']);
 
@@ -70,8 +72,14 @@ for (const kind of STORE_KINDS) {
         assert.equal((await world.store.plans.get(one.id))?.status, 'validated');
         const nothing = await call('operator', 'POST', `/api/v1/minds/${world.mind.name}/pause`, {});
         assert.deepEqual([nothing.status, nothing.body.error.problems[0].code], [409, 'nothing_to_pause']);
+        store().clock.advance(60);
         const resumed = await call('operator', 'POST', `/api/v1/minds/${world.mind.name}/resume`, {});
         assert.equal(resumed.status, 200);
+        // Each plan as the resume left it, not as it was before (its update time was stale).
+        for (const answered of resumed.body.plans as { id: string; updatedAt: string; pause: unknown }[]) {
+          const stored = (await world.store.plans.get(answered.id))!;
+          assert.deepEqual([answered.updatedAt, answered.pause], [stored.updatedAt.toISOString(), null]);
+        }
         await world.executor().drain();
         assert.equal((await world.store.plans.get(one.id))?.status, 'completed');
         assert.equal((await world.store.plans.get(two.id))?.status, 'completed');

@@ -347,29 +347,25 @@ from v where plans.id = v.id and ${oneOf('plans.status', asList(from))} returnin
 
   /**
    * Lifts the pause of the plans of `ids` that are paused, in one conditional statement per
-   * chunk; returns them as they were just before (their pause still set), for the caller's events.
+   * chunk; returns each as it is now, with the pause it lifted (for the caller's events).
    */
-  async resume(ids: readonly string[]): Promise<PlanRecord[]> {
+  async resume(ids: readonly string[]): Promise<{ plan: PlanRecord; lifted: PlanPause }[]> {
     const { db, codec, clock } = this.#ctx;
     const now = codec.time(clock.now());
-    const resumed: PlanRecord[] = [];
+    const resumed: { plan: PlanRecord; lifted: PlanPause }[] = [];
     for (let i = 0; i < ids.length; i += IDS_PER_STATEMENT) {
       const chunk = ids.slice(i, i + IDS_PER_STATEMENT);
       const before = await db.selectFrom('plans').selectAll().where('id', 'in', chunk).where('paused_at', 'is not', null).execute();
       if (before.length === 0) continue;
+      const lifted = new Map(before.map((row) => [row.id, this.#decode(row).pause!]));
       const rows = await db
         .updateTable('plans')
         .set({ paused_at: null, paused_by: '', pause_reason: '', updated_at: now })
-        .where(
-          'id',
-          'in',
-          before.map((row) => row.id),
-        )
+        .where('id', 'in', [...lifted.keys()])
         .where('paused_at', 'is not', null)
-        .returning('id')
+        .returningAll()
         .execute();
-      const moved = new Set(rows.map((row) => row.id));
-      resumed.push(...before.filter((row) => moved.has(row.id)).map((row) => this.#decode(row)));
+      resumed.push(...rows.map((row) => ({ plan: this.#decode(row), lifted: lifted.get(row.id)! })));
     }
     return resumed;
   }
