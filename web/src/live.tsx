@@ -63,7 +63,8 @@ export interface Resource<T> {
 
 /**
  * Loads data with the signed-in client and reloads it whenever `concerns` says an event from the
- * stream is relevant. `key` identifies the request: a new key drops the old data.
+ * stream is relevant. `key` identifies the request: a new key drops the old data; `reload()` (or
+ * an event) under the same key keeps the data shown until the new answer replaces it.
  */
 export function useLiveResource<T>(key: string, load: (api: ApiClient) => Promise<T>, concerns: (event: EventRecord, current: T | undefined) => boolean): Resource<T> {
   const { api, subscribe } = useLive();
@@ -77,7 +78,9 @@ export function useLiveResource<T>(key: string, load: (api: ApiClient) => Promis
 
   const reload = useCallback(() => {
     const mine = ++generation.current;
-    setState((previous) => ({ ...previous, key, loading: true }));
+    // A reload of the same key keeps what is shown (a live refresh, "load more") until the answer
+    // replaces it; a new key starts empty, so one filter's rows never stand under another's.
+    setState((previous) => (previous.key === key ? { ...previous, loading: true } : { key, loading: true }));
     loadRef.current(api).then(
       (data) => {
         if (mine !== generation.current) return;
@@ -86,7 +89,7 @@ export function useLiveResource<T>(key: string, load: (api: ApiClient) => Promis
       },
       (error: unknown) => {
         if (mine !== generation.current) return;
-        setState((previous) => ({ ...previous, key, error: asApiError(error), loading: false }));
+        setState((previous) => (previous.key === key ? { ...previous, error: asApiError(error), loading: false } : { key, error: asApiError(error), loading: false }));
       },
     );
   }, [api, key]);

@@ -1,7 +1,7 @@
 // Plans, newest first: status, mind, intention, revision, age. Status and mind filter on the
 // server (and live in the URL); the text filter narrows the loaded rows by objective.
 
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { ApiClient } from '../api/client.ts';
 import { PLAN_STATUSES, type MindRecord, type Page, type PlanSummary } from '../api/types.ts';
 import { Age, ErrorBox, Loading, StatusBadge, shortId } from '../components/common.tsx';
@@ -14,7 +14,10 @@ export function PlansList({ query }: { query: URLSearchParams }) {
   const mind = query.get('mind') ?? '';
   const intention = query.get('intention') ?? '';
   const [text, setText] = useState('');
-  const [pages, setPages] = useState(1);
+  // How many pages "Load more" has shown, for this filter only: another filter starts at one.
+  const filterKey = `${status}:${mind}:${intention}`;
+  const [more, setMore] = useState({ filterKey, pages: 1 });
+  const pages = more.filterKey === filterKey ? more.pages : 1;
 
   const minds = useLiveResource(
     'minds',
@@ -22,17 +25,23 @@ export function PlansList({ query }: { query: URLSearchParams }) {
     () => false,
   );
   const work = useWaitingWork();
+  // Keyed by the filter alone: "Load more" reloads the same resource with one page more, so the
+  // rows already shown stay (and the page keeps its scroll) until the longer list replaces them.
   const plans = useLiveResource(
-    `plans:${status}:${mind}:${intention}:${pages}`,
+    `plans:${filterKey}`,
     (api) => loadPages(api, { status, mind, intention }, pages),
     (event) => event.planId !== null || event.type.startsWith('plan_'),
   );
+  const reload = useRef(plans.reload);
+  reload.current = plans.reload;
+  useEffect(() => {
+    if (more.pages > 1) reload.current();
+  }, [more]);
 
   const setFilter = (key: string, value: string) => {
     const next = new URLSearchParams(query);
     if (value) next.set(key, value);
     else next.delete(key);
-    setPages(1);
     navigate(href.plans(Object.fromEntries(next)), true);
   };
 
@@ -133,7 +142,7 @@ export function PlansList({ query }: { query: URLSearchParams }) {
           </table>
           {rows.length === 0 && <p className="muted">No plans match.</p>}
           {plans.data.next_cursor && (
-            <button type="button" onClick={() => setPages((n) => n + 1)} disabled={plans.loading}>
+            <button type="button" onClick={() => setMore({ filterKey, pages: pages + 1 })} disabled={plans.loading} data-testid="load-more">
               Load more
             </button>
           )}
