@@ -14,6 +14,15 @@ import type { PostgresStoreConfig } from './config.ts';
  */
 export const KEEPALIVE_AFTER_MS = 30_000;
 
+/**
+ * How long a connection attempt of the wake listener may take, startup included, before it counts
+ * as failed and is retried: a server or proxy that accepts the TCP connection and never answers
+ * left the attempt pending for good, and the daemon with no cross-process wake-ups.
+ */
+export const WAKE_CONNECT_TIMEOUT_MS = 10_000;
+/** How long `close` waits for the connection to end politely before it drops it. */
+export const WAKE_CLOSE_TIMEOUT_MS = 2_000;
+
 /** The channel of one store; a schema gets its own, so stores sharing a database stay apart. */
 export function wakeChannel(schema?: string): string {
   return schema ? `praxis_wake_${schema}` : 'praxis_wake';
@@ -27,6 +36,10 @@ export interface WakeListenerOptions {
   /** First retry delay; doubles up to `maxRetryMs`. */
   retryMs?: number;
   maxRetryMs?: number;
+  /** WAKE_CONNECT_TIMEOUT_MS unless given (tests). */
+  connectTimeoutMs?: number;
+  /** WAKE_CLOSE_TIMEOUT_MS unless given (tests). */
+  closeTimeoutMs?: number;
 }
 
 export interface WakeListener {
@@ -39,6 +52,7 @@ export function listenForWakeUps(config: PostgresStoreConfig, options: WakeListe
   const channel = wakeChannel(config.schema);
   const firstDelay = options.retryMs ?? 250;
   const maxDelay = options.maxRetryMs ?? 10_000;
+  const closeTimeout = options.closeTimeoutMs ?? WAKE_CLOSE_TIMEOUT_MS;
   let delay = firstDelay;
   let client: pg.Client | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -60,7 +74,12 @@ export function listenForWakeUps(config: PostgresStoreConfig, options: WakeListe
     // Loaded on first use, like the store's pool (src/store/store.ts), so SQLite never loads it.
     const { default: pg } = await import('pg');
     if (closed) return;
-    const next = new pg.Client({ connectionString: config.url, keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_AFTER_MS });
+    const next = new pg.Client({
+      connectionString: config.url,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_AFTER_MS,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? WAKE_CONNECT_TIMEOUT_MS,
+    });
     client = next;
     // A dropped connection ends the client; both paths lead to one retry.
     next.on('error', (error) => {
@@ -75,14 +94,14 @@ export function listenForWakeUps(config: PostgresStoreConfig, options: WakeListe
     try {
       await next.connect();
       await next.query(`LISTEN "${channel}"`);
-      if (closed) return void (await next.end().catch(() => {}));
+      if (closed) return void (await endWithin(next, closeTimeout));
       listening = true;
       delay = firstDelay;
       options.onWake('listening');
     } catch (error) {
       if (client === next) {
         client = undefined;
-        await next.end().catch(() => {});
+        await endWithin(next, closeTimeout);
         retry(error as Error);
       }
     }
@@ -99,7 +118,27 @@ export function listenForWakeUps(config: PostgresStoreConfig, options: WakeListe
       clearTimeout(timer);
       const last = client;
       client = undefined;
-      await last?.end().catch(() => {});
+      if (last) await endWithin(last, closeTimeout);
     },
   };
+}
+
+/**
+ * Ends a client, dropping its socket when that does not finish within `ms`: a polite end waits
+ * for the server to close its side, which a server that never answered does not do, and a
+ * daemon's stop waited on it for good.
+ */
+async function endWithin(client: pg.Client, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const ended = await Promise.race([
+    client.end().then(
+      () => true,
+      () => true,
+    ),
+    new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (!ended) client.connection.stream.destroy();
 }
