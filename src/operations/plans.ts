@@ -30,6 +30,11 @@ export interface PlanSummary {
   strategy: string;
   createdAt: Date;
   updatedAt: Date;
+  /**
+   * The plan completed by leaving a note for the operator (a `notify_operator` step): it told a
+   * person instead of bringing the objective about, so it reads "escalated to you", not a success.
+   */
+  escalated: boolean;
 }
 
 export interface StepView extends StepRecord {
@@ -56,12 +61,23 @@ export interface PlanDetail {
   revisions: PlanRevision[];
 }
 
-/** Summaries of plans with their minds' names, looked up once per distinct mind. */
+/** A completed plan that left a note for the operator: an escalation, not a success. */
+export function completedEscalation(plan: Pick<PlanRecord, 'status'> & { steps: readonly Pick<StepRecord, 'kind' | 'spec'>[] }): boolean {
+  return plan.status === 'completed' && plan.steps.some((s) => s.kind === 'internal' && s.spec.action === 'notify_operator');
+}
+
+/**
+ * Summaries of plans with their minds' names, looked up once per distinct mind; the steps of the
+ * completed ones are read (in one go) to tell an escalation from a success.
+ */
 export async function summarise(store: Store, plans: readonly PlanRecord[]): Promise<PlanSummary[]> {
   const names = new Map<string, string>();
   for (const mindId of new Set(plans.map((p) => p.mindId))) {
     names.set(mindId, (await store.minds.get(mindId))?.name ?? '');
   }
+  const completed = plans.filter((p) => p.status === 'completed').map((p) => p.id);
+  const withSteps = completed.length > 0 ? await store.plans.getMany(completed) : new Map<string, never>();
+  const escalated = new Set([...withSteps.values()].filter(completedEscalation).map((p) => p.id));
   return plans.map((p) => ({
     id: p.id,
     mindId: p.mindId,
@@ -74,6 +90,7 @@ export async function summarise(store: Store, plans: readonly PlanRecord[]): Pro
     strategy: p.strategy,
     createdAt: p.createdAt,
     updatedAt: p.updatedAt,
+    escalated: escalated.has(p.id),
   }));
 }
 

@@ -200,9 +200,11 @@ describe("operator's day (browser, demo story)", () => {
     const latest = (await daemon!.store.plans.listByIntention(story.intentionId)).sort((a, b) => b.revision - a.revision)[0]!;
     assert.equal(latest.status, 'completed');
 
-    // The superseded first revision points on.
+    // The superseded first revision points on; its revisions list says the latest escalated.
     await page.goto(`${base()}/#/plans/${story.planId}`);
     await page.waitForSelector('[data-testid=outcome][data-kind=superseded]');
+    await page.waitForSelector(`[data-testid=revisions] [data-plan-id="${latest.id}"] [data-testid=status][data-status=escalated]`);
+    assert.equal((await page.textContent(`[data-testid=revisions] [data-plan-id="${latest.id}"] [data-testid=status]`))?.trim(), 'escalated to you');
     await page.click(`text=Go to the latest revision (${latest.revision})`);
 
     const outcome = await page.waitForSelector('[data-testid=outcome][data-kind=escalated]');
@@ -252,6 +254,11 @@ describe("operator's day (browser, demo story)", () => {
 
     await page.goto(`${base()}/#/plans`);
     await page.waitForSelector('table');
+    // The escalation reads as on its page, not as a green "completed".
+    const latest = (await daemon!.store.plans.listByIntention(story.intentionId)).sort((a, b) => b.revision - a.revision)[0]!;
+    const row = `[data-testid=plan-row][data-plan-id="${latest.id}"] [data-testid=status]`;
+    await page.waitForSelector(`${row}[data-status=escalated]`);
+    assert.equal((await page.textContent(row))?.trim(), 'escalated to you');
     await assertAccessible(page, 'plans');
     await shot(page, 'plans.png');
   });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { IntentionRecord, PlanRecord, StepView } from '../../web/src/api/types.ts';
 import { wrapTitle } from '../../web/src/components/wrap-title.ts';
-import { displayStatus, outcomeOf } from '../../web/src/outcome.ts';
+import { displayStatus, outcomeOf, summaryStatus } from '../../web/src/outcome.ts';
 import { tokenOfPasted } from '../../web/src/session.ts';
 
 const plan = (over: Partial<PlanRecord> = {}): PlanRecord =>
@@ -65,6 +65,10 @@ describe('console outcome', () => {
     assert.equal(outcome.headline, 'Escalated to you');
     assert.equal(outcome.detail, 'Tried a restart; it failed again.');
     assert.deepEqual(displayStatus(plan({ status: 'completed' }), steps), { status: 'escalated', label: 'escalated to you' });
+    // Known only by its summary (the plans list, the revisions), as the API marks it.
+    assert.deepEqual(summaryStatus({ status: 'completed', escalated: true }), { status: 'escalated', label: 'escalated to you' });
+    assert.deepEqual(summaryStatus({ status: 'completed', escalated: false }), { status: 'completed', label: 'completed' });
+    assert.deepEqual(summaryStatus({ status: 'awaiting_approval' }), { status: 'awaiting_approval', label: 'awaiting approval' });
   });
 
   it('an escalation shows the note as it was left, with the findings it carried', () => {

@@ -435,6 +435,30 @@ for (const kind of STORE_KINDS) {
       });
     });
 
+    it("marks a completed escalation in plan summaries (the list, an intention's plans), not a plain completed plan", async () => {
+      await withApi(store(), async ({ call, world }) => {
+        await world.allow('test.read');
+        const note = step('N1', { kind: 'internal', spec: { action: 'notify_operator', message: 'Could not fix it; look at the unit.' } });
+        const escalation = await world.plan(draftOf([note], { objective: 'tell the operator' }));
+        const done = await world.plan(draftOf([readStep('a')], { objective: 'read a' }));
+        await world.executor().drain();
+        const statuses = Object.fromEntries((await world.store.plans.listByMind(world.mind.id)).map((p) => [p.id, p.status]));
+        assert.equal(statuses[escalation.plan.id], 'completed');
+        assert.equal(statuses[done.plan.id], 'completed');
+
+        const list = await call('viewer', 'GET', '/api/v1/plans');
+        assert.equal(list.status, 200);
+        const flags = Object.fromEntries(list.body.items.map((p: { id: string; escalated: boolean }) => [p.id, p.escalated]));
+        assert.equal(flags[escalation.plan.id], true);
+        assert.equal(flags[done.plan.id], false);
+        const byIntention = await call('viewer', 'GET', `/api/v1/intentions/${escalation.intention.id}`);
+        assert.deepEqual(
+          byIntention.body.plans.map((p: { id: string; escalated: boolean }) => [p.id, p.escalated]),
+          [[escalation.plan.id, true]],
+        );
+      });
+    });
+
     it('releases a blocked step by key, naming the operator', async () => {
       await withApi(store(), async ({ call, world }) => {
         const { plan } = await world.plan(draftOf([readStep('a')]));

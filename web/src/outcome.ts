@@ -3,7 +3,7 @@
 // escalation plan completes by telling the operator), so the intention's own status leads and
 // the plan's steps say what is waited for. Pure: tested without a browser.
 
-import type { IntentionRecord, PlanRecord, StepView } from './api/types.ts';
+import type { IntentionRecord, PlanRecord, PlanSummary, StepView } from './api/types.ts';
 
 export type OutcomeKind = 'fulfilled' | 'escalated' | 'waiting_for_you' | 'blocked' | 'abandoned' | 'failed' | 'superseded' | 'draft' | 'in_progress';
 
@@ -48,7 +48,18 @@ export function displayStatus(plan: Pick<PlanRecord, 'status'>, steps: readonly 
     if (waiting) return { status: waiting.status, label: waiting.status === 'awaiting_grant' ? 'waiting for a grant' : 'waiting for an approval' };
     if (plan.status === 'awaiting_approval') return { status: 'awaiting_approval', label: 'waiting for an approval' };
   }
-  if (plan.status === 'completed' && escalationNote(steps)) return { status: 'escalated', label: 'escalated to you' };
+  if (plan.status === 'completed' && escalationNote(steps)) return ESCALATED;
+  return { status: plan.status, label: plan.status.replace(/_/g, ' ') };
+}
+
+const ESCALATED = { status: 'escalated', label: 'escalated to you' } as const;
+
+/**
+ * The status to show for a plan known only by its summary (the plans list, the revisions of an
+ * intention): a completed escalation, which the API marks, reads as escalated to you.
+ */
+export function summaryStatus(plan: Pick<PlanSummary, 'status' | 'escalated'>): { status: string; label: string } {
+  if (plan.status === 'completed' && plan.escalated) return ESCALATED;
   return { status: plan.status, label: plan.status.replace(/_/g, ' ') };
 }
 

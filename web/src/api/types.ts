@@ -49,6 +49,8 @@ export interface PlanSummary {
   strategy: string;
   createdAt: string;
   updatedAt: string;
+  /** A completed plan that left a note for the operator: shown as escalated, not completed (absent from older servers). */
+  escalated?: boolean;
 }
 
 export interface Issue {
@@ -225,6 +227,12 @@ export interface IntentionRecord {
   status: string;
   reason: string;
   createdAt: string;
+}
+
+/** GET /intentions/{id}: the intention with a summary of every plan that served it. */
+export interface IntentionDetail {
+  intention: IntentionRecord;
+  plans: PlanSummary[];
 }
 
 export interface StepRecord {

@@ -10,11 +10,12 @@ import {
   type Alternative,
   type Assumption,
   type EventRecord,
-  type IntentionRecord,
+  type IntentionDetail,
   type Issue,
   type Json,
   type PlanDetail,
   type PlanPause,
+  type PlanSummary,
   type Resources,
   type StepView,
 } from '../api/types.ts';
@@ -23,7 +24,7 @@ import { PlanGraph } from '../components/PlanGraph.tsx';
 import { StepDetail } from '../components/StepDetail.tsx';
 import { Timeline } from '../components/Timeline.tsx';
 import { useAction, useLive, useLiveResource } from '../live.tsx';
-import { displayStatus, outcomeOf, reasonText, type Outcome } from '../outcome.ts';
+import { displayStatus, outcomeOf, reasonText, summaryStatus, type Outcome } from '../outcome.ts';
 import { href, navigate } from '../router.ts';
 import { listMinds } from './PlansList.tsx';
 
@@ -40,11 +41,13 @@ export function PlanPage({ id, selectedStep }: { id: string; selectedStep: strin
     (event, current) => concernsPlan(event, id, current),
   );
   const intentionId = detail.data?.plan.intentionId ?? null;
-  const intention = useLiveResource(
+  // The intention with its plans' summaries: what became of it, and which revisions escalated.
+  const intentionDetail = useLiveResource(
     `intention:${intentionId ?? ''}`,
-    async (api) => (intentionId ? (await api.get<{ intention: IntentionRecord }>(`/intentions/${encodeURIComponent(intentionId)}`)).intention : null),
+    async (api) => (intentionId ? await api.get<IntentionDetail>(`/intentions/${encodeURIComponent(intentionId)}`) : null),
     (event) => event.intentionId !== null && event.intentionId === intentionId,
   );
+  const intention = { ...intentionDetail, data: intentionDetail.data?.intention };
 
   if (!detail.data) {
     return (
@@ -115,7 +118,7 @@ export function PlanPage({ id, selectedStep }: { id: string; selectedStep: strin
           {!closed && <CancelPlan planId={plan.id} role={me.role} onChanged={detail.reload} />}
           <Resourcing estimate={plan.estimate ?? plan.validation?.estimate} budget={plan.budget} usage={detail.data.usage} actual={plan.actual} />
           <Validation errors={plan.validation?.errors ?? []} warnings={plan.validation?.warnings ?? []} />
-          <Revisions current={plan.id} revisions={revisions} />
+          <Revisions current={plan.id} shown={shown} revisions={revisions} summaries={intentionDetail.data?.plans ?? []} />
         </aside>
       </div>
 
@@ -373,7 +376,26 @@ function IssueList({ kind, issues }: { kind: 'error' | 'warning'; issues: Issue[
   );
 }
 
-function Revisions({ current, revisions }: { current: string; revisions: { id: string; revision: number; status: string; createdAt: string }[] }) {
+/**
+ * Every plan of the intention, this one marked. This plan's status is the one its badge shows;
+ * another's comes from the intention's plan summaries, which mark a completed escalation.
+ */
+function Revisions({
+  current,
+  shown,
+  revisions,
+  summaries,
+}: {
+  current: string;
+  shown: { status: string; label: string };
+  revisions: { id: string; revision: number; status: string; createdAt: string }[];
+  summaries: readonly PlanSummary[];
+}) {
+  const statusOf = (revision: { id: string; status: string }) => {
+    if (revision.id === current) return shown;
+    const summary = summaries.find((p) => p.id === revision.id);
+    return summary ? summaryStatus(summary) : { status: revision.status, label: revision.status.replace(/_/g, ' ') };
+  };
   if (revisions.length <= 1) {
     return (
       <Card title="Revisions">
@@ -387,9 +409,9 @@ function Revisions({ current, revisions }: { current: string; revisions: { id: s
         {[...revisions]
           .sort((a, b) => a.revision - b.revision)
           .map((revision) => (
-            <li key={revision.id} aria-current={revision.id === current ? 'page' : undefined}>
+            <li key={revision.id} aria-current={revision.id === current ? 'page' : undefined} data-plan-id={revision.id}>
               {revision.id === current ? <strong>revision {revision.revision} (this one)</strong> : <a href={href.plan(revision.id)}>revision {revision.revision}</a>}{' '}
-              <StatusBadge status={revision.status} /> <Age at={revision.createdAt} />
+              <StatusBadge {...statusOf(revision)} /> <Age at={revision.createdAt} />
             </li>
           ))}
       </ol>

@@ -6,6 +6,7 @@ import type { ApiClient } from '../api/client.ts';
 import { PLAN_STATUSES, type MindRecord, type Page, type PlanSummary } from '../api/types.ts';
 import { Age, ErrorBox, Loading, StatusBadge, shortId } from '../components/common.tsx';
 import { useLiveResource } from '../live.tsx';
+import { summaryStatus } from '../outcome.ts';
 import { href, navigate } from '../router.ts';
 import { useWaitingWork, waitingStatusOf } from '../waiting.tsx';
 
@@ -113,7 +114,7 @@ export function PlansList({ query }: { query: URLSearchParams }) {
                     <a href={href.plan(plan.id)}>{plan.objective || <span className="muted">(no objective)</span>}</a>
                   </td>
                   <td>
-                    <StatusBadge {...(waitingStatusOf(plan, work) ?? { status: plan.status })} />
+                    <StatusBadge {...(waitingStatusOf(plan, work) ?? summaryStatus(plan))} />
                   </td>
                   <td>
                     <a href={href.mindTimeline(plan.mindId)} title="Mind timeline">
