@@ -3,6 +3,7 @@
 // every (re)connection the listener reports a wake-up of its own: whatever was notified while
 // it was away is found by the re-scan that follows.
 
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { PostgresStoreConfig } from './config.ts';
 
@@ -23,9 +24,25 @@ export const WAKE_CONNECT_TIMEOUT_MS = 10_000;
 /** How long `close` waits for the connection to end politely before it drops it. */
 export const WAKE_CLOSE_TIMEOUT_MS = 2_000;
 
-/** The channel of one store; a schema gets its own, so stores sharing a database stay apart. */
+/** The longest channel name PostgreSQL takes (an identifier: NAMEDATALEN - 1 bytes). */
+const MAX_CHANNEL_BYTES = 63;
+const CHANNEL_PREFIX = 'praxis_wake_';
+
+/**
+ * The channel of one store, which both LISTEN and NOTIFY name; a schema gets its own, so stores
+ * sharing a database stay apart. A schema name may be 63 characters long, but `praxis_wake_` and
+ * one over 51 made a channel pg_notify refuses ("channel name too long": every waking write
+ * failed) and LISTEN silently cut short. Such a schema's channel keeps the start of its name and
+ * ends with a digest of all of it, so two long names that begin alike stay apart. Shorter ones
+ * keep the channel they always had, so daemons of older versions on the same store still wake
+ * each other.
+ */
 export function wakeChannel(schema?: string): string {
-  return schema ? `praxis_wake_${schema}` : 'praxis_wake';
+  if (!schema) return 'praxis_wake';
+  const channel = `${CHANNEL_PREFIX}${schema}`;
+  if (Buffer.byteLength(channel) <= MAX_CHANNEL_BYTES) return channel;
+  const digest = createHash('sha256').update(schema).digest('hex').slice(0, 12);
+  return `${CHANNEL_PREFIX}${schema.slice(0, MAX_CHANNEL_BYTES - CHANNEL_PREFIX.length - digest.length - 1)}_${digest}`;
 }
 
 export interface WakeListenerOptions {
