@@ -89,6 +89,17 @@ describe('console outcome', () => {
     assert.equal(outcomeOf(null, plan(), [step('P1', { status: 'executing' })]).headline, 'In progress');
   });
 
+  it('an intention not known (not loaded, or its load failed) is never guessed at: no "Completed, nothing waits for you"', () => {
+    const escalation = outcomeOf(null, plan({ status: 'completed', strategy: 'diagnose_then_escalate' }), [step('S1', { kind: 'internal', status: 'completed' }), note]);
+    assert.equal(escalation.kind, 'unknown');
+    assert.equal(escalation.headline, 'What became of the intention is not known');
+    assert.doesNotMatch(escalation.detail, /Nothing waits for you/);
+    assert.equal(outcomeOf(null, plan({ status: 'executing' }), [step('P1', { status: 'completed' }), step('P2', { status: 'pending' })]).kind, 'unknown');
+    // What the plan and its steps show is still said.
+    assert.equal(outcomeOf(null, plan(), [step('P1', { status: 'awaiting_approval' })]).kind, 'waiting_for_you');
+    assert.equal(outcomeOf(null, plan({ status: 'failed', statusReason: 'budget' }), []).kind, 'failed');
+  });
+
   it('a plan blocked as a whole says so and why, with no step to release; a draft is not in progress', () => {
     const stuck = outcomeOf(intention('active'), plan({ status: 'blocked', statusReason: 'no step can move: B waits on a cancelled step' }), [
       step('A', { status: 'completed' }),

@@ -5,7 +5,7 @@
 
 import type { IntentionRecord, PlanRecord, PlanSummary, StepView } from './api/types.ts';
 
-export type OutcomeKind = 'fulfilled' | 'escalated' | 'waiting_for_you' | 'blocked' | 'abandoned' | 'failed' | 'superseded' | 'draft' | 'in_progress';
+export type OutcomeKind = 'fulfilled' | 'escalated' | 'waiting_for_you' | 'blocked' | 'abandoned' | 'failed' | 'superseded' | 'draft' | 'in_progress' | 'unknown';
 
 export interface Outcome {
   kind: OutcomeKind;
@@ -88,6 +88,11 @@ export function reasonText(reason: string): string {
   return REASONS[reason] ?? reason.replace(/_/g, ' ');
 }
 
+/**
+ * `intention` is null while it is not known (not loaded yet, or its load failed): then only what
+ * the plan and its steps show is said, and a plan that no longer runs has an unknown outcome
+ * (a completed plan may have fulfilled its intention or escalated it), never "nothing waits".
+ */
 export function outcomeOf(intention: Pick<IntentionRecord, 'status' | 'reason' | 'objective'> | null, plan: PlanRecord, steps: readonly StepView[]): Outcome {
   const note = escalationNote(steps);
   const waiting = steps.find((s) => WAITS_FOR_PERSON.has(s.status));
@@ -136,6 +141,17 @@ export function outcomeOf(intention: Pick<IntentionRecord, 'status' | 'reason' |
     return { ...none, kind: 'blocked', headline: 'Blocked, waiting for you', detail: `The intention is blocked: ${reasonText(intention.reason)}.` };
   }
   const running = steps.find((s) => s.status === 'executing' || s.status === 'waiting' || s.status === 'ready');
+  if (!intention && !running) {
+    return {
+      ...none,
+      kind: 'unknown',
+      headline: 'What became of the intention is not known',
+      detail:
+        plan.status === 'completed'
+          ? 'The plan completed, but its intention could not be read: it may have been fulfilled, or escalated to you.'
+          : 'The intention could not be read, so whether anything waits for you is not known.',
+    };
+  }
   return {
     ...none,
     kind: 'in_progress',

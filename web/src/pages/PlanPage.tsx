@@ -79,7 +79,13 @@ export function PlanPage({ id, selectedStep }: { id: string; selectedStep: strin
         {plan.pause && <StatusBadge status="paused" label="paused" />}
       </header>
       {plan.pause && <PausedNotice pause={plan.pause} />}
-      <OutcomePanel outcome={outcomeOf(intention.data ?? null, plan, steps)} planId={plan.id} latest={plan.status === 'superseded' && latest && latest.id !== plan.id ? latest : null} />
+      <OutcomePanel
+        outcome={outcomeOf(intention.data ?? null, plan, steps)}
+        pending={intention.loading && !intention.data}
+        planId={plan.id}
+        latest={plan.status === 'superseded' && latest && latest.id !== plan.id ? latest : null}
+      />
+      <ErrorBox error={intention.error} title="Could not load the plan's intention" />
       <ErrorBox error={detail.error} title="Could not refresh the plan" />
       <Findings steps={steps} />
       <Facts
@@ -161,7 +167,15 @@ export function PlanPage({ id, selectedStep }: { id: string; selectedStep: strin
 }
 
 /** What became of the intention, first and in words: no step needs opening to know it. */
-function OutcomePanel({ outcome, planId, latest }: { outcome: Outcome; planId: string; latest: { id: string; revision: number } | null }) {
+function OutcomePanel({ outcome, pending, planId, latest }: { outcome: Outcome; pending: boolean; planId: string; latest: { id: string; revision: number } | null }) {
+  // Until the intention is read, an outcome that depends on it is not guessed at.
+  if (outcome.kind === 'unknown' && pending) {
+    return (
+      <section className="outcome" aria-label="Outcome" data-testid="outcome" data-kind="pending">
+        <Loading what="what became of the intention" />
+      </section>
+    );
+  }
   return (
     <section className={`outcome outcome-${outcome.kind}`} aria-labelledby="outcome-title" data-testid="outcome" data-kind={outcome.kind}>
       <h2 id="outcome-title">{outcome.headline}</h2>

@@ -1,0 +1,70 @@
+// A plan's page when something goes wrong, in a real browser against an in-process server:
+// - its intention cannot be read (the API's answer replaced by a 500 through playwright's
+//   request routing): the error is shown as every API error is, and the outcome panel does not
+//   claim "Completed, nothing waits for you" beside an "escalated to you" badge.
+//
+// Needs the built console: `npm run build:console` (npm test builds it first).
+
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
+import { issueToken } from '../../src/access/tokens.ts';
+import { draftOf, makeWorld, step, type World } from '../execution/support.ts';
+import { openTestStore, type TestStore } from '../support/stores.ts';
+import { consolePrerequisites, openConsole, type ConsoleSession } from './harness.ts';
+
+describe("a plan's page when something fails (browser)", () => {
+  let ts: TestStore | undefined;
+  let world: World | undefined;
+  let session: ConsoleSession | undefined;
+  let planId = '';
+  let intentionId = '';
+  let token = '';
+
+  before(async () => {
+    const chromiumPath = consolePrerequisites();
+    ts = await openTestStore('sqlite');
+    world = await makeWorld(ts);
+    // A completed escalation: its badge reads "escalated to you".
+    const note = step('N1', { kind: 'internal', title: 'Tell the operator', spec: { action: 'notify_operator', message: 'Could not fix it; look at the unit.' } });
+    const { plan, intention } = await world.plan(draftOf([note], { objective: 'Tell the operator' }));
+    planId = plan.id;
+    intentionId = intention.id;
+    await world.executor().drain();
+    assert.equal((await world.store.plans.get(planId))?.status, 'completed');
+    token = (await issueToken(world.store, { operator: 'alice', role: 'viewer' })).token;
+    session = await openConsole(world, chromiumPath);
+  });
+
+  after(async () => {
+    await session?.close();
+    await ts?.dispose();
+  });
+
+  const signedIn = (route: string): Promise<Page> => session!.signedIn(token, route);
+
+  it('shows an intention that could not be read as an API error, and no outcome it could not work out', async () => {
+    const page = await signedIn('#/plans');
+    let answered!: () => void;
+    const refused = new Promise<void>((resolve) => {
+      answered = resolve;
+    });
+    await page.route(
+      (url) => url.pathname === `/api/v1/intentions/${intentionId}`,
+      async (route) => {
+        await route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify({ error: { code: 'internal', message: 'the store went away', problems: [] } }) });
+        answered();
+      },
+    );
+    await page.evaluate(`window.location.hash = ${JSON.stringify(`#/plans/${planId}`)}`);
+    await page.waitForSelector('.plan-head [data-testid=status][data-status=escalated]');
+    await refused;
+    const error = await page.waitForSelector('[data-testid=api-error][data-status="500"]');
+    const text = (await error.textContent()) ?? '';
+    assert.match(text, /intention/);
+    assert.match(text, /the store went away/);
+    const outcome = (await page.textContent('[data-testid=outcome]')) ?? '';
+    assert.doesNotMatch(outcome, /Completed|Nothing waits for you/);
+    assert.equal(await page.getAttribute('[data-testid=outcome]', 'data-kind'), 'unknown');
+  });
+});
