@@ -1,7 +1,10 @@
 // A plan's page when something goes wrong, in a real browser against an in-process server:
 // - its intention cannot be read (the API's answer replaced by a 500 through playwright's
 //   request routing): the error is shown as every API error is, and the outcome panel does not
-//   claim "Completed, nothing waits for you" beside an "escalated to you" badge.
+//   claim "Completed, nothing waits for you" beside an "escalated to you" badge;
+// - an address with a malformed % escape shows Not found, and the console goes on working;
+// - a page that fails to render (fed an answer it cannot read) shows an error in its place, the
+//   navigation stays, and another page opens normally (the console went blank until a reload).
 //
 // Needs the built console: `npm run build:console` (npm test builds it first).
 
@@ -66,5 +69,29 @@ describe("a plan's page when something fails (browser)", () => {
     const outcome = (await page.textContent('[data-testid=outcome]')) ?? '';
     assert.doesNotMatch(outcome, /Completed|Nothing waits for you/);
     assert.equal(await page.getAttribute('[data-testid=outcome]', 'data-kind'), 'unknown');
+  });
+
+  it('a malformed escape in the address is Not found, and the console goes on', async () => {
+    const page = await signedIn('#/plans/%E0%A4%A');
+    await page.waitForSelector('h1:has-text("Not found")');
+    await page.click('nav >> text=Plans');
+    await page.waitForSelector(`[data-testid=plan-row][data-plan-id="${planId}"]`);
+  });
+
+  it('a page that fails to render shows an error in its place; navigating away recovers', async () => {
+    const page = await signedIn('#/plans');
+    await page.waitForSelector(`[data-testid=plan-row][data-plan-id="${planId}"]`);
+    // An answer the plan page cannot read: no plan, no steps.
+    await page.route(
+      (url) => url.pathname === `/api/v1/plans/${planId}`,
+      (route) => route.fulfill({ status: 200, contentType: 'application/json', body: '{}' }),
+    );
+    await page.evaluate(`window.location.hash = ${JSON.stringify(`#/plans/${planId}`)}`);
+    const error = await page.waitForSelector('[data-testid=page-error] [data-testid=api-error]');
+    assert.match((await error.textContent()) ?? '', /could not be shown/);
+    assert.ok(await page.$('[data-testid=whoami]'), 'the header stays');
+    await page.click('nav >> text=Plans');
+    await page.waitForSelector(`[data-testid=plan-row][data-plan-id="${planId}"]`);
+    assert.equal(await page.$('[data-testid=page-error]'), null);
   });
 });

@@ -5,6 +5,7 @@ import { useCallback, useEffect, useMemo, useState, type FormEvent } from 'react
 import { ApiClient, asApiError, type ApiError } from './api/client.ts';
 import type { Whoami } from './api/types.ts';
 import { ErrorBox } from './components/common.tsx';
+import { PageBoundary } from './components/PageBoundary.tsx';
 import { LiveProvider, useLive } from './live.tsx';
 import { ApprovalCentre } from './pages/ApprovalCentre.tsx';
 import { PlanPage } from './pages/PlanPage.tsx';
@@ -153,7 +154,10 @@ function Shell({ onSignOut }: { onSignOut(): void }) {
         </button>
       </header>
       <main className="content">
-        <Page route={route} />
+        {/* A page that failed to render is left behind by going to another address. */}
+        <PageBoundary location={window.location.hash}>
+          <Page route={route} />
+        </PageBoundary>
       </main>
     </div>
   );

@@ -15,7 +15,10 @@ export function parseRoute(hash: string): Route {
   const raw = hash.replace(/^#/, '') || '/';
   const [pathPart = '/', queryPart = ''] = raw.split('?');
   const query = new URLSearchParams(queryPart);
-  const parts = pathPart.split('/').filter(Boolean).map(decodeURIComponent);
+  // A malformed escape (`%E0%A4%A`) names no page: decodeURIComponent threw here, during render,
+  // and blanked the console until a reload.
+  const parts = decodedParts(pathPart);
+  if (parts === null) return { page: 'not_found', path: pathPart };
   if (parts.length === 0 || (parts[0] === 'plans' && parts.length === 1)) return { page: 'plans', query };
   if (parts[0] === 'plans' && parts[1] && parts.length === 2) return { page: 'plan', id: parts[1], step: query.get('step') };
   if (parts[0] === 'approvals' && parts.length === 1) return { page: 'approvals' };
@@ -23,6 +26,14 @@ export function parseRoute(hash: string): Route {
   if (parts[0] === 'minds' && parts[1] && parts[2] === 'timeline') return { page: 'timeline', scope: 'mind', id: parts[1] };
   if (parts[0] === 'intentions' && parts[1] && parts[2] === 'timeline') return { page: 'timeline', scope: 'intention', id: parts[1] };
   return { page: 'not_found', path: pathPart };
+}
+
+function decodedParts(path: string): string[] | null {
+  try {
+    return path.split('/').filter(Boolean).map(decodeURIComponent);
+  } catch {
+    return null;
+  }
 }
 
 export const href = {
