@@ -154,6 +154,12 @@ export class PassLoop {
   readonly #options: PassLoopOptions;
   #stopping = false;
   #wake: (() => void) | null = null;
+  /**
+   * A wake-up that came during a pass: the pass may have read the log before the event that
+   * woke it committed, so the next pass starts at once (as WakeBus keeps one for its next wait).
+   * It was dropped, and such an event waited the whole pause.
+   */
+  #woken = false;
   #running: Promise<void> | null = null;
 
   constructor(pass: () => Promise<unknown>, options: PassLoopOptions) {
@@ -170,15 +176,21 @@ export class PassLoop {
     this.#running ??= (async () => {
       while (!this.#stopping) {
         let pause = this.#options.pauseMs;
+        let failed = false;
+        // What woke it so far is read by this pass.
+        this.#woken = false;
         try {
           // Evaluated apart: `again?.(await pass())` would skip the pass itself with no `again`.
           const result = await this.#pass();
           if (this.#options.again?.(result)) continue;
         } catch (error) {
+          failed = true;
           pause = Math.max(pause, this.#options.afterErrorMs ?? 0);
           this.#options.onError(error instanceof Error ? error : new Error(String(error)));
         }
         if (this.#stopping) break;
+        // Not after a pass that threw: a store that keeps failing is not retried at every wake-up.
+        if (this.#woken && !failed) continue;
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, pause);
           this.#wake = () => {
@@ -191,8 +203,9 @@ export class PassLoop {
     })();
   }
 
-  /** Cuts the pause short. */
+  /** Cuts the pause short, or, during a pass, skips the pause after it. */
   wake(): void {
+    this.#woken = true;
     this.#wake?.();
   }
 
