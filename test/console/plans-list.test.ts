@@ -4,7 +4,10 @@
 // - a new filter drops the old filter's rows at once and says it is loading (they stood under the
 //   new filter until its answer came);
 // - "Load more" keeps the rows shown, and the page's scroll, while the next page loads (the
-//   table emptied and the page jumped to the top).
+//   table emptied and the page jumped to the top);
+// - the objective box, which narrows only the rows loaded, says so while more pages remain
+//   (it said "No plans match." over a match on the next page);
+// - a mind named by its name in the address is the one chosen in the mind picker (it said "any").
 //
 // Needs the built console: `npm run build:console` (npm test builds it first).
 
@@ -101,5 +104,27 @@ describe('the plans list (browser)', () => {
     assert.deepEqual(await rowIds(page), [...first, ...busyPlans.slice(0, 3).reverse()]);
     assert.equal(await page.$('button:has-text("Load more")'), null, 'nothing more to load');
     assert.equal(await page.evaluate(() => window.scrollY), scrolled, 'the page kept its scroll');
+  });
+
+  it('the objective box says it searched only the plans loaded so far, and a match on the next page is found by loading more', async () => {
+    const page = await signedIn(`#/plans?mind=${world!.mind.id}`);
+    await page.waitForSelector(`[data-testid=plan-row][data-plan-id="${busyPlans.at(-1)}"]`);
+    // "Read alpha 0" is the oldest plan: on the second page.
+    await page.fill('input[type=search]', 'alpha 0');
+    await page.waitForSelector('text=None of the 50 plans loaded so far match; load more to search further.');
+    assert.deepEqual(await rowIds(page), []);
+    await page.click('button:has-text("Load more")');
+    await page.waitForSelector(`[data-testid=plan-row][data-plan-id="${busyPlans[0]}"]`);
+    assert.deepEqual(await rowIds(page), [busyPlans[0]]);
+    assert.equal(await page.$('[data-testid=filter-note]'), null, 'everything is loaded and a plan matches: nothing to add');
+    await page.fill('input[type=search]', 'gamma');
+    assert.equal((await page.textContent('[data-testid=filter-note]'))?.trim(), 'No plans match.');
+  });
+
+  it('a mind named by its name in the address is the one chosen in the picker', async () => {
+    const page = await signedIn(`#/plans?mind=${encodeURIComponent(other.name)}`);
+    await page.waitForSelector(`[data-testid=plan-row][data-plan-id="${otherPlanId}"]`);
+    await page.waitForSelector(`[data-testid=filter-mind] option[value="${other.id}"]`, { state: 'attached' });
+    assert.equal(await page.inputValue('[data-testid=filter-mind]'), other.id);
   });
 });

@@ -1,5 +1,6 @@
 // Plans, newest first: status, mind, intention, revision, age. Status and mind filter on the
-// server (and live in the URL); the text filter narrows the loaded rows by objective.
+// server (and live in the URL); the text filter narrows the loaded rows by objective, and says so
+// while more pages remain.
 
 import { useEffect, useRef, useState } from 'react';
 import type { ApiClient } from '../api/client.ts';
@@ -48,6 +49,7 @@ export function PlansList({ query }: { query: URLSearchParams }) {
 
   const needle = text.trim().toLowerCase();
   const rows = (plans.data?.items ?? []).filter((plan) => !needle || plan.objective.toLowerCase().includes(needle));
+  const chosenMind = minds.data?.find((m) => m.id === mind || m.name === mind)?.id ?? mind;
   const mindName = (id: string, fallback?: string) => fallback ?? minds.data?.find((m) => m.id === id)?.name ?? shortId(id);
 
   return (
@@ -67,7 +69,8 @@ export function PlansList({ query }: { query: URLSearchParams }) {
         </label>
         <label>
           Mind
-          <select value={mind} onChange={(event) => setFilter('mind', event.target.value)} data-testid="filter-mind">
+          {/* The options are ids and the address may name the mind by name: choose the mind it names. */}
+          <select value={chosenMind} onChange={(event) => setFilter('mind', event.target.value)} data-testid="filter-mind">
             <option value="">any</option>
             {(minds.data ?? []).map((m) => (
               <option key={m.id} value={m.id}>
@@ -141,7 +144,7 @@ export function PlansList({ query }: { query: URLSearchParams }) {
               ))}
             </tbody>
           </table>
-          {rows.length === 0 && <p className="muted">No plans match.</p>}
+          <FilterNote shown={rows.length} loaded={plans.data.items.length} narrowed={needle !== ''} more={plans.data.next_cursor !== null} />
           {plans.data.next_cursor && (
             <button type="button" onClick={() => setMore({ filterKey, pages: pages + 1 })} disabled={plans.loading} data-testid="load-more">
               Load more
@@ -151,6 +154,22 @@ export function PlansList({ query }: { query: URLSearchParams }) {
       )}
     </section>
   );
+}
+
+/**
+ * What the list says under the table. The objective box narrows only the rows loaded so far, so
+ * while there are more pages it says so rather than "No plans match" over a match on the next.
+ */
+function FilterNote({ shown, loaded, narrowed, more }: { shown: number; loaded: number; narrowed: boolean; more: boolean }) {
+  const loadedSoFar = `${loaded === 1 ? 'the 1 plan' : `the ${loaded} plans`} loaded so far`;
+  let note: string | null = null;
+  if (narrowed && more) note = shown === 0 ? `None of ${loadedSoFar} match; load more to search further.` : `Searched only ${loadedSoFar}; load more to search further.`;
+  else if (shown === 0) note = 'No plans match.';
+  return note ? (
+    <p className="muted" data-testid="filter-note">
+      {note}
+    </p>
+  ) : null;
 }
 
 export async function listMinds(api: ApiClient): Promise<MindRecord[]> {
