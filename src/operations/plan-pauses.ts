@@ -9,8 +9,9 @@ import { textProblem } from '../core/input-limits.ts';
 import { CLOSED_PLAN_STATUSES } from '../core/vocabulary.ts';
 import type { JsonObject } from '../core/plan.ts';
 import type { MindRecord, NewEvent, PlanPause, PlanRecord, Store } from '../store/index.ts';
-import { Conflict, NotFound, invalid } from './errors.ts';
+import { Conflict, invalid } from './errors.ts';
 import { resolveMind } from './minds.ts';
+import { planOfMind } from './mind-plans.ts';
 import { findPlan } from './plans.ts';
 
 /** Longest reason kept with a pause or resume. */
@@ -30,13 +31,8 @@ function reasonOf(input: PauseInput): string {
   return reason;
 }
 
-async function planOf(store: Store, principal: Principal, planId: string, input: PauseInput): Promise<PlanRecord> {
-  const plan = await findPlan(store, principal, planId);
-  if (input.mind !== undefined) {
-    const mind = await resolveMind(store, principal, input.mind);
-    if (plan.mindId !== mind.id) throw new NotFound('id', `no plan ${planId}`);
-  }
-  return plan;
+function planOf(store: Store, principal: Principal, planId: string, input: PauseInput): Promise<PlanRecord> {
+  return input.mind === undefined ? findPlan(store, principal, planId) : planOfMind(store, principal, input.mind, planId);
 }
 
 function where(plan: PlanRecord) {

@@ -89,6 +89,33 @@ for (const kind of STORE_KINDS) {
       });
     });
 
+    it('reads and cancels a plan through its mind, and answers a plan of another mind as a missing one', async () => {
+      await withApi(store(), async ({ call, world, other }) => {
+        const { plan } = await world.plan(draftOf([readStep('a')]));
+        const through = await call('viewer', 'GET', `/api/v1/minds/${world.mind.name}/plans/${plan.id}`);
+        assert.equal(through.status, 200, JSON.stringify(through.body));
+        assert.deepEqual(through.body, (await call('viewer', 'GET', `/api/v1/plans/${plan.id}`)).body);
+        assert.equal((await call('agent', 'GET', `/api/v1/minds/${world.mind.id}/plans/${plan.id}`)).status, 200);
+
+        const missing = await call('viewer', 'GET', `/api/v1/minds/${world.mind.name}/plans/01a23710-f254-73ae-a073-9b265b75019f`);
+        const elsewhere = await call('viewer', 'GET', `/api/v1/minds/${other.name}/plans/${plan.id}`);
+        assert.equal(elsewhere.status, 404);
+        assert.deepEqual(
+          elsewhere.body.error.problems.map((p: { code: string; path: string }) => [p.code, p.path]),
+          missing.body.error.problems.map((p: { code: string; path: string }) => [p.code, p.path]),
+        );
+
+        const cancelElsewhere = await call('operator', 'POST', `/api/v1/minds/${other.name}/plans/${plan.id}/cancel`, { reason: 'wrong mind' });
+        assert.equal(cancelElsewhere.status, 404);
+        assert.equal((await call('viewer', 'POST', `/api/v1/minds/${world.mind.name}/plans/${plan.id}/cancel`, { reason: 'no' })).status, 403);
+        assert.equal((await world.store.plans.get(plan.id))?.status, plan.status, 'refusals change nothing');
+        const cancelled = await call('operator', 'POST', `/api/v1/minds/${world.mind.name}/plans/${plan.id}/cancel`, { reason: 'not needed' });
+        assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
+        assert.equal(cancelled.body.plan.status, 'abandoned');
+        assert.equal((await world.store.plans.get(plan.id))?.status, 'abandoned');
+      });
+    });
+
     it('shows the enforced budget of a plan that stated none', async () => {
       await withApi(store(), async ({ call, world }) => {
         const { plan } = await world.plan(draftOf([readStep('a')], { budget: {} }));

@@ -1,10 +1,10 @@
-// Plans addressed through their mind: previewing a draft before submitting it, and releasing a
-// blocked step of one of the mind's plans. See docs/api.md.
+// Plans addressed through their mind: previewing a draft before submitting it, reading or
+// cancelling one of the mind's plans, and releasing a blocked step of one. See docs/api.md.
 
 import { Type } from 'typebox';
-import { previewPlanDraft, releaseMindPlanStep } from '../../operations/index.ts';
+import { cancelMindPlan, mindPlanDetail, previewPlanDraft, releaseMindPlanStep } from '../../operations/index.ts';
 import { principal } from '../auth.ts';
-import { Id, MindParams, MindRef, Note, strictObject } from '../schemas.ts';
+import { Id, MindParams, MindRef, Note, ReasonBody, strictObject } from '../schemas.ts';
 import type { Services } from '../../operations/services.ts';
 import type { Api } from './context.ts';
 
@@ -24,6 +24,20 @@ export function mindPlanRoutes(api: Api, ctx: Services): void {
       },
     },
     async (request) => previewPlanDraft(store, ctx.registry, principal(request), request.params.mind, request.body),
+  );
+
+  const MindPlanParams = strictObject({ mind: MindRef, id: Id });
+
+  api.get(
+    '/minds/:mind/plans/:id',
+    { config: { permission: 'read' }, schema: { tags: ['plans'], summary: 'a plan of this mind with its steps, as GET /plans/{id}', params: MindPlanParams } },
+    async (request) => mindPlanDetail(store, ctx.registry, principal(request), request.params.mind, request.params.id),
+  );
+
+  api.post(
+    '/minds/:mind/plans/:id/cancel',
+    { config: { permission: 'decide' }, schema: { tags: ['plans'], summary: 'cancel a plan of this mind', params: MindPlanParams, body: ReasonBody } },
+    async (request) => ({ plan: await cancelMindPlan(store, ctx.registry, ctx.capabilities, principal(request), request.params.mind, request.params.id, request.body.reason) }),
   );
 
   api.post(
