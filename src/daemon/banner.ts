@@ -10,11 +10,21 @@ export interface BannerFacts {
   created: boolean;
   /** The `--db` value that names the same store to the token command, when it is not the default. */
   dbFlag: string | null;
-  console: boolean;
+  /**
+   * The console: `served`, `disabled` (`--console none`, or its variable or file setting), or
+   * `not_built` (no built console to serve: web/dist has no index.html).
+   */
+  console: 'served' | 'disabled' | 'not_built';
   anonymousRole: string | null;
   /** What the log lines below will show, e.g. `warnings and errors (--log-level info for more)`. */
   logNote: string;
 }
+
+const CONSOLE_LINE: Record<BannerFacts['console'], (url: string) => string> = {
+  served: (url) => `${url}/`,
+  disabled: () => 'not served (--console none)',
+  not_built: () => 'not served: the console is not built (run npm run build:console, then start again)',
+};
 
 export function daemonBanner(facts: BannerFacts): string {
   const db = facts.dbFlag ? ` --db ${facts.dbFlag}` : '';
@@ -23,7 +33,7 @@ export function daemonBanner(facts: BannerFacts): string {
     : `praxis token create --operator <your name> --role operator${db}\n              prints a token: paste it into the console, or send it as Authorization: Bearer <token>`;
   const lines = [
     `Praxis ${facts.version} is running.`,
-    `  console   ${facts.console ? `${facts.url}/` : 'not served (--console none)'}`,
+    `  console   ${CONSOLE_LINE[facts.console](facts.url)}`,
     `  API       ${facts.url}/api/v1 (described at ${facts.url}/docs)`,
     `  sign in   ${signIn}`,
     `  store     ${facts.store}${facts.created ? ' (created now)' : ''}`,

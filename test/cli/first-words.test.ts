@@ -11,7 +11,9 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { daemonBanner } from '../../src/daemon/banner.ts';
 import { textLogLine } from '../../src/daemon/logger.ts';
+import { instructions } from '../../src/cli/commands/demo.ts';
 import { logFormatOf } from '../../src/cli/commands/serve.ts';
+import type { DemoStory } from '../../src/daemon/demo.ts';
 import { BIN, praxis } from '../daemon/process.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'praxis-first-words-'));
@@ -156,12 +158,29 @@ describe('praxis: first words', () => {
       store: 'PostgreSQL postgres://u:***@db/praxis',
       created: false,
       dbFlag: null,
-      console: true,
+      console: 'served',
       anonymousRole: null,
       logNote: 'x',
     });
     assert.match(banner, /console\s+http:\/\/127\.0\.0\.1:7300\//);
     assert.match(banner, /--role operator\n/, 'no --db when the environment already names the store');
     assert.doesNotMatch(banner, /created now/);
+    // Not served: the real reason, and no console address.
+    const without = (console: 'disabled' | 'not_built') =>
+      daemonBanner({ version: '9.9.9', url: 'http://127.0.0.1:7300', store: 's', created: false, dbFlag: null, console, anonymousRole: null, logNote: 'x' });
+    assert.match(without('disabled'), /console\s+not served \(--console none\)\n/);
+    assert.match(without('not_built'), /console\s+not served: the console is not built \(run npm run build:console, then start again\)\n/);
+    assert.doesNotMatch(without('not_built'), /--console none|7300\/\n/);
+  });
+
+  it('the demo prints its sign-in link, or, with no console built, the reason and no link (it answered 404)', () => {
+    const story = { intentionId: 'i-1', planId: 'p-1' } as DemoStory;
+    const link = 'http://127.0.0.1:7300/#token=praxis_t';
+    assert.match(instructions(link, story), /Open the console[^\n]*\n {2}http:\/\/127\.0\.0\.1:7300\/#token=praxis_t\n/);
+    const none = instructions(null, story);
+    assert.match(none, /The console is not built, so there is none to open: run npm run build:console, then praxis demo again\./);
+    assert.match(none, /--auto/);
+    assert.doesNotMatch(none, /#token=|http:|Approvals:/);
+    assert.doesNotMatch(instructions(null, story, true), /add --auto/);
   });
 });

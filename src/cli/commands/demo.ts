@@ -1,7 +1,8 @@
 // `praxis demo`: the daemon on a fresh demo database and a simulated host, with a story seeded
 // to play in about a minute (see src/daemon/demo.ts). It prints the console address with an
-// operator token and what to click. `--auto` plays the operator too and exits 0 once the
-// escalation note is written, or 1 with where the story stood if it does not finish in time.
+// operator token and what to click (or, when the console is not built, says so and prints no
+// link). `--auto` plays the operator too and exits 0 once the escalation note is written, or 1
+// with where the story stood if it does not finish in time.
 
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -44,18 +45,31 @@ function tell(milestone: Milestone, auto: boolean): void {
   }
 }
 
-function instructions(consoleUrl: string, story: DemoStory): string {
+/**
+ * What the demo prints first. `consoleUrl` is the sign-in link, or null when there is no console
+ * to open (web/dist not built): then it says so and prints no link, which would answer 404.
+ */
+export function instructions(consoleUrl: string | null, story: DemoStory, auto = false): string {
+  const open =
+    consoleUrl === null
+      ? [
+          'The console is not built, so there is none to open: run npm run build:console, then praxis demo again.',
+          ...(auto ? [] : ['(Or add --auto to watch the story play out here, with the approval and the grant given for you.)']),
+        ]
+      : [
+          `Open the console (the token in the address signs you in as operator "demo"):`,
+          `  ${consoleUrl}`,
+          '',
+          'Then:',
+          `  1. Approvals: the restart of ${DEMO_UNIT} waits for you. Approve it.`,
+          '  2. Watch the plan: the restart runs, but the unit fails again, so the verify step refutes it (about 20 s).',
+          '  3. The executor replans to a diagnosis: it asks for temporary access to the journal. Approvals, Capability requests: grant it.',
+          '  4. It reads the logs (masked), summarises them and escalates to you: the plan page leads with the note.',
+        ];
   return [
     '',
     `Praxis demo: mind "${DEMO_MIND}" wants to restart ${DEMO_UNIT} on a simulated host.`,
-    `Open the console (the token in the address signs you in as operator "demo"):`,
-    `  ${consoleUrl}`,
-    '',
-    'Then:',
-    `  1. Approvals: the restart of ${DEMO_UNIT} waits for you. Approve it.`,
-    '  2. Watch the plan: the restart runs, but the unit fails again, so the verify step refutes it (about 20 s).',
-    '  3. The executor replans to a diagnosis: it asks for temporary access to the journal. Approvals, Capability requests: grant it.',
-    '  4. It reads the logs (masked), summarises them and escalates to you: the plan page leads with the note.',
+    ...open,
     '',
     `Intention ${story.intentionId}, first plan ${story.planId}.`,
     `Store: SQLite file ${resolve(DEMO_DB_PATH)}, created afresh for this demo. Stop with Ctrl-C.`,
@@ -111,9 +125,9 @@ export function demoCommand(program: Command): void {
           const seeded = story as DemoStory | null;
           if (!seeded) throw new Error('the demo story was not seeded');
           const { token } = await issueToken(daemon.store, { operator: 'demo', role: 'operator', label: 'praxis demo', issuedBy: 'demo' });
-          say(instructions(`${daemon.url}/#token=${token}`, seeded));
-
           const auto = options.auto ?? false;
+          say(instructions(config.consoleDir === null ? null : `${daemon.url}/#token=${token}`, seeded, auto));
+
           const watch = watchStory(daemon.store, daemon.capabilities, seeded, { auto, tell: (m) => tell(m, auto) });
           if (!auto) {
             watch.finished.then(

@@ -76,7 +76,7 @@ export function serveCommand(program: Command): void {
       action(async (options: DaemonFlags & { logFormat?: string }) => {
         const { logFormat: flag, ...flags } = options;
         const format = logFormatOf(flag, process.env.PRAXIS_LOG_FORMAT, process.stdout.isTTY === true);
-        const [{ loadDaemonConfig }, { createLogger }] = await Promise.all([import('../../daemon/config.ts'), import('../../daemon/logger.ts')]);
+        const [{ builtConsoleDir, loadDaemonConfig }, { createLogger }] = await Promise.all([import('../../daemon/config.ts'), import('../../daemon/logger.ts')]);
         // A person at a terminal reads the banner first, then warnings and errors only, unless a
         // level was asked for (a flag, the variable, or the configuration file: the default sits
         // below all three); a collector gets every line from `info` up.
@@ -116,7 +116,8 @@ export function serveCommand(program: Command): void {
               store: daemon.storeDescription,
               created: daemon.storeCreated,
               dbFlag,
-              console: config.consoleDir !== null,
+              // Not served: turned off, or nothing built to serve (the default when web/dist is missing).
+              console: config.consoleDir !== null ? 'served' : builtConsoleDir() === null ? 'not_built' : 'disabled',
               anonymousRole: config.anonymousRole,
               logNote: config.logLevel === 'warn' ? 'warnings and errors below (--log-level info for more, --log-format json for collectors)' : `from level ${config.logLevel} below`,
             }),
