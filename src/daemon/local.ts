@@ -9,7 +9,9 @@
 import { loadDaemonKey } from '../access/daemon-secret.ts';
 import type { Principal } from '../access/permissions.ts';
 import { CapabilityService } from '../capabilities/service.ts';
+import { modelRoleProblems } from '../drafting/model-role.ts';
 import { planningFromEnv, type PlanningServices } from '../drafting/plan-intention.ts';
+import type { Problem } from '../core/errors.ts';
 import type { Services } from '../operations/services.ts';
 import { deferredBuiltins } from './implementations.ts';
 import { localRegistry } from './registry.ts';
@@ -33,6 +35,14 @@ export interface LocalServices {
  * the one beside the SQLite file or in ./.praxis/ for PostgreSQL): what the CLI raises, the daemon
  * can verify, and back.
  */
+/**
+ * What in the environment keeps a local session that plans (`praxis mcp`) from starting, as it
+ * keeps the daemon from starting: model variables that name no usable model.
+ */
+export function localPlanningProblems(env: Record<string, string | undefined> = process.env): Problem[] {
+  return modelRoleProblems(env);
+}
+
 export async function openLocalServices(db: string | undefined, options: { create?: boolean } = {}): Promise<LocalServices> {
   const { store, created, config } = await openLocalStore(db, options);
   let registry: CapabilityRegistry | undefined;

@@ -38,14 +38,10 @@ export function mcpCommand(program: Command): void {
           process.stderr.write('praxis mcp: no token: pass --token <token> or set PRAXIS_TOKEN (create one with: praxis token create)\n');
           return EXIT.usage;
         }
-        const [{ authenticate, looksLikeToken }, { serveMcpOnStdio }, { modelRoleProblems }] = await Promise.all([
-          import('../../access/tokens.ts'),
-          import('../../daemon/local.ts'),
-          import('../../drafting/model-role.ts'),
-        ]);
+        const [{ authenticate, looksLikeToken }, { serveMcpOnStdio, localPlanningProblems }] = await Promise.all([import('../../access/tokens.ts'), import('../../daemon/local.ts')]);
         // A session plans with the model the environment names, as the daemon does: a mistake in
         // it is refused before the session starts, not found at the first plan.
-        const modelProblems = modelRoleProblems(process.env);
+        const modelProblems = localPlanningProblems();
         if (modelProblems.length > 0) throw new InputError(modelProblems);
         // Not a Praxis token at all: refused before the store is opened (which would create one).
         if (!looksLikeToken(token.trim())) {
