@@ -85,7 +85,7 @@ export class EventFollower {
     const read = await this.#store.events.list({ afterSeq: after, limit: this.#batchSize });
     const to = this.#horizon.through(
       after,
-      read.map((event) => ({ seq: event.seq, at: event.createdAt.getTime() })),
+      read.map((event) => event.seq),
       now,
     );
     return to === after ? null : { from: stored, to, events: read.filter((event) => event.seq <= to) };

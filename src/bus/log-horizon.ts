@@ -5,25 +5,13 @@
 // steps over a gap only once it has stayed open for the grace: only a rolled-back insert (whose
 // seq is never used) leaves one open that long. SQLite has one writer, whose seqs become visible
 // in order: it has no gaps in flight.
-//
-// A gap's grace counts from when the seq after it was written, by its event's time: the insert
-// that took the missing seq did so before that one was inserted. A reader that meets the gap long
-// after (a stream resuming from Last-Event-ID, a follower taking a cursor over, a daemon back from
-// a stop) passes an old gap at once. Timed from when this reader first saw each gap, such a reader
-// waited the whole grace at every old gap, one after another (three rolled-back inserts: 30 s).
 
 /** How long a missing seq is waited for before it is taken for a rolled-back insert. */
 export const DEFAULT_GAP_GRACE_MS = 10_000;
 
-/** A seq of the log, with when its event was written (ms, by its writer's clock). */
-export interface SeqTime {
-  seq: number;
-  at: number;
-}
-
 export class LogHorizon {
   readonly #graceMs: number;
-  /** Missing seqs seen, with the time their grace counts from (this process's memory only). */
+  /** Missing seqs seen, with when they were first seen (this process's memory only). */
   readonly #gaps = new Map<number, number>();
 
   /** `gaps`: missing seqs known already, with the time (ms) their grace counts from (openingPlace). */
@@ -33,25 +21,30 @@ export class LogHorizon {
   }
 
   /**
-   * Of `seqs` (seqs of the log after `after` with their times, ascending, as one read found them),
-   * the last a reader may move to at `now` (ms): the one before the first missing seq whose grace
-   * has not run out. `after` when it may not move at all.
+   * Of `seqs` (seqs of the log after `after`, ascending, as one read found them), the last a
+   * reader may move to at `now` (ms): the one before the first missing seq that has not stayed
+   * missing for the grace. `after` when it may not move at all.
    */
-  through(after: number, seqs: readonly SeqTime[], now: number): number {
+  through(after: number, seqs: readonly number[], now: number): number {
     let to = after;
-    for (const { seq, at } of seqs) {
+    for (const seq of seqs) {
       if (seq !== to + 1) {
         const missing = to + 1;
-        // A time ahead of this reader's clock (another writer's) waits no longer than from now.
-        const since = this.#gaps.get(missing) ?? Math.min(at, now);
-        this.#gaps.set(missing, since);
-        if (now - since < this.#graceMs) break;
+        const seen = this.#gaps.get(missing) ?? now;
+        this.#gaps.set(missing, seen);
+        if (now - seen < this.#graceMs) break;
       }
       to = seq;
     }
     for (const seq of this.#gaps.keys()) if (seq <= to) this.#gaps.delete(seq);
     return to;
   }
+}
+
+/** A seq of the log, with when its event was written (ms, by its writer's clock). */
+export interface SeqTime {
+  seq: number;
+  at: number;
 }
 
 /** Where a live reader starts: after `after`, sending nothing in `seen`, waiting for `gaps` as LogHorizon would. */

@@ -40,9 +40,9 @@ export class LogWalk {
     const events: EventRecord[] = [];
     this.#waiting = false;
     while (events.length < limit) {
-      const seqs = (await log.seqTimesAfter(this.#seq, HORIZON_SCAN)).map(({ seq, createdAt }) => ({ seq, at: createdAt.getTime() }));
+      const seqs = await log.seqsAfter(this.#seq, HORIZON_SCAN);
       const through = this.#horizon.through(this.#seq, seqs, clock.now().getTime());
-      this.#waiting = through !== (seqs.at(-1)?.seq ?? this.#seq);
+      this.#waiting = through !== (seqs.at(-1) ?? this.#seq);
       if (through === this.#seq) break;
       const want = limit - events.length;
       const found = await log.list({ ...this.#view, afterSeq: this.#seq, throughSeq: through, limit: want });
