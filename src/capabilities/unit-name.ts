@@ -19,7 +19,8 @@ export const RESTARTABLE_UNIT_TYPES: readonly UnitType[] = ['service', 'socket',
  * Services whose start changes the host's state as a whole: systemd's stock units power off,
  * reboot, halt, kexec, suspend or hibernate the machine once started (`SuccessAction=` and the
  * like), and rescue and emergency take it to single-user mode. A restart of one is never a
- * service restart.
+ * service restart. Checked here by name, and by the Id systemd resolves a name to before a
+ * restart (host/restart-reach.ts), since an alias of one passes every name rule.
  */
 export const HOST_STATE_SERVICES: ReadonlySet<string> = new Set([
   'systemd-poweroff.service',

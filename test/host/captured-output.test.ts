@@ -16,18 +16,24 @@ const dir = new URL('./support/captured/', import.meta.url);
 const captured = (name: string): Captured => JSON.parse(readFileSync(new URL(`${name}.json`, dir), 'utf8')) as Captured;
 const context = () => ({ signal: new AbortController().signal });
 
-/** The host capabilities with a runner that answers the captured command, and nothing else. */
-function replay(name: string) {
-  const answer = captured(name);
+/**
+ * The host capabilities with a runner that answers the captured commands, in the order given,
+ * and nothing else. The last one is the command the capability is for; a restart first reads
+ * the unit (and what it triggers), so its captured reads come before it.
+ */
+function replay(...names: string[]) {
+  const answers = names.map(captured);
   const runner = fakeRunner((command) => {
-    assert.deepEqual(command, answer.command, `${name} was captured for another command`);
+    const answer = answers.shift();
+    assert.ok(answer, `no capture left for ${JSON.stringify(command)}`);
+    assert.deepEqual(command, answer.command, `the capture was made for another command than ${JSON.stringify(command)}`);
     return { exitCode: answer.exitCode, stdout: answer.stdout, stderr: answer.stderr, truncated: answer.truncated };
   });
-  return { host: builtinImplementations({ runner }), command: answer.command as HostCommand & { unit: string } };
+  return { host: builtinImplementations({ runner }), command: captured(names.at(-1)!).command as HostCommand & { unit: string }, runner };
 }
 
-async function observe(name: string): Promise<Record<string, unknown>> {
-  const { host, command } = replay(name);
+async function observe(...names: string[]): Promise<Record<string, unknown>> {
+  const { host, command } = replay(...names);
   const capability = command.program === 'journalctl' ? 'logs.query' : command.operation === 'show' ? 'service.status' : 'service.restart';
   const params: Record<string, string | number> = { unit: command.unit };
   if (command.program === 'journalctl') {
@@ -36,32 +42,32 @@ async function observe(name: string): Promise<Record<string, unknown>> {
   return (await host[capability]!(params, context())).observation;
 }
 
-async function failure(name: string): Promise<CapabilityError> {
+async function failure(...names: string[]): Promise<CapabilityError> {
   try {
-    await observe(name);
+    await observe(...names);
   } catch (error) {
     assert.ok(error instanceof CapabilityError);
     return error;
   }
-  assert.fail(`${name} did not fail`);
+  assert.fail(`${names.join(', ')} did not fail`);
 }
 
 const body = (lines: unknown) => (lines as string[]).map((l) => l.replace(/^\S+ praxis-host \S+\[\d+\]: /, ''));
 
 describe('host capabilities on captured systemd 252 output', () => {
   it('has every capture', () => {
-    assert.equal(readdirSync(dir).filter((f) => f.endsWith('.json')).length, 18);
+    assert.equal(readdirSync(dir).filter((f) => f.endsWith('.json')).length, 21);
   });
 
   it('show: a running service (MainPID printed first, as systemd orders it)', async () => {
-    assert.match(captured('show-running').stdout, /^MainPID=\d+\nLoadState=/);
+    assert.match(captured('show-running').stdout, /^MainPID=\d+\nId=praxis-healthy\.service\nTriggers=\nLoadState=/);
     assert.deepEqual(await observe('show-running'), {
       unit: 'praxis-healthy.service',
       load_state: 'loaded',
       active_state: 'active',
       sub_state: 'running',
-      since: '2026-12-03T11:19:08.000Z',
-      main_pid: 87,
+      since: '2026-12-07T11:41:08.000Z',
+      main_pid: 91,
     });
   });
 
@@ -71,7 +77,7 @@ describe('host capabilities on captured systemd 252 output', () => {
       load_state: 'loaded',
       active_state: 'failed',
       sub_state: 'failed',
-      since: '2026-12-03T11:19:11.000Z',
+      since: '2026-12-07T11:41:11.000Z',
       main_pid: null,
     });
     assert.deepEqual(await observe('show-masked'), {
@@ -91,7 +97,7 @@ describe('host capabilities on captured systemd 252 output', () => {
       main_pid: null,
     });
     const oneshot = await observe('show-oneshot-finished');
-    assert.deepEqual([oneshot.active_state, oneshot.since, oneshot.main_pid], ['inactive', '2026-12-03T11:19:09.000Z', null]);
+    assert.deepEqual([oneshot.active_state, oneshot.since, oneshot.main_pid], ['inactive', '2026-12-07T11:41:09.000Z', null]);
   });
 
   it('show: a socket and a timer, for which systemd prints no MainPID line at all', async () => {
@@ -99,7 +105,7 @@ describe('host capabilities on captured systemd 252 output', () => {
     const socket = await observe('show-socket');
     assert.deepEqual([socket.active_state, socket.sub_state, socket.main_pid], ['active', 'listening', null]);
     const timer = await observe('show-timer');
-    assert.deepEqual([timer.active_state, timer.sub_state, timer.main_pid, timer.since], ['active', 'waiting', null, '2026-12-03T11:19:09.000Z']);
+    assert.deepEqual([timer.active_state, timer.sub_state, timer.main_pid, timer.since], ['active', 'waiting', null, '2026-12-07T11:41:09.000Z']);
   });
 
   it('show: an unknown unit (systemctl exits 0 with LoadState=not-found) is unit_not_found', async () => {
@@ -109,10 +115,11 @@ describe('host capabilities on captured systemd 252 output', () => {
   });
 
   it('restart: masked (status 1) is unit_masked, unknown (status 5) unit_not_found, neither retry-safe', async () => {
-    const masked = await failure('restart-masked');
+    // The read before the restart passes both (systemd shows a masked and an unknown unit under their own Id).
+    const masked = await failure('show-masked', 'restart-masked');
     assert.deepEqual([masked.code, masked.retrySafe], ['unit_masked', false]);
     assert.match(masked.message, /Unit praxis-masked\.service is masked\./);
-    const unknown = await failure('restart-not-found');
+    const unknown = await failure('show-not-found', 'restart-not-found');
     assert.deepEqual([unknown.code, unknown.retrySafe], ['unit_not_found', false]);
   });
 
@@ -120,13 +127,42 @@ describe('host capabilities on captured systemd 252 output', () => {
     const answer = captured('restart-masked');
     // systemd 252's refusal of a unit with RefuseManualStart=yes, for a unit named like a masked one.
     const refused = 'Failed to restart praxis-masked.service: Operation refused, unit praxis-masked.service may be requested by dependency only (it is configured to refuse manual start/stop).\n';
-    const host = builtinImplementations({ runner: fakeRunner(() => ({ exitCode: 1, stdout: '', stderr: refused, truncated: false })) });
+    const show = captured('show-masked');
+    const host = builtinImplementations({
+      runner: fakeRunner((command) => (command.operation === 'show' ? show : { exitCode: 1, stdout: '', stderr: refused, truncated: false })),
+    });
     await assert.rejects(host['service.restart']!({ unit: answer.command.unit! }, context()), (error: unknown) => {
       assert.ok(error instanceof CapabilityError);
       assert.deepEqual([error.code, error.retrySafe], ['command_failed', false]);
       assert.match(error.message, /Operation refused/);
       return true;
     });
+  });
+
+  it('restart: an alias of systemd-poweroff.service, a unit with SuccessAction=reboot and a timer that triggers it are refused after the read, never restarted', async () => {
+    const cases = [
+      { unit: 'praxis-shutdown-now.service', reads: ['show-alias-poweroff'], says: /praxis-shutdown-now\.service is an alias of systemd-poweroff\.service, which changes the state of the whole host/ },
+      { unit: 'praxis-reboot-after.service', reads: ['show-success-action'], says: /praxis-reboot-after\.service has SuccessAction=reboot/ },
+      {
+        unit: 'praxis-reboot-later.timer',
+        reads: ['show-timer-triggering', 'show-success-action'],
+        says: /praxis-reboot-later\.timer triggers praxis-reboot-after\.service: praxis-reboot-after\.service has SuccessAction=reboot/,
+      },
+    ];
+    for (const { unit, reads, says } of cases) {
+      const { host, runner } = replay(...reads);
+      await assert.rejects(host['service.restart']!({ unit }, context()), (error: unknown) => {
+        assert.ok(error instanceof CapabilityError);
+        assert.deepEqual([error.code, error.retrySafe], ['unit_changes_host_state', false], unit);
+        assert.match(error.message, says);
+        return true;
+      });
+      assert.deepEqual(
+        runner.calls.map((c) => c.command.operation),
+        reads.map(() => 'show'),
+        `${unit}: read, never restarted`,
+      );
+    }
   });
 
   it('journal: newest-first output comes back in time order, masked, multi-line entries whole', async () => {

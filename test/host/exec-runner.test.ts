@@ -32,7 +32,7 @@ describe('execFileRunner against the simulated host', () => {
     assert.equal(
       result.stdout,
       // In systemd 252's own order (test/host/support/captured/show-running.json).
-      'MainPID=812\nLoadState=loaded\nActiveState=active\nSubState=running\nStateChangeTimestamp=Tue 2026-12-01 08:00:00 UTC\n',
+      'MainPID=812\nId=nginx.service\nTriggers=\nLoadState=loaded\nActiveState=active\nSubState=running\nStateChangeTimestamp=Tue 2026-12-01 08:00:00 UTC\nSuccessAction=none\n',
     );
   });
 

@@ -81,9 +81,17 @@ describe('service.status (fake runner)', () => {
   });
 });
 
+/** systemctl show of an ordinary service (its own Id, no SuccessAction, triggering nothing), as systemd 252 prints it. */
+const ordinaryShow = (unit: string) => commandResult(`MainPID=0\nId=${unit}\nTriggers=\nLoadState=loaded\nActiveState=failed\nSubState=failed\nStateChangeTimestamp=\nSuccessAction=none\n`);
+
+/** A fake runner that shows every unit as an ordinary one and answers the restart with `restart`. */
+function restartRunner(restart: () => ReturnType<typeof commandResult>) {
+  return fakeRunner((command) => (command.operation === 'show' ? ordinaryShow(command.unit) : restart()));
+}
+
 describe('service.restart (fake runner)', () => {
   it('requests a restart and claims nothing about health', async () => {
-    const runner = fakeRunner(() => commandResult(''));
+    const runner = restartRunner(() => commandResult(''));
     const { observation, summary, lowTrust } = await builtinImplementations({ runner })['service.restart']!({ unit: 'nginx.service' }, context());
     assert.deepEqual(observation, { unit: 'nginx.service', requested: true, message: 'restart requested (health not yet verified)' });
     assertObservationShape('service.restart', observation);
@@ -92,16 +100,20 @@ describe('service.restart (fake runner)', () => {
     assert.equal(lowTrust, undefined);
     assert.deepEqual(
       runner.calls.map((c) => c.command),
-      [{ program: 'systemctl', operation: 'restart', unit: 'nginx.service' }],
+      // What the restart would start is read first (restart-reach.test.ts).
+      [
+        { program: 'systemctl', operation: 'show', unit: 'nginx.service' },
+        { program: 'systemctl', operation: 'restart', unit: 'nginx.service' },
+      ],
     );
   });
 
-  it('failures are never retry-safe', async () => {
-    const notFound = fakeRunner(() => commandResult('', 5, 'Failed to restart x.service: Unit x.service not found.\n'));
+  it('failures of the restart itself are never retry-safe', async () => {
+    const notFound = restartRunner(() => commandResult('', 5, 'Failed to restart x.service: Unit x.service not found.\n'));
     await assert.rejects(builtinImplementations({ runner: notFound })['service.restart']!({ unit: 'x.service' }, context()), code('unit_not_found', false));
-    const denied = fakeRunner(() => commandResult('', 1, 'Failed to restart x.service: Interactive authentication required.\n'));
+    const denied = restartRunner(() => commandResult('', 1, 'Failed to restart x.service: Interactive authentication required.\n'));
     await assert.rejects(builtinImplementations({ runner: denied })['service.restart']!({ unit: 'x.service' }, context()), code('permission_denied', false));
-    const other = fakeRunner(() => commandResult('', 1, 'Job failed\n'));
+    const other = restartRunner(() => commandResult('', 1, 'Job failed\n'));
     await assert.rejects(builtinImplementations({ runner: other })['service.restart']!({ unit: 'x.service' }, context()), code('command_failed', false));
   });
 });

@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { CapabilityError } from '../../src/capabilities/implementation.ts';
 import { logsQueryImplementation } from '../../src/capabilities/host/logs-query.ts';
 import { execFileRunner } from '../../src/capabilities/host/runner.ts';
+import type { CommandRunner, HostCommand } from '../../src/capabilities/host/runner.ts';
 import { serviceRestartImplementation } from '../../src/capabilities/host/service-restart.ts';
 import { serviceStatusImplementation } from '../../src/capabilities/host/service-status.ts';
 import { context, failsWith, runner, status, waitFor } from './support/container.ts';
@@ -20,15 +21,32 @@ const PID1_FREEZE = '/sys/fs/cgroup/init.scope/cgroup.freeze';
 // Durations are measured on the monotonic clock: this machine's wall clock has been seen to step
 // by seconds in the middle of a test.
 
-async function withPid1Frozen<T>(body: () => Promise<T>): Promise<T> {
+async function freezePid1(): Promise<void> {
   assert.match(readFileSync('/proc/1/cgroup', 'utf8'), /^0::\/init\.scope$/m);
   writeFileSync(PID1_FREEZE, '1');
+  await waitFor('PID 1 to be frozen', () => (/^frozen 1$/m.test(readFileSync('/sys/fs/cgroup/init.scope/cgroup.events', 'utf8')) ? true : undefined), 5000);
+}
+
+async function withPid1Frozen<T>(body: () => Promise<T>): Promise<T> {
   try {
-    await waitFor('PID 1 to be frozen', () => (/^frozen 1$/m.test(readFileSync('/sys/fs/cgroup/init.scope/cgroup.events', 'utf8')) ? true : undefined), 5000);
+    await freezePid1();
     return await body();
   } finally {
     writeFileSync(PID1_FREEZE, '0');
   }
+}
+
+/** Praxis's runner, noting each operation it is asked for, and calling `before` first. */
+function watchedRunner(before: (command: HostCommand) => Promise<void> = async () => {}): CommandRunner & { operations: string[] } {
+  const operations: string[] = [];
+  return {
+    operations,
+    async run(command, options) {
+      operations.push(command.operation);
+      await before(command);
+      return runner.run(command, options);
+    },
+  };
 }
 
 function systemctlProcesses(): number[] {
@@ -58,13 +76,33 @@ describe('faults on real systemd', () => {
   });
 
   it('PID 1 not answering: a restart is killed at the timeout, `timeout`, and never retry-safe', async () => {
-    const restart = serviceRestartImplementation({ runner, timeoutMs: 1500 });
-    await withPid1Frozen(async () => {
+    // The read before the restart (restart-reach.ts) is answered; PID 1 stops answering just as
+    // the restart itself is asked for.
+    const watched = watchedRunner(async (command) => {
+      if (command.operation === 'restart') await freezePid1();
+    });
+    const restart = serviceRestartImplementation({ runner: watched, timeoutMs: 1500 });
+    try {
       const started = performance.now();
       // Whether the request reached systemd's socket before systemctl was killed is exactly
       // what "not retry-safe" means: the restart may still happen once PID 1 runs again.
       await assert.rejects(restart({ unit: 'praxis-tpl@beta.service' }, context()), failsWith('timeout', false));
+      assert.ok(performance.now() - started < 8000);
+      assert.deepEqual(watched.operations, ['show', 'restart']);
+      assert.deepEqual(systemctlProcesses(), []);
+    } finally {
+      writeFileSync(PID1_FREEZE, '0');
+    }
+  });
+
+  it('PID 1 not answering before a restart: the read is killed at its timeout, `timeout`, retry-safe, and no restart is asked for', async () => {
+    const watched = watchedRunner();
+    const restart = serviceRestartImplementation({ runner: watched, readTimeoutMs: 1500 });
+    await withPid1Frozen(async () => {
+      const started = performance.now();
+      await assert.rejects(restart({ unit: 'praxis-tpl@beta.service' }, context()), failsWith('timeout', true));
       assert.ok(performance.now() - started < 5000);
+      assert.deepEqual(watched.operations, ['show']);
       assert.deepEqual(systemctlProcesses(), []);
     });
   });

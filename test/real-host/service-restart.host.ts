@@ -4,7 +4,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { RESTART_REQUESTED } from '../../src/capabilities/host/service-restart.ts';
-import { capability, context, failsWith, settle, status, systemctl, waitFor } from './support/container.ts';
+import { readFileSync } from 'node:fs';
+import { capability, context, failsWith, property, settle, status, systemctl, waitFor } from './support/container.ts';
 
 async function restart(unit: string): Promise<{ elapsedMs: number; observation: Record<string, unknown>; summary: string }> {
   const started = performance.now(); // monotonic: the wall clock may step
@@ -80,6 +81,35 @@ describe('service.restart on real systemd', () => {
       assert.match((error as Error).message, /exited with status 5: Failed to restart praxis-nonexistent\.service: Unit praxis-nonexistent\.service not found\./);
       return true;
     });
+  });
+
+  it('an alias of systemd-poweroff.service, a oneshot with SuccessAction=reboot and a timer that would start it: refused after reading them, systemd still running', async () => {
+    // Set-up cross-checks (test/real-host/root/etc/systemd/system/): systemd resolves the alias
+    // and the oneshot really carries its SuccessAction=.
+    assert.equal(property('praxis-shutdown-now.service', 'Id'), 'systemd-poweroff.service');
+    assert.equal(property('praxis-reboot-after.service', 'SuccessAction'), 'reboot');
+    assert.equal(property('praxis-reboot-later.timer', 'Triggers'), 'praxis-reboot-after.service');
+    const pid1 = () => readFileSync('/proc/1/stat', 'utf8').split(' ')[21]; // its start time: the same PID 1 throughout
+    const startedAt = pid1();
+    const cases: [string, RegExp][] = [
+      ['praxis-shutdown-now.service', /praxis-shutdown-now\.service is an alias of systemd-poweroff\.service/],
+      ['praxis-reboot-after.service', /praxis-reboot-after\.service has SuccessAction=reboot/],
+      ['praxis-reboot-later.timer', /praxis-reboot-later\.timer triggers praxis-reboot-after\.service: praxis-reboot-after\.service has SuccessAction=reboot/],
+    ];
+    for (const [unit, says] of cases) {
+      await assert.rejects(capability('service.restart')({ unit }, context()), (error: unknown) => {
+        failsWith('unit_changes_host_state', false)(error);
+        assert.match((error as Error).message, says);
+        return true;
+      });
+    }
+    // Had a restart been queued, --no-block would have returned at once and the shutdown begun
+    // a moment later: give it that moment.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    assert.equal(pid1(), startedAt, 'the same systemd is PID 1');
+    assert.match(systemctl('show', '--property=SystemState', '--value').trim(), /^(running|degraded)$/, 'the manager is not stopping');
+    assert.doesNotMatch(systemctl('list-jobs', '--no-legend'), /poweroff|reboot|shutdown/);
+    for (const [unit] of cases) assert.equal(property(unit, 'ActiveState'), 'inactive', unit);
   });
 
   it('a socket unit can be restarted too, and keeps listening', async () => {

@@ -52,8 +52,12 @@ export const HOST_OPERATIONS: Readonly<Record<HostProgram, Readonly<Record<strin
   journalctl: Object.freeze({ read: { readOnly: true } }),
 });
 
-/** The properties `systemctl show` is asked for, in the order its output is expected. */
-export const SHOW_PROPERTIES = ['LoadState', 'ActiveState', 'SubState', 'StateChangeTimestamp', 'MainPID'] as const;
+/**
+ * The properties `systemctl show` is asked for (systemd prints them in its own order). One list
+ * for both readers: service.status uses the first five; service.restart reads Id, SuccessAction
+ * and Triggers to see what a restart would really start (restart-reach.ts).
+ */
+export const SHOW_PROPERTIES = ['LoadState', 'ActiveState', 'SubState', 'StateChangeTimestamp', 'MainPID', 'Id', 'SuccessAction', 'Triggers'] as const;
 
 /**
  * Time bounds the journal operation passes on. The capability converts what callers write

@@ -21,6 +21,11 @@ export const CAPTURES: Record<string, HostCommand> = {
   'show-socket': show('praxis-echo.socket'),
   'show-timer': show('praxis-tick.timer'),
   'show-oneshot-finished': show('praxis-tick.service'),
+  // What service.restart reads before a restart: an alias of systemd-poweroff.service, a unit
+  // whose success reboots the host, and a timer (not enabled) that would start it.
+  'show-alias-poweroff': show('praxis-shutdown-now.service'),
+  'show-success-action': show('praxis-reboot-after.service'),
+  'show-timer-triggering': show('praxis-reboot-later.timer'),
   'restart-masked': restart('praxis-masked.service'),
   'restart-not-found': restart('praxis-nonexistent.service'),
   'journal-all': read('praxis-healthy.service'),

@@ -2,7 +2,8 @@
 // fixture programs run on bare Node, without the TypeScript loader.
 //
 // Layout of the state directory (PRAXIS_SIM_HOST_DIR):
-//   units/<unit>.json        the unit's state and how it behaves on restart
+//   units/<unit>.json        the unit's state and how it behaves on restart (its
+//                            success_action and triggers too), or { alias_of } for an alias
 //   journal/<unit>.jsonl     journal entries of the unit, one JSON object a line
 //   clock                    optional ISO time the programs treat as "now"
 //   behaviour/<program>.json optional misbehaviour: sleep, flood, print_env, forced failure
@@ -59,6 +60,17 @@ export function readBehaviour(dir, program) {
 
 export function readUnit(dir, unit) {
   return readJson(join(dir, 'units', `${unit}.json`), undefined);
+}
+
+/**
+ * The unit systemd would act on for `unit`, and its stored state: an alias (a unit file whose JSON
+ * is `{ "alias_of": "<unit>" }`, like a symlink in /etc/systemd/system) stands for the unit it
+ * names, which is also the Id systemctl show prints.
+ */
+export function resolveUnit(dir, unit) {
+  const stored = readUnit(dir, unit);
+  if (stored?.alias_of) return { id: checkUnit('systemctl', stored.alias_of), stored: readUnit(dir, stored.alias_of) };
+  return { id: unit, stored };
 }
 
 export function writeUnit(dir, unit, state) {

@@ -29,6 +29,10 @@ export interface SimulatedUnit {
   since?: string;
   /** What a restart leads to, and after how many seconds (default: active, at once). */
   restart?: { outcome?: 'active' | 'failed'; delay_seconds?: number };
+  /** systemd's SuccessAction= (`reboot`, `poweroff`, …); systemctl show prints `none` without it. */
+  success_action?: string;
+  /** The units its activation starts, as systemctl show's Triggers= lists them. */
+  triggers?: string[];
 }
 
 export interface SimulatedJournalEntry {
@@ -90,6 +94,15 @@ export class SimulatedHost {
 
   setUnit(name: string, unit: SimulatedUnit): this {
     writeFileSync(join(this.dir, 'units', `${unitFile(name)}.json`), `${JSON.stringify(unit, null, 2)}\n`);
+    return this;
+  }
+
+  /**
+   * Makes `name` an alias of `unit`, as a symlink in /etc/systemd/system does: systemctl shows
+   * and restarts `unit` for it, and prints `Id=<unit>`.
+   */
+  setAlias(name: string, unit: string): this {
+    writeFileSync(join(this.dir, 'units', `${unitFile(name)}.json`), `${JSON.stringify({ alias_of: unitFile(unit) }, null, 2)}\n`);
     return this;
   }
 
