@@ -24,16 +24,23 @@ export class LogHorizon {
    * Of `seqs` (seqs of the log after `after`, ascending, as one read found them), the last a
    * reader may move to at `now` (ms): the one before the first missing seq that has not stayed
    * missing for the grace. `after` when it may not move at all.
+   *
+   * Every gap the read shows starts its grace when first seen, not only the first: a reader that
+   * meets several rolled-back seqs at once (a stream resuming from Last-Event-ID, a follower
+   * taking a cursor over) waits one grace for them all; timed one after another, three gaps
+   * held it 30 s. The grace is never timed from an event's own time: that comes from its
+   * writer's clock, and from when it was queued rather than inserted, so it is no bound on when
+   * the missing seq was taken; first seen is (the seq after it was visible by then).
    */
   through(after: number, seqs: readonly number[], now: number): number {
+    let previous = after;
+    for (const seq of seqs) {
+      if (seq !== previous + 1 && !this.#gaps.has(previous + 1)) this.#gaps.set(previous + 1, now);
+      previous = seq;
+    }
     let to = after;
     for (const seq of seqs) {
-      if (seq !== to + 1) {
-        const missing = to + 1;
-        const seen = this.#gaps.get(missing) ?? now;
-        this.#gaps.set(missing, seen);
-        if (now - seen < this.#graceMs) break;
-      }
+      if (seq !== to + 1 && now - (this.#gaps.get(to + 1) ?? now) < this.#graceMs) break;
       to = seq;
     }
     for (const seq of this.#gaps.keys()) if (seq <= to) this.#gaps.delete(seq);

@@ -24,6 +24,18 @@ describe('the log horizon', () => {
     assert.equal(horizon.through(4, [6], 21_000), 6);
   });
 
+  it('times every gap of a read from when it was first seen, so several old ones cost one grace, not one each', () => {
+    const horizon = new LogHorizon(10_000);
+    assert.equal(horizon.through(1, [3, 5, 7], 0), 1);
+    assert.equal(horizon.through(1, [3, 5, 7], 9_999), 1);
+    assert.equal(horizon.through(1, [3, 5, 7], 10_000), 7, 'seqs 2, 4 and 6 given up on together');
+    // A gap that opens later waits its own grace, and one that fills in is read in order.
+    assert.equal(horizon.through(7, [9, 11], 10_000), 7);
+    assert.equal(horizon.through(7, [8, 9, 11], 15_000), 9, 'seq 8 committed; 10 waits for its grace');
+    assert.equal(horizon.through(9, [11], 19_999), 9);
+    assert.equal(horizon.through(9, [11], 20_000), 11);
+  });
+
   it('forgets a gap once past it, so a later gap at the same place waits its own grace', () => {
     const horizon = new LogHorizon(10_000);
     assert.equal(horizon.through(0, [2], 0), 0);
