@@ -33,6 +33,8 @@ export interface NotifierOptions {
   pollMs?: number;
   sendTimeoutMs?: number;
   gapGraceMs?: number;
+  /** How long a pass keeps claiming new batches for a target (default DRAIN_BUDGET_MS). */
+  drainBudgetMs?: number;
 }
 
 const SEND_BATCH = 20;
@@ -92,7 +94,7 @@ export class Notifier {
     // batches across targets, a healthy target's deliveries waited for the dead one's timeouts,
     // about backlog / 20 × 10 s. Deliveries of a target no longer configured are drained apart.
     const names = [...this.#targets.keys()];
-    const until = performance.now() + DRAIN_BUDGET_MS;
+    const until = performance.now() + (this.#options.drainBudgetMs ?? DRAIN_BUDGET_MS);
     const sent = await Promise.all([...names.map((target) => this.#drain({ target }, until)), this.#drain({ except: names }, until)]);
     const attempted = sent.reduce((a, b) => a + b.attempted, 0);
     return sent.some((s) => s.cut) ? { enqueued, attempted, more: true } : { enqueued, attempted };

@@ -127,8 +127,10 @@ for (const kind of STORE_KINDS) {
       await new Promise<void>((resolve) => dead.listen(0, '127.0.0.1', resolve));
       try {
         const silent: WebhookTarget = { ...target('silent'), url: `http://127.0.0.1:${(dead.address() as AddressInfo).port}/hook` };
-        // The silent target's sends wait a minute for an answer: they end only when the test closes it.
-        const n = new Notifier({ store, targets: [silent, target('ops')], consoleUrl: null, name: 'daemon-hol', log: quiet, sendTimeoutMs: 60_000 });
+        // The silent target's sends wait a minute for an answer: they end only when the test closes
+        // it. The pass may claim batches for 30 s (1 s by default), so a loaded machine cannot cut
+        // the answering target's drain short of its 45 deliveries within the one pass.
+        const n = new Notifier({ store, targets: [silent, target('ops')], consoleUrl: null, name: 'daemon-hol', log: quiet, sendTimeoutMs: 60_000, drainBudgetMs: 30_000 });
         for (const holder of ['daemon-c', 'daemon-r']) await store.eventCursors.release('webhooks', holder);
         await n.runOnce();
         for (let i = 0; i < 45; i++) await approvalRequested(mind.id);
