@@ -252,6 +252,7 @@ export const ERROR_CODES = {
   unexpected_target: { status: 400, exit: 'refused', meaning: 'a target on a wait or internal step' },
   unit_changes_host_state: { status: null, exit: 'refused', meaning: 'starting the unit would power off, reboot or otherwise change the whole host (an alias, SuccessAction=, a triggered unit)' },
   unit_masked: { status: null, exit: 'refused', meaning: 'the service unit is masked' },
+  unit_is_alias: { status: null, exit: 'refused', meaning: 'the unit named is an alias: service.restart restarts a unit by its own name, the one rules, grants and approvals cover' },
   unit_not_found: { status: null, exit: 'refused', meaning: 'the service unit does not exist on the host' },
   unkeyed_digest: { status: 409, exit: 'refused', meaning: 'the approval request carries no signed digest; it cannot be verified' },
   unknown_abort_condition: { status: 400, exit: 'refused', meaning: 'when is not step_failed, every_observation_failed, expectation_refuted or display_only' },

@@ -112,6 +112,19 @@ describe('service.restart on real systemd', () => {
     for (const [unit] of cases) assert.equal(property(unit, 'ActiveState'), 'inactive', unit);
   });
 
+  it('an alias of an ordinary unit is refused, naming the unit itself, and the unit is not restarted', async () => {
+    // praxis-well.service links to praxis-healthy.service: a rule or approval for the alias is not one for the unit.
+    assert.equal(property('praxis-well.service', 'Id'), 'praxis-healthy.service');
+    const before = property('praxis-healthy.service', 'ExecMainStartTimestampMonotonic');
+    await assert.rejects(capability('service.restart')({ unit: 'praxis-well.service' }, context()), (error: unknown) => {
+      failsWith('unit_is_alias', false)(error);
+      assert.match((error as Error).message, /praxis-well\.service: it is an alias of praxis-healthy\.service.*restart praxis-healthy\.service instead/);
+      return true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    assert.equal(property('praxis-healthy.service', 'ExecMainStartTimestampMonotonic'), before, 'praxis-healthy.service was not restarted');
+  });
+
   it('a socket unit can be restarted too, and keeps listening', async () => {
     await restart('praxis-echo.socket');
     const socket = await settle('praxis-echo.socket', ['active']);

@@ -11,6 +11,9 @@
 // The decisions on what was read are pure (reachOf, hostStateReason, triggeredUnitProblem);
 // checkRestartReach is the shell that reads and walks.
 //
+// An alias of an ordinary unit is refused too, by its own code: policy, grants and approvals
+// name the unit as the caller wrote it, so an alias would get past a rule for the real unit.
+//
 // What is deliberately not refused: FailureAction=, OnFailure=, StartLimitAction= and
 // JobTimeoutAction= are what the operator configured to happen when the unit goes wrong, a
 // recovery; refusing them would leave the units that matter most unrestartable
@@ -75,6 +78,15 @@ function refusal(unit: string, reason: string): CapabilityError {
   return new CapabilityError('unit_changes_host_state', `refused to restart ${unit}: ${reason}`, false);
 }
 
+/**
+ * An alias is restarted by the unit's own name only. Policy rules, grants, commitments and the
+ * approval an operator read all name the unit as the caller wrote it: `sshd.service`, an alias
+ * of `ssh.service`, would restart ssh past a `deny` rule for `ssh.service`.
+ */
+function aliasRefusal(unit: string, id: string): CapabilityError {
+  return new CapabilityError('unit_is_alias', `refused to restart ${unit}: it is an alias of ${id}, and rules, grants and approvals cover a unit by its own name; restart ${id} instead`, false);
+}
+
 /** How the unit asked for leads to `name`: "a.timer triggers b.path, which triggers c.service". */
 function chainOf(path: readonly string[]): string {
   return path.map((name, i) => (i === 0 ? name : i === 1 ? ` triggers ${name}` : `, which triggers ${name}`)).join('');
@@ -104,6 +116,7 @@ export async function checkRestartReach(runner: CommandRunner, unit: string, { s
     }
     const reason = hostStateReason(name, reach);
     if (reason !== null) throw refusal(unit, path.length === 1 ? reason : `${chainOf(path)}: ${reason}`);
+    if (path.length === 1 && reach.id !== unit) throw aliasRefusal(unit, reach.id);
     for (const next of reach.triggers) {
       if (seen.has(next)) continue;
       seen.add(next);
