@@ -12,7 +12,7 @@ import { openAndMigrate } from '../../src/daemon/store-notice.ts';
 import { migrateTo, FIRST_MIGRATION, holdsPraxisStore, MIGRATION_TABLE, migrationsFor } from '../../src/store/migrations/index.ts';
 import { InputError } from '../../src/core/errors.ts';
 import { sql } from 'kysely';
-import { STORE_KINDS, useStore } from '../support/stores.ts';
+import { maintenanceUrl, STORE_KINDS, useStore } from '../support/stores.ts';
 
 for (const kind of STORE_KINDS) {
   describe(`opening a store says whether it created it (${kind})`, () => {
@@ -67,6 +67,20 @@ for (const kind of STORE_KINDS) {
       assert.equal(opened.created, false);
     });
   });
+
+  if (kind === 'postgres') {
+    it('a database that is not there is no store (exit 2); a server that does not answer is a failure, not "no store"', async () => {
+      const url = new URL(maintenanceUrl());
+      url.pathname = `/praxis_missing_${Date.now()}`;
+      await assert.rejects(openAndMigrate({ kind: 'postgres', url: url.toString() }, { mustHold: true }), (error: unknown) => error instanceof InputError && error.problems[0]?.code === 'no_store');
+      // Port 1 on loopback: the connection is refused at once.
+      await assert.rejects(openAndMigrate({ kind: 'postgres', url: 'postgres://postgres@127.0.0.1:1/praxis' }, { mustHold: true }), (error: unknown) => {
+        assert.ok(!(error instanceof InputError), `a failure to reach the server, not ${String(error)}`);
+        assert.match(String((error as Error).message), /ECONNREFUSED/);
+        return true;
+      });
+    });
+  }
 
   if (kind === 'sqlite') {
     it("a refusal leaves another program's SQLite file byte for byte as it was (not turned to WAL)", async () => {

@@ -74,16 +74,29 @@ export function createMigrator(db: Kysely<Database>, kind: StoreKind, schema?: s
 
 /**
  * The names of the migrations applied to the database, in order; undefined when it has no
- * migration table yet (the query fails, and nothing else happened in it).
+ * migration table yet (the query fails, and nothing else happened in it). Any other failure is
+ * thrown: a PostgreSQL that does not answer is no answer about the store, and was reported as
+ * "no Praxis store" (exit 2) instead of a failure to reach it.
  */
 async function appliedMigrations(db: Kysely<Database>, schema?: string): Promise<string[] | undefined> {
   const table = sql.table(schema ? `${schema}.${MIGRATION_TABLE}` : MIGRATION_TABLE);
   try {
     const { rows } = await sql<{ name: string }>`select name from ${table} order by name`.execute(db);
     return rows.map((r) => r.name);
-  } catch {
-    return undefined;
+  } catch (error) {
+    if (isMissingTable(error)) return undefined;
+    throw error;
   }
+}
+
+/** PostgreSQL's codes for a table, schema or database that is not there. */
+const MISSING_IN_POSTGRES = new Set(['42P01', '3F000', '3D000']);
+
+/** Whether reading the migration table failed because there is none (no table, schema or database), not because the database could not be read. */
+function isMissingTable(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && MISSING_IN_POSTGRES.has(code)) return true;
+  return typeof message === 'string' && /^no such table: /.test(message);
 }
 
 /** Whether the database (or schema) holds a Praxis store: its migration table is there. */
