@@ -23,6 +23,8 @@ describe("a plan's page when something fails (browser)", () => {
   let planId = '';
   let intentionId = '';
   let token = '';
+  let blockedPlanId = '';
+  let operatorToken = '';
 
   before(async () => {
     const chromiumPath = consolePrerequisites();
@@ -35,7 +37,17 @@ describe("a plan's page when something fails (browser)", () => {
     intentionId = intention.id;
     await world.executor().drain();
     assert.equal((await world.store.plans.get(planId))?.status, 'completed');
+    // Two blocked steps side by side, each for an operator to release after checking the host.
+    await world.allow('test.read');
+    const blocked = await world.plan(
+      draftOf([step('a', { kind: 'capability', capability: 'test.read', params: { name: 'a' } }), step('b', { kind: 'capability', capability: 'test.read', params: { name: 'b' } })], {
+        objective: 'two blocked reads',
+      }),
+    );
+    blockedPlanId = blocked.plan.id;
+    for (const s of blocked.plan.steps) await world.store.steps.move('block', s.id, 'pending', { error: 'outcome unknown' });
     token = (await issueToken(world.store, { operator: 'alice', role: 'viewer' })).token;
+    operatorToken = (await issueToken(world.store, { operator: 'olga', role: 'operator' })).token;
     session = await openConsole(world, chromiumPath);
   });
 
@@ -93,5 +105,16 @@ describe("a plan's page when something fails (browser)", () => {
     await page.click('nav >> text=Plans');
     await page.waitForSelector(`[data-testid=plan-row][data-plan-id="${planId}"]`);
     assert.equal(await page.$('[data-testid=page-error]'), null);
+  });
+
+  it("a note typed to release one blocked step is not carried to another step's release form", async () => {
+    const page = await session!.signedIn(operatorToken, `#/plans/${blockedPlanId}`);
+    await page.click('[data-testid=graph-node][data-step-key=a]');
+    await page.waitForSelector('[data-testid=step-detail][data-step-key=a] form.release');
+    await page.fill('form.release input', 'checked host a');
+    await page.click('[data-testid=graph-node][data-step-key=b]');
+    await page.waitForSelector('[data-testid=step-detail][data-step-key=b] form.release');
+    assert.equal(await page.inputValue('form.release input'), '', "b's form starts empty");
+    assert.equal(await page.getAttribute('form.release', 'aria-label'), 'Release step b');
   });
 });

@@ -114,7 +114,9 @@ export function PlanPage({ id, selectedStep }: { id: string; selectedStep: strin
         <div className="plan-main">
           <PlanGraph steps={steps} selected={selected?.key ?? null} onSelect={select} />
           {selected ? (
-            <StepDetail planId={plan.id} step={selected} onChanged={detail.reload} />
+            // Keyed by the step: another step's detail starts afresh (a release note typed for one
+            // blocked step stayed in the next step's form).
+            <StepDetail key={selected.id} planId={plan.id} step={selected} onChanged={detail.reload} />
           ) : (
             <p className="muted hint">Select a step in the graph to see its expectation, observation, result and links.</p>
           )}
