@@ -39,17 +39,45 @@ export function parsePlanText(text: string, format: PlanTextFormat): PlanText {
   // !!binary, !!timestamp, !!omap, !!pairs), which the parser would otherwise resolve into
   // values a plan cannot hold (a set stored as {}, bytes as a Buffer's JSON).
   yaml ??= load('yaml') as typeof Yaml;
-  const doc = yaml.parseDocument(text, { merge: false, uniqueKeys: true, customTags: [], resolveKnownTags: false, prettyErrors: true });
+  const lineCounter = new yaml.LineCounter();
+  const doc = yaml.parseDocument(text, { merge: false, uniqueKeys: true, customTags: [], resolveKnownTags: false, prettyErrors: true, lineCounter });
   const problem = doc.errors[0] ?? doc.warnings[0];
   if (problem) {
     const where = problem.linePos?.[0] ? ` at line ${problem.linePos[0].line}, column ${problem.linePos[0].col}` : '';
     return refused(`not valid YAML${where}: ${problem.message.split('\n')[0]!.replace(/ at line \d+, column \d+:$/, '')}`);
+  }
+  // Aliases and merge keys are found here, with their place: the parser reads both without
+  // complaint (an alias failed only when converted, with no position; with merging off `<<` is
+  // an ordinary key, caught later as an unknown field or, in free-form params, kept).
+  const notPlain = notPlainData(yaml, doc);
+  if (notPlain) {
+    const { line, col } = lineCounter.linePos(notPlain.offset);
+    return refused(`not plain YAML data at line ${line}, column ${col}: ${notPlain.what}`);
   }
   try {
     return { ok: true, value: doc.toJS({ maxAliasCount: 0 }) as unknown };
   } catch (error) {
     return refused(`not plain YAML data: ${(error as Error).message}`);
   }
+}
+
+/** The first alias or merge key in `doc`, with where it starts, or null. */
+function notPlainData(yaml: typeof Yaml, doc: Yaml.Document): { offset: number; what: string } | null {
+  let found: { offset: number; what: string } | null = null;
+  yaml.visit(doc, {
+    Alias(_, node) {
+      found = { offset: node.range?.[0] ?? 0, what: `an alias (*${node.source}) repeats another node; write the value out` };
+      return yaml.visit.BREAK;
+    },
+    Pair(_, pair) {
+      if (yaml.isScalar(pair.key) && pair.key.value === '<<') {
+        found = { offset: pair.key.range?.[0] ?? 0, what: 'a merge key (<<) copies another mapping in; write its fields out' };
+        return yaml.visit.BREAK;
+      }
+      return undefined;
+    },
+  });
+  return found;
 }
 
 function refused(message: string): PlanText {

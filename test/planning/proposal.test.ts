@@ -200,6 +200,13 @@ describe('parsePlanText', () => {
     }
     const dup = parsePlanText(cases.duplicate, 'yaml');
     assert.match(dup.ok ? '' : dup.errors[0]!.message, /line 2/);
+    // An alias and a merge key, each named with its place: the alias was refused with no
+    // position, and a merge key was read as a key named "<<".
+    const alias = parsePlanText(cases.alias, 'yaml');
+    assert.match(alias.ok ? '' : alias.errors[0]!.message, /^not plain YAML data at line 2, column 4: an alias \(\*x\)/);
+    const merge = parsePlanText('base: &b {unit: a}\nsteps:\n  - key: A\n    params:\n      <<: {unit: b}\n', 'yaml');
+    assert.equal(merge.ok, false);
+    assert.match(merge.ok ? '' : merge.errors[0]!.message, /^not plain YAML data at line 5, column 7: a merge key \(<<\)/);
   });
 
   it('refuses malformed JSON with a message instead of a trace', () => {
