@@ -36,7 +36,7 @@ export interface LoadedKey {
 }
 
 /** The key of a configured file (`path`, from PRAXIS_SECRET_FILE or `secretFile`) or the store's default one. */
-export function loadDaemonKey(store: StoreConfig, configured: string | null | undefined): LoadedKey {
+export function loadDaemonKey(store: StoreConfig, configured?: string | null): LoadedKey {
   const path = configured || defaultSecretFile(store);
   if (path === null) return { key: approvalKeyFrom(randomBytes(MIN_SECRET_BYTES)), path: null, created: true };
   return loadApprovalKey(path);
@@ -48,7 +48,7 @@ export function loadDaemonKey(store: StoreConfig, configured: string | null | un
  * first, and makes a missing one only once the store has opened: a start on a database that never
  * answered left a secret behind for it.
  */
-export function existingDaemonKey(store: StoreConfig, configured: string | null | undefined): LoadedKey | null {
+export function existingDaemonKey(store: StoreConfig, configured?: string | null): LoadedKey | null {
   const path = configured || defaultSecretFile(store);
   if (path === null || !exists(resolve(path))) return null;
   return loadApprovalKey(path);
