@@ -69,8 +69,9 @@ export function checkMindName(name: string, path = 'name'): void {
   if (!MIND_NAME.test(name)) {
     throw invalid('invalid_name', path, 'a mind name is 1 to 63 letters, digits, dots, dashes or underscores, starting with a letter or digit');
   }
-  // A name that parses as an id would make `{mind}` in paths ambiguous.
-  if (isId(name)) throw invalid('invalid_name', path, 'a mind name cannot look like an id');
+  // A name that parses as an id would make `{mind}` in paths ambiguous; in any case, since an id
+  // in upper case is refused as an id and would be looked up as a name.
+  if (isId(name.toLowerCase())) throw invalid('invalid_name', path, 'a mind name cannot look like an id');
 }
 
 export async function createMind(store: Store, input: NewMindInput): Promise<MindRecord> {

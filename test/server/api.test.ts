@@ -216,8 +216,11 @@ for (const kind of STORE_KINDS) {
         }
         assert.equal((await world.store.plans.get(plan.id))?.status, plan.status);
         assert.equal(await world.store.events.latestSeq(), before);
-        // A mind's id in upper case is no mind's name either: the same 404 on both stores.
+        // A mind's id in upper case is no mind's name either: the same 404 on both stores, and no
+        // mind may take it as its name (it would answer for the mind whose id it is).
         assert.equal((await call('viewer', 'GET', `/api/v1/minds/${world.mind.id.toUpperCase()}`)).status, 404);
+        const named = await call('admin', 'POST', '/api/v1/minds', { name: world.mind.id.toUpperCase() });
+        assert.deepEqual([named.status, named.body.error?.problems[0]?.code], [400, 'invalid_name']);
       });
     });
 
