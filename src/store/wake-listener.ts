@@ -96,6 +96,9 @@ export function listenForWakeUps(config: PostgresStoreConfig, options: WakeListe
       keepAlive: true,
       keepAliveInitialDelayMillis: KEEPALIVE_AFTER_MS,
       connectionTimeoutMillis: options.connectTimeoutMs ?? WAKE_CONNECT_TIMEOUT_MS,
+      // The LISTEN too: a proxy (pgbouncer) may finish the startup and then hold the query, and
+      // the attempt stayed pending for good with no retry.
+      query_timeout: options.connectTimeoutMs ?? WAKE_CONNECT_TIMEOUT_MS,
     });
     client = next;
     // A dropped connection ends the client; both paths lead to one retry.

@@ -19,6 +19,32 @@ async function silentServer(): Promise<{ server: Server; url: string; sockets: S
   return { server, url: `postgres://praxis@127.0.0.1:${(server.address() as AddressInfo).port}/praxis`, sockets };
 }
 
+/**
+ * A server that finishes PostgreSQL's startup (authentication ok, ready for query) and then reads
+ * every query without answering, as a proxy holding it does.
+ */
+async function holdingServer(): Promise<{ server: Server; url: string; sockets: Socket[]; queries: string[] }> {
+  const sockets: Socket[] = [];
+  const queries: string[] = [];
+  const server = createServer({ allowHalfOpen: true }, (socket) => {
+    socket.on('error', () => {});
+    sockets.push(socket);
+    let started = false;
+    socket.on('data', (chunk: Buffer) => {
+      if (!started) {
+        started = true;
+        const authOk = Buffer.from([0x52, 0, 0, 0, 8, 0, 0, 0, 0]);
+        const ready = Buffer.from([0x5a, 0, 0, 0, 5, 0x49]);
+        socket.write(Buffer.concat([authOk, ready]));
+        return;
+      }
+      if (chunk[0] === 0x51) queries.push(chunk.subarray(5, chunk.length - 1).toString('utf8'));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `postgres://praxis@127.0.0.1:${(server.address() as AddressInfo).port}/praxis`, sockets, queries };
+}
+
 async function until(condition: () => boolean, what: string, ms = 15_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!condition()) {
@@ -51,6 +77,21 @@ describe('the wake listener against a server that never answers', () => {
     try {
       await until(() => sockets.length >= 2, 'a second connection attempt');
       assert.ok(errors.length >= 1, 'the stuck attempt is reported');
+      assert.equal(listener.listening, false);
+    } finally {
+      await within(listener.close(), 'closing the listener');
+      await stop(server, sockets);
+    }
+  });
+
+  it('gives up a LISTEN that a server (a proxy) holds after the startup, and tries again', async () => {
+    const { server, url, sockets, queries } = await holdingServer();
+    const errors: Error[] = [];
+    const listener = listenForWakeUps({ kind: 'postgres', url }, { onWake: () => {}, onError: (error) => errors.push(error), retryMs: 50, connectTimeoutMs: 300, closeTimeoutMs: 300 });
+    try {
+      await until(() => sockets.length >= 2, 'a second connection attempt');
+      assert.match(queries[0] ?? '', /^LISTEN "praxis_wake"/);
+      assert.ok(errors.length >= 1, 'the held LISTEN is reported');
       assert.equal(listener.listening, false);
     } finally {
       await within(listener.close(), 'closing the listener');
