@@ -30,19 +30,19 @@ export interface LocalServices {
 }
 
 /**
- * Opens the configured store (migrated to the latest schema) and the services over it. The
- * capability service is keyed with the daemon secret of this database (PRAXIS_SECRET_FILE, else
- * the one beside the SQLite file or in ./.praxis/ for PostgreSQL): what the CLI raises, the daemon
- * can verify, and back.
- */
-/**
- * What in the environment keeps a local session that plans (`praxis mcp`) from starting, as it
+ * What in the environment keeps a local command that plans (`praxis mcp`, `praxis intend`) from starting, as it
  * keeps the daemon from starting: model variables that name no usable model.
  */
 export function localPlanningProblems(env: Record<string, string | undefined> = process.env): Problem[] {
   return modelRoleProblems(env);
 }
 
+/**
+ * Opens the configured store (migrated to the latest schema) and the services over it. The
+ * capability service is keyed with the daemon secret of this database (PRAXIS_SECRET_FILE, else
+ * the one beside the SQLite file or in ./.praxis/ for PostgreSQL): what the CLI raises, the daemon
+ * can verify, and back.
+ */
 export async function openLocalServices(db: string | undefined, options: { create?: boolean } = {}): Promise<LocalServices> {
   const { store, created, config } = await openLocalStore(db, options);
   let registry: CapabilityRegistry | undefined;

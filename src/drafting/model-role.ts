@@ -181,6 +181,9 @@ function oneLine(text: string): string {
   return line.length > 300 ? `${line.slice(0, 297)}...` : line;
 }
 
+/** The longest delay a Node timer keeps: longer ones fire after 1 ms. */
+const MAX_TIMER_MS = 2_147_483_647;
+
 const MODEL_VARIABLES = ['PRAXIS_MODEL_BASE_URL', 'PRAXIS_MODEL', 'PRAXIS_MODEL_API_KEY', 'PRAXIS_MODEL_TIMEOUT_MS'] as const;
 
 /**
@@ -212,8 +215,9 @@ export function modelRoleProblems(env: Record<string, string | undefined>): Prob
     });
   }
   const timeout = env.PRAXIS_MODEL_TIMEOUT_MS?.trim();
-  if (timeout && !(/^\d+$/.test(timeout) && Number(timeout) > 0 && Number.isSafeInteger(Number(timeout)))) {
-    problems.push({ code: 'invalid_model_config', path: 'PRAXIS_MODEL_TIMEOUT_MS', message: `${JSON.stringify(timeout)} is not a whole number of milliseconds above 0` });
+  // A timer longer than 2^31 - 1 ms fires at once in Node: every call would time out.
+  if (timeout && !(/^\d+$/.test(timeout) && Number(timeout) > 0 && Number(timeout) <= MAX_TIMER_MS)) {
+    problems.push({ code: 'invalid_model_config', path: 'PRAXIS_MODEL_TIMEOUT_MS', message: `${JSON.stringify(timeout)} is not a whole number of milliseconds from 1 to ${MAX_TIMER_MS}` });
   }
   return problems;
 }

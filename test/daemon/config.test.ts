@@ -2,7 +2,7 @@
 // refused with a problem naming where it came from.
 
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -127,6 +127,12 @@ describe('daemon configuration', () => {
       problems({}, { PRAXIS_MODEL_BASE_URL: 'file:///etc/passwd', PRAXIS_MODEL: 'm', PRAXIS_MODEL_TIMEOUT_MS: '0' }).map((p) => p.path),
       ['PRAXIS_MODEL_BASE_URL', 'PRAXIS_MODEL_TIMEOUT_MS'],
     );
+    // Past 2^31 - 1 ms a Node timer fires at once: every call would time out.
+    assert.deepEqual(
+      problems({}, { PRAXIS_MODEL_BASE_URL: 'http://127.0.0.1:8000/v1', PRAXIS_MODEL: 'm', PRAXIS_MODEL_TIMEOUT_MS: '3000000000' }).map((p) => p.path),
+      ['PRAXIS_MODEL_TIMEOUT_MS'],
+    );
+    assert.doesNotThrow(() => resolve({}, { PRAXIS_MODEL_BASE_URL: 'http://127.0.0.1:8000/v1', PRAXIS_MODEL: 'm', PRAXIS_MODEL_TIMEOUT_MS: '2147483647' }));
     assert.doesNotThrow(() => resolve({}, {}));
     assert.doesNotThrow(() => resolve({}, { PRAXIS_MODEL_BASE_URL: ' ', PRAXIS_MODEL: '' }));
     assert.doesNotThrow(() => resolve({}, { PRAXIS_MODEL_BASE_URL: 'http://127.0.0.1:8000/v1', PRAXIS_MODEL: 'qwen2.5', PRAXIS_MODEL_TIMEOUT_MS: '30000' }));
@@ -216,5 +222,18 @@ describe('daemon configuration', () => {
     assert.match(run.stderr, /unknown_setting at .*bad.yaml: colour/);
     assert.equal(run.stdout, '', 'nothing started, nothing logged');
     assert.equal(await import('node:fs').then((fs) => fs.existsSync(db)), false, 'no store was opened');
+  });
+
+  it('praxis intend and praxis demo refuse model variables that name no usable model, as serve does, before anything is made', async () => {
+    const cwd = mkdtempSync(join(dir, 'model-'));
+    const env = { PRAXIS_MODEL_BASE_URL: 'not a url', PRAXIS_MODEL: 'm', PRAXIS_MODEL_TIMEOUT_MS: '' };
+    const db = join(cwd, 'intend.db');
+    const intend = await praxis(['intend', '--mind', 'web', '--db', db, 'restart nginx.service'], env, { cwd });
+    assert.equal(intend.code, 2, intend.stderr);
+    assert.match(intend.stderr, /invalid_model_config at PRAXIS_MODEL_BASE_URL: "not a url"/);
+    const demo = await praxis(['demo', '--port', '0'], env, { cwd });
+    assert.equal(demo.code, 2, demo.stderr);
+    assert.match(demo.stderr, /invalid_model_config at PRAXIS_MODEL_BASE_URL/);
+    assert.deepEqual(readdirSync(cwd), [], 'no store, no demo database');
   });
 });

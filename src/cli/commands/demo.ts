@@ -98,9 +98,22 @@ export function demoCommand(program: Command): void {
         ]);
         const flags: DaemonFlags = { host: options.host, port: options.port, db: DEMO_DB_PATH, logLevel: options.logLevel ?? 'warn', tickMs: '1000' };
         // The demo ignores PRAXIS_* store and role settings: it always runs on its own database, with
-        // tokens. It does reach people as the daemon would (webhooks) and says where it is seen.
+        // tokens. It does reach people as the daemon would (webhooks), says where it is seen, and
+        // plans with the model the environment names (checked as the daemon checks it).
         const { PRAXIS_HOST, PRAXIS_PORT, PRAXIS_WEBHOOK_URL, PRAXIS_WEBHOOK_SECRET, PRAXIS_WEBHOOK_FORMAT, PRAXIS_PUBLIC_URL } = process.env;
-        const config = loadDaemonConfig(flags, { PRAXIS_HOST, PRAXIS_PORT, PRAXIS_WEBHOOK_URL, PRAXIS_WEBHOOK_SECRET, PRAXIS_WEBHOOK_FORMAT, PRAXIS_PUBLIC_URL });
+        const { PRAXIS_MODEL_BASE_URL, PRAXIS_MODEL, PRAXIS_MODEL_API_KEY, PRAXIS_MODEL_TIMEOUT_MS } = process.env;
+        const config = loadDaemonConfig(flags, {
+          PRAXIS_HOST,
+          PRAXIS_PORT,
+          PRAXIS_WEBHOOK_URL,
+          PRAXIS_WEBHOOK_SECRET,
+          PRAXIS_WEBHOOK_FORMAT,
+          PRAXIS_PUBLIC_URL,
+          PRAXIS_MODEL_BASE_URL,
+          PRAXIS_MODEL,
+          PRAXIS_MODEL_API_KEY,
+          PRAXIS_MODEL_TIMEOUT_MS,
+        });
         const claim = claimDemoDatabase(DEMO_DB_PATH);
         if ('heldBy' in claim) {
           process.stderr.write(

@@ -40,7 +40,11 @@ export function intendCommand(program: Command): void {
         }
         if (!objective && !means) throw new InputError([{ code: 'missing_objective', path: 'objective', message: 'give an objective, or a means with --capability' }]);
         const author = cliOperator(options.as);
-        const { formProposedIntention, planFormedIntentionInDetail } = await import('../../operations/intentions.ts');
+        const [{ formProposedIntention, planFormedIntentionInDetail }, { localPlanningProblems }] = await Promise.all([import('../../operations/intentions.ts'), import('../../daemon/local.ts')]);
+        // Planned with the model the environment names, as the daemon plans: a mistake in it is
+        // refused before anything is formed (it read as "no possible plan").
+        const modelProblems = localPlanningProblems();
+        if (modelProblems.length > 0) throw new InputError(modelProblems);
         return useServices(options, async ({ store, registry, planning }) => {
           const formed = await formProposedIntention(store, registry, localPrincipal(author), options.mind, {
             ...(objective ? { objective } : {}),
