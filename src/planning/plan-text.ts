@@ -70,7 +70,8 @@ function notPlainData(yaml: typeof Yaml, doc: Yaml.Document): { offset: number; 
       return yaml.visit.BREAK;
     },
     Pair(_, pair) {
-      if (yaml.isScalar(pair.key) && pair.key.value === '<<') {
+      // Only a plain << merges: a quoted "<<" is an ordinary key, as in JSON.
+      if (yaml.isScalar(pair.key) && pair.key.value === '<<' && pair.key.type === 'PLAIN') {
         found = { offset: pair.key.range?.[0] ?? 0, what: 'a merge key (<<) copies another mapping in; write its fields out' };
         return yaml.visit.BREAK;
       }

@@ -207,6 +207,9 @@ describe('parsePlanText', () => {
     const merge = parsePlanText('base: &b {unit: a}\nsteps:\n  - key: A\n    params:\n      <<: {unit: b}\n', 'yaml');
     assert.equal(merge.ok, false);
     assert.match(merge.ok ? '' : merge.errors[0]!.message, /^not plain YAML data at line 5, column 7: a merge key \(<<\)/);
+    // A quoted "<<" is an ordinary key, as in JSON.
+    const quoted = parsePlanText('params: {"<<": b}\n', 'yaml');
+    assert.deepEqual(quoted.ok ? quoted.value : quoted.errors, { params: { '<<': 'b' } });
   });
 
   it('refuses malformed JSON with a message instead of a trace', () => {
