@@ -37,6 +37,43 @@ export const HOST_STATE_SERVICES: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * Targets whose start changes the host's state as a whole. `service.restart` never restarts a
+ * target itself (RESTARTABLE_UNIT_TYPES), but a unit can pull one in (`Wants=reboot.target`), and
+ * the restart then starts it too; so a unit whose start pulls in one of these is refused by the
+ * name alone (host/restart-reach.ts). systemd prints a dependency under the Id it resolves to,
+ * so an alias of one of these is seen by its own name.
+ */
+export const HOST_STATE_TARGETS: ReadonlySet<string> = new Set([
+  // Each pulls in the service of the same name (systemd-poweroff.service and so on), which
+  // stops the machine.
+  'poweroff.target',
+  'reboot.target',
+  'halt.target',
+  'kexec.target',
+  'soft-reboot.target',
+  // systemd's name for the Ctrl-Alt-Del key; a link to reboot.target on every stock system.
+  'ctrl-alt-del.target',
+  // Pulls in systemd-exit.service (SuccessAction=exit-force): the service manager itself ends,
+  // and with PID 1 the container or machine it runs.
+  'exit.target',
+  // Every unit with default dependencies conflicts with it: starting it stops them all.
+  'shutdown.target',
+  // Every mount conflicts with it: starting it unmounts the file systems.
+  'umount.target',
+  // Pull in rescue.service and emergency.service (HOST_STATE_SERVICES): single-user mode.
+  'rescue.target',
+  'emergency.target',
+  // The others pull in systemd-suspend.service and the like. sleep.target alone suspends
+  // nothing, but starting it runs what is hooked to run before every sleep (units that stop,
+  // lock or unmount things), and no ordinary unit pulls it in.
+  'sleep.target',
+  'suspend.target',
+  'hibernate.target',
+  'hybrid-sleep.target',
+  'suspend-then-hibernate.target',
+]);
+
+/**
  * The units `logs.query` reads the journal of: every type but a slice, for which journalctl also
  * matches every unit inside it (`system.slice` is the whole system's log), so that its one name
  * as the policy target would stand for units that rules and commitments name one by one.

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { CapabilityError } from '../../src/capabilities/implementation.ts';
 import { builtinImplementations } from '../../src/capabilities/builtin-implementations.ts';
+import { reachOf } from '../../src/capabilities/host/restart-reach.ts';
 import { fakeRunner } from '../../src/capabilities/host/runner.ts';
 import type { CommandResult, HostCommand } from '../../src/capabilities/host/runner.ts';
 
@@ -56,17 +57,17 @@ const body = (lines: unknown) => (lines as string[]).map((l) => l.replace(/^\S+ 
 
 describe('host capabilities on captured systemd 252 output', () => {
   it('has every capture', () => {
-    assert.equal(readdirSync(dir).filter((f) => f.endsWith('.json')).length, 21);
+    assert.equal(readdirSync(dir).filter((f) => f.endsWith('.json')).length, 26);
   });
 
   it('show: a running service (MainPID printed first, as systemd orders it)', async () => {
-    assert.match(captured('show-running').stdout, /^MainPID=\d+\nId=praxis-healthy\.service\nTriggers=\nLoadState=/);
+    assert.match(captured('show-running').stdout, /^MainPID=\d+\nId=praxis-healthy\.service\nRequires=[^\n]*\nWants=\nBindsTo=\nUpholds=\nOnSuccess=\nTriggers=\nLoadState=/);
     assert.deepEqual(await observe('show-running'), {
       unit: 'praxis-healthy.service',
       load_state: 'loaded',
       active_state: 'active',
       sub_state: 'running',
-      since: '2026-12-07T11:41:08.000Z',
+      since: '2026-12-07T12:41:45.000Z',
       main_pid: 91,
     });
   });
@@ -77,7 +78,7 @@ describe('host capabilities on captured systemd 252 output', () => {
       load_state: 'loaded',
       active_state: 'failed',
       sub_state: 'failed',
-      since: '2026-12-07T11:41:11.000Z',
+      since: '2026-12-07T12:41:48.000Z',
       main_pid: null,
     });
     assert.deepEqual(await observe('show-masked'), {
@@ -97,7 +98,7 @@ describe('host capabilities on captured systemd 252 output', () => {
       main_pid: null,
     });
     const oneshot = await observe('show-oneshot-finished');
-    assert.deepEqual([oneshot.active_state, oneshot.since, oneshot.main_pid], ['inactive', '2026-12-07T11:41:09.000Z', null]);
+    assert.deepEqual([oneshot.active_state, oneshot.since, oneshot.main_pid], ['inactive', '2026-12-07T12:41:46.000Z', null]);
   });
 
   it('show: a socket and a timer, for which systemd prints no MainPID line at all', async () => {
@@ -105,7 +106,7 @@ describe('host capabilities on captured systemd 252 output', () => {
     const socket = await observe('show-socket');
     assert.deepEqual([socket.active_state, socket.sub_state, socket.main_pid], ['active', 'listening', null]);
     const timer = await observe('show-timer');
-    assert.deepEqual([timer.active_state, timer.sub_state, timer.main_pid, timer.since], ['active', 'waiting', null, '2026-12-07T11:41:09.000Z']);
+    assert.deepEqual([timer.active_state, timer.sub_state, timer.main_pid, timer.since], ['active', 'waiting', null, '2026-12-07T12:41:46.000Z']);
   });
 
   it('show: an unknown unit (systemctl exits 0 with LoadState=not-found) is unit_not_found', async () => {
@@ -163,6 +164,57 @@ describe('host capabilities on captured systemd 252 output', () => {
         `${unit}: read, never restarted`,
       );
     }
+  });
+
+  it('restart: a unit that pulls in reboot.target, requires an alias of systemd-poweroff.service, or is followed on success by a SuccessAction=reboot unit, and a timer that triggers one, are refused after the reads, never restarted', async () => {
+    const cases = [
+      { unit: 'praxis-wants-reboot.service', reads: ['show-wants-reboot'], says: /praxis-wants-reboot\.service wants reboot\.target: reboot\.target changes the state of the whole host/ },
+      // systemd lists the dependency under the Id it resolved: the alias is not needed to see it.
+      { unit: 'praxis-needs-poweroff.service', reads: ['show-requires-poweroff'], says: /praxis-needs-poweroff\.service requires systemd-poweroff\.service: systemd-poweroff\.service changes/ },
+      {
+        unit: 'praxis-then-reboot.service',
+        reads: ['show-on-success-reboot', 'show-success-action'],
+        says: /praxis-then-reboot\.service is followed on success by praxis-reboot-after\.service: praxis-reboot-after\.service has SuccessAction=reboot/,
+      },
+      {
+        unit: 'praxis-poweroff-later.timer',
+        reads: ['show-timer-pulling-poweroff', 'show-requires-poweroff'],
+        says: /praxis-poweroff-later\.timer triggers praxis-needs-poweroff\.service, which requires systemd-poweroff\.service: systemd-poweroff\.service changes/,
+      },
+    ];
+    for (const { unit, reads, says } of cases) {
+      const { host, runner } = replay(...reads);
+      await assert.rejects(host['service.restart']!({ unit }, context()), (error: unknown) => {
+        assert.ok(error instanceof CapabilityError);
+        assert.deepEqual([error.code, error.retrySafe], ['unit_changes_host_state', false], unit);
+        assert.match(error.message, says);
+        return true;
+      });
+      assert.deepEqual(
+        runner.calls.map((c) => c.command.unit),
+        reads.map((name) => captured(name).command.unit),
+        `${unit}: read, never restarted`,
+      );
+    }
+  });
+
+  it('show: dependency lists as systemd prints them, an escaped name in quotes, read back as the unit names', () => {
+    assert.match(captured('show-instance-inactive').stdout, /^Requires=.*"system-praxis\\\\x2dtpl\.slice"/m);
+    assert.deepEqual(
+      reachOf(captured('show-instance-inactive').stdout)
+        ?.pullsIn.map((p) => p.unit)
+        .sort(),
+      ['sysinit.target', 'system-praxis\\x2dtpl.slice'],
+    );
+    const ordinary = reachOf(captured('show-ordinary-dependencies').stdout);
+    assert.deepEqual(ordinary?.pullsIn.map(({ property, unit }) => `${property} ${unit}`).sort(), [
+      'Requires praxis-tick.service',
+      'Requires sysinit.target',
+      'Requires system.slice',
+      'Wants network-online.target',
+      'Wants praxis-echo.socket',
+      'Wants praxis-tpl@calls\\x2dweb.service',
+    ]);
   });
 
   it('journal: newest-first output comes back in time order, masked, multi-line entries whole', async () => {

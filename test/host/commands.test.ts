@@ -15,7 +15,7 @@ describe('argument shapes', () => {
   it('systemctl show asks for a fixed property list, with -- before the unit', () => {
     assert.deepEqual(argvOf({ program: 'systemctl', operation: 'show', unit: 'nginx.service' }), [
       'show',
-      '--property=LoadState,ActiveState,SubState,StateChangeTimestamp,MainPID,Id,SuccessAction,Triggers',
+      '--property=LoadState,ActiveState,SubState,StateChangeTimestamp,MainPID,Id,SuccessAction,Triggers,Requires,Wants,BindsTo,Upholds,OnSuccess',
       '--no-pager',
       '--',
       'nginx.service',
@@ -138,7 +138,13 @@ describe('fakeRunner', () => {
     assert.deepEqual(runner.calls, [
       {
         command: { program: 'systemctl', operation: 'show', unit: 'nginx.service' },
-        argv: ['show', '--property=LoadState,ActiveState,SubState,StateChangeTimestamp,MainPID,Id,SuccessAction,Triggers', '--no-pager', '--', 'nginx.service'],
+        argv: [
+          'show',
+          '--property=LoadState,ActiveState,SubState,StateChangeTimestamp,MainPID,Id,SuccessAction,Triggers,Requires,Wants,BindsTo,Upholds,OnSuccess',
+          '--no-pager',
+          '--',
+          'nginx.service',
+        ],
       },
     ]);
   });

@@ -32,7 +32,8 @@ describe('execFileRunner against the simulated host', () => {
     assert.equal(
       result.stdout,
       // In systemd 252's own order (test/host/support/captured/show-running.json).
-      'MainPID=812\nId=nginx.service\nTriggers=\nLoadState=loaded\nActiveState=active\nSubState=running\nStateChangeTimestamp=Tue 2026-12-01 08:00:00 UTC\nSuccessAction=none\n',
+      // A loaded service requires sysinit.target and its slice by default, as systemd adds.
+      'MainPID=812\nId=nginx.service\nRequires=sysinit.target system.slice\nWants=\nBindsTo=\nUpholds=\nOnSuccess=\nTriggers=\nLoadState=loaded\nActiveState=active\nSubState=running\nStateChangeTimestamp=Tue 2026-12-01 08:00:00 UTC\nSuccessAction=none\n',
     );
   });
 

@@ -1,14 +1,16 @@
 // service.restart reads what a restart would really start before asking for it: a unit under
 // another name (an alias of systemd-poweroff.service), a unit whose success reboots the host
-// (SuccessAction=), and the units a socket, timer or path triggers. The simulated host's
-// calls.log holds the argv of every call, so "never restarted" is checked there.
+// (SuccessAction=), the units a socket, timer or path triggers, and what a start pulls in
+// (Requires=, Wants=, BindsTo=, Upholds=, OnSuccess=). The simulated host's calls.log holds the
+// argv of every call, so "what was read" and "never restarted" are checked there.
 
 import { after, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { builtinImplementations } from '../../src/capabilities/builtin-implementations.ts';
 import { CapabilityError } from '../../src/capabilities/implementation.ts';
 import { argvOf } from '../../src/capabilities/host/commands.ts';
-import { MAX_TRIGGERED_UNITS, hostStateReason, reachOf } from '../../src/capabilities/host/restart-reach.ts';
+import { MAX_PULLED_IN_UNITS, MAX_TRIGGERED_UNITS, hostStateReason, pulledInHostState, reachOf, unitList } from '../../src/capabilities/host/restart-reach.ts';
+import { HOST_STATE_SERVICES, HOST_STATE_TARGETS } from '../../src/capabilities/unit-name.ts';
 import { commandResult, fakeRunner } from '../../src/capabilities/host/runner.ts';
 import { SimulatedHost } from '../../src/capabilities/host/simulated/host.ts';
 
@@ -23,17 +25,81 @@ function refused(unit: string, says: RegExp) {
   };
 }
 
+interface Shown {
+  successAction?: string;
+  triggers?: string[];
+  requires?: string[];
+  wants?: string[];
+  bindsTo?: string[];
+  upholds?: string[];
+  onSuccess?: string[];
+}
+
 /** systemd 252's answer for a unit (services print MainPID first; see test/host/support/captured/). */
-function show(id: string, { successAction = 'none', triggers = [] as string[] } = {}): string {
-  return `MainPID=0\nId=${id}\nTriggers=${triggers.join(' ')}\nLoadState=loaded\nActiveState=inactive\nSubState=dead\nStateChangeTimestamp=\nSuccessAction=${successAction}\n`;
+function show(id: string, { successAction = 'none', triggers = [], requires = ['sysinit.target', 'system.slice'], wants = [], bindsTo = [], upholds = [], onSuccess = [] }: Shown = {}): string {
+  const list = (names: string[]) => names.join(' ');
+  return (
+    `MainPID=0\nId=${id}\nRequires=${list(requires)}\nWants=${list(wants)}\nBindsTo=${list(bindsTo)}\nUpholds=${list(upholds)}\nOnSuccess=${list(onSuccess)}\n` +
+    `Triggers=${list(triggers)}\nLoadState=loaded\nActiveState=inactive\nSubState=dead\nStateChangeTimestamp=\nSuccessAction=${successAction}\n`
+  );
 }
 
 describe('what a restart would start (pure)', () => {
   it('reads Id, SuccessAction and the space-separated Triggers; lacking Id or SuccessAction is no answer', () => {
-    assert.deepEqual(reachOf(show('a.timer', { triggers: ['b.service', 'c.service'] })), { id: 'a.timer', successAction: 'none', triggers: ['b.service', 'c.service'] });
-    assert.deepEqual(reachOf(show('a.service')), { id: 'a.service', successAction: 'none', triggers: [] });
+    const defaults = [
+      { property: 'Requires', unit: 'sysinit.target' },
+      { property: 'Requires', unit: 'system.slice' },
+    ];
+    assert.deepEqual(reachOf(show('a.timer', { triggers: ['b.service', 'c.service'] })), { id: 'a.timer', successAction: 'none', triggers: ['b.service', 'c.service'], pullsIn: defaults });
+    assert.deepEqual(reachOf(show('a.service')), { id: 'a.service', successAction: 'none', triggers: [], pullsIn: defaults });
     assert.equal(reachOf('LoadState=loaded\nActiveState=active\nSubState=running\n'), null);
     assert.equal(reachOf('Id=a.service\n'), null);
+  });
+
+  it('reads what a start pulls in, property by property; not OnFailure= (a recovery), and a list systemd does not print is empty', () => {
+    const text = `${show('a.service', { wants: ['b.service', 'reboot.target'], bindsTo: ['c.socket'], upholds: ['d.timer'], onSuccess: ['e.service'] })}OnFailure=poweroff.target\nRequisite=halt.target\n`;
+    assert.deepEqual(reachOf(text)?.pullsIn, [
+      { property: 'Requires', unit: 'sysinit.target' },
+      { property: 'Requires', unit: 'system.slice' },
+      { property: 'Wants', unit: 'b.service' },
+      { property: 'Wants', unit: 'reboot.target' },
+      { property: 'BindsTo', unit: 'c.socket' },
+      { property: 'Upholds', unit: 'd.timer' },
+      { property: 'OnSuccess', unit: 'e.service' },
+    ]);
+    // systemd before 249 has no Upholds= or OnSuccess= and does not print them.
+    assert.deepEqual(reachOf('Id=a.service\nRequires=b.service\nSuccessAction=none\n')?.pullsIn, [{ property: 'Requires', unit: 'b.service' }]);
+  });
+
+  it('reads a list as systemctl quotes it: an escaped name in double quotes, its backslash doubled', () => {
+    assert.deepEqual(unitList('"system-praxis\\\\x2dtpl.slice" sysinit.target'), ['system-praxis\\x2dtpl.slice', 'sysinit.target']);
+    assert.deepEqual(unitList('a.service "b\\\\x2dc.service" "d\\"e.service"'), ['a.service', 'b\\x2dc.service', 'd"e.service']);
+    assert.deepEqual(unitList(''), []);
+    for (const broken of ['"a.service', '"a.service"b.service', '"a\\']) assert.equal(unitList(broken), null, broken);
+    assert.equal(reachOf('Id=a.service\nWants="b.service\nSuccessAction=none\n'), null, 'a list that does not read is no answer');
+  });
+
+  it('a pulled-in unit changes the host when its name is a host-state target or service; ordinary targets, slices and mounts do not', () => {
+    for (const unit of [...HOST_STATE_TARGETS, ...HOST_STATE_SERVICES]) assert.match(pulledInHostState(unit) ?? '', /changes the state of the whole host/, unit);
+    for (const unit of ['sysinit.target', 'basic.target', 'network-online.target', 'multi-user.target', 'system.slice', '-.mount', 'final.target']) {
+      assert.equal(pulledInHostState(unit), null, unit);
+    }
+    for (const unit of [
+      'poweroff.target',
+      'reboot.target',
+      'halt.target',
+      'kexec.target',
+      'soft-reboot.target',
+      'rescue.target',
+      'emergency.target',
+      'shutdown.target',
+      'exit.target',
+      'ctrl-alt-del.target',
+      'suspend.target',
+      'hibernate.target',
+    ]) {
+      assert.ok(HOST_STATE_TARGETS.has(unit), unit);
+    }
   });
 
   it('every SuccessAction but none (or empty) changes the host; so does an Id among HOST_STATE_SERVICES', () => {
@@ -52,11 +118,14 @@ describe('what a restart would start (pure)', () => {
       'soft-reboot',
       'soft-reboot-force',
     ]) {
-      assert.match(hostStateReason('x.service', { id: 'x.service', successAction: action, triggers: [] }) ?? '', new RegExp(`SuccessAction=${action}:`), action);
+      assert.match(hostStateReason('x.service', { id: 'x.service', successAction: action, triggers: [], pullsIn: [] }) ?? '', new RegExp(`SuccessAction=${action}:`), action);
     }
-    for (const action of ['none', '']) assert.equal(hostStateReason('x.service', { id: 'x.service', successAction: action, triggers: [] }), null);
-    assert.match(hostStateReason('sleep-now.service', { id: 'systemd-suspend.service', successAction: 'none', triggers: [] }) ?? '', /sleep-now\.service is an alias of systemd-suspend\.service/);
-    assert.equal(hostStateReason('sshd.service', { id: 'ssh.service', successAction: 'none', triggers: [] }), null, 'an ordinary alias');
+    for (const action of ['none', '']) assert.equal(hostStateReason('x.service', { id: 'x.service', successAction: action, triggers: [], pullsIn: [] }), null);
+    assert.match(
+      hostStateReason('sleep-now.service', { id: 'systemd-suspend.service', successAction: 'none', triggers: [], pullsIn: [] }) ?? '',
+      /sleep-now\.service is an alias of systemd-suspend\.service/,
+    );
+    assert.equal(hostStateReason('sshd.service', { id: 'ssh.service', successAction: 'none', triggers: [], pullsIn: [] }), null, 'an ordinary alias');
   });
 });
 
@@ -89,6 +158,29 @@ describe('service.restart on the simulated host: what the restart would start is
     host.setAlias('www.service', 'nginx.service');
     host.setUnit('echo.service', { active_state: 'inactive', sub_state: 'dead' });
     host.setUnit('echo.socket', { active_state: 'active', sub_state: 'listening', triggers: ['echo.service'] });
+    // What a start pulls in.
+    host.setUnit('wants-reboot.service', { active_state: 'inactive', sub_state: 'dead', wants: ['reboot.target'] });
+    host.setUnit('needs-poweroff.service', { active_state: 'inactive', sub_state: 'dead', requires: ['systemd-poweroff.service'] });
+    host.setUnit('then-reboot.service', { active_state: 'inactive', sub_state: 'dead', on_success: ['nightly-reboot.service'] });
+    host.setUnit('halt-after.service', { active_state: 'inactive', sub_state: 'dead', wants: ['poweroff.target'] });
+    host.setUnit('halt-soon.timer', { active_state: 'active', sub_state: 'waiting', triggers: ['halt-after.service'] });
+    host.setUnit('by-way-of.service', { active_state: 'inactive', sub_state: 'dead', wants: ['wants-reboot.service'] });
+    // An ordinary unit with ordinary dependencies: targets, a slice, a mount and a device are
+    // only named; the services and the socket (and what the socket triggers) are read, once each.
+    host.setUnit('app.service', {
+      active_state: 'active',
+      sub_state: 'running',
+      main_pid: 900,
+      requires: ['postgres.service', 'var-lib-app.mount', 'app.slice'],
+      wants: ['network-online.target', 'app-metrics.socket', 'app@blue\\x2dgreen.service', 'dev-sdb.device'],
+      binds_to: ['postgres.service'],
+      on_success: ['app-report.service'],
+    });
+    host.setUnit('postgres.service', { active_state: 'active', sub_state: 'running', main_pid: 901, wants: ['network-online.target'] });
+    host.setUnit('app-metrics.socket', { active_state: 'active', sub_state: 'listening', triggers: ['app-metrics.service'] });
+    host.setUnit('app-metrics.service', { active_state: 'inactive', sub_state: 'dead', requires: ['app-metrics.socket'] });
+    host.setUnit('app@blue\\x2dgreen.service', { active_state: 'active', sub_state: 'running', main_pid: 902 });
+    host.setUnit('app-report.service', { active_state: 'inactive', sub_state: 'dead', requires: ['app.service'] });
     before = host.calls().length;
   });
   after(() => host.remove());
@@ -122,6 +214,78 @@ describe('service.restart on the simulated host: what the restart would start is
       refused('reboot-soon.timer', /reboot-soon\.timer triggers reboot\.target, which service\.restart may not start: a \.target unit is not one this takes/),
     );
     assert.deepEqual(newCalls(), [showArgv('reboot-soon.timer')]);
+  });
+
+  it('a unit that wants reboot.target is refused without reading the target, and never restarted', async () => {
+    await assert.rejects(
+      restart('wants-reboot.service'),
+      refused('wants-reboot.service', /refused to restart wants-reboot\.service: wants-reboot\.service wants reboot\.target: reboot\.target changes the state of the whole host/),
+    );
+    assert.deepEqual(newCalls(), [showArgv('wants-reboot.service')]);
+    assert.equal(host.unit('wants-reboot.service')?.restarts, undefined);
+  });
+
+  it('a unit that requires a host-state service is refused by that name, without reading it', async () => {
+    await assert.rejects(
+      restart('needs-poweroff.service'),
+      refused('needs-poweroff.service', /needs-poweroff\.service requires systemd-poweroff\.service: systemd-poweroff\.service changes the state/),
+    );
+    assert.deepEqual(newCalls(), [showArgv('needs-poweroff.service')]);
+  });
+
+  it('OnSuccess= a unit with SuccessAction=reboot is refused after reading that unit', async () => {
+    await assert.rejects(
+      restart('then-reboot.service'),
+      refused('then-reboot.service', /then-reboot\.service is followed on success by nightly-reboot\.service: nightly-reboot\.service has SuccessAction=reboot/),
+    );
+    assert.deepEqual(newCalls(), [showArgv('then-reboot.service'), showArgv('nightly-reboot.service')]);
+    assert.equal(host.unit('nightly-reboot.service')?.restarts, undefined);
+  });
+
+  it('a timer that triggers a service that wants poweroff.target is refused, naming the chain', async () => {
+    await assert.rejects(
+      restart('halt-soon.timer'),
+      refused('halt-soon.timer', /halt-soon\.timer triggers halt-after\.service, which wants poweroff\.target: poweroff\.target changes the state of the whole host/),
+    );
+    assert.deepEqual(newCalls(), [showArgv('halt-soon.timer'), showArgv('halt-after.service')]);
+  });
+
+  it('a service in between hides nothing: a unit that wants a unit that wants reboot.target is refused', async () => {
+    await assert.rejects(restart('by-way-of.service'), refused('by-way-of.service', /by-way-of\.service wants wants-reboot\.service, which wants reboot\.target: reboot\.target/));
+    assert.deepEqual(newCalls(), [showArgv('by-way-of.service'), showArgv('wants-reboot.service')]);
+  });
+
+  it('BindsTo=, Upholds= and every host-state target are refused the same way', async () => {
+    const cases: [Partial<Record<'binds_to' | 'upholds' | 'wants' | 'requires', string[]>>, RegExp][] = [
+      [{ binds_to: ['suspend.target'] }, /custom\.service binds to suspend\.target: suspend\.target changes/],
+      [{ upholds: ['rescue.target'] }, /custom\.service upholds rescue\.target: rescue\.target changes/],
+      ...[...HOST_STATE_TARGETS].map((target): [Partial<Record<'wants', string[]>>, RegExp] => [
+        { wants: ['network-online.target', target] },
+        new RegExp(`custom\\.service wants ${target.replaceAll('.', '\\.')}: `),
+      ]),
+    ];
+    for (const [dependencies, says] of cases) {
+      host.setUnit('custom.service', { active_state: 'active', sub_state: 'running', ...dependencies });
+      before = host.calls().length;
+      await assert.rejects(restart('custom.service'), refused('custom.service', says));
+      assert.deepEqual(newCalls(), [showArgv('custom.service')], String(says));
+    }
+    assert.equal(host.unit('custom.service')?.restarts, undefined);
+  });
+
+  it('an ordinary unit with ordinary dependencies is restarted: its services, socket and what that triggers are read once each, the rest only named', async () => {
+    await restart('app.service');
+    assert.deepEqual(newCalls(), [
+      showArgv('app.service'),
+      showArgv('postgres.service'),
+      showArgv('app-metrics.socket'),
+      // Read under its own, escaped, name: systemctl printed it in quotes.
+      showArgv('app@blue\\x2dgreen.service'),
+      showArgv('app-report.service'),
+      showArgv('app-metrics.service'),
+      restartArgv('app.service'),
+    ]);
+    assert.equal(host.unit('app.service')?.restarts, 1);
   });
 
   it('an ordinary unit is read, then restarted; a socket reads its service', async () => {
@@ -221,6 +385,65 @@ describe('service.restart: reading the triggered units (fake runner)', () => {
     assert.deepEqual(
       enough.calls.map((c) => c.command.operation),
       [...Array(1 + MAX_TRIGGERED_UNITS).fill('show'), 'restart'],
+    );
+  });
+
+  it(`more than ${MAX_PULLED_IN_UNITS} pulled-in services, sockets, timers and paths are refused rather than read one by one; targets do not count`, async () => {
+    const many = Array.from({ length: MAX_PULLED_IN_UNITS + 1 }, (_, i) => `dep-${i}.service`);
+    const targets = Array.from({ length: 40 }, (_, i) => `stage-${i}.target`);
+    const runner = fakeRunner((command) => commandResult(show(command.unit, { wants: command.unit === 'big.service' ? [...targets, ...many] : [] })));
+    await assert.rejects(
+      builtinImplementations({ runner })['service.restart']!({ unit: 'big.service' }, context()),
+      refused('big.service', /pulls in more than 16 services, sockets, timers and paths/),
+    );
+    assert.deepEqual(
+      runner.calls.map((c) => c.command.operation),
+      ['show'],
+      'refused before reading any of them',
+    );
+
+    const enough = fakeRunner((command) => commandResult(command.operation === 'show' ? show(command.unit, { wants: command.unit === 'big.service' ? [...targets, ...many.slice(1)] : [] }) : ''));
+    await builtinImplementations({ runner: enough })['service.restart']!({ unit: 'big.service' }, context());
+    assert.deepEqual(
+      enough.calls.map((c) => c.command.operation),
+      [...Array(1 + MAX_PULLED_IN_UNITS).fill('show'), 'restart'],
+    );
+  });
+
+  it('units that pull in one another are read once each', async () => {
+    const runner = fakeRunner((command) =>
+      commandResult(
+        command.operation === 'show' ? show(command.unit, { requires: command.unit === 'a.service' ? ['b.service'] : ['a.service'], bindsTo: command.unit === 'b.service' ? ['a.service'] : [] }) : '',
+      ),
+    );
+    await builtinImplementations({ runner })['service.restart']!({ unit: 'a.service' }, context());
+    assert.deepEqual(
+      runner.calls.map((c) => [c.command.operation, c.command.unit]),
+      [
+        ['show', 'a.service'],
+        ['show', 'b.service'],
+        ['restart', 'a.service'],
+      ],
+    );
+  });
+
+  it('a pulled-in service named past the unit-name rule is refused, not read; a list that does not read is command_failed, safe to retry', async () => {
+    const odd = fakeRunner((command) => commandResult(show(command.unit, { wants: ['-x.service'] })));
+    await assert.rejects(
+      builtinImplementations({ runner: odd })['service.restart']!({ unit: 'a.service' }, context()),
+      refused('a.service', /a\.service wants -x\.service, which cannot be read to check it: the unit name starts with "-"/),
+    );
+    assert.equal(odd.calls.length, 1);
+
+    const broken = fakeRunner((command) => commandResult(show(command.unit).replace('Wants=', 'Wants="b.service')));
+    await assert.rejects(builtinImplementations({ runner: broken })['service.restart']!({ unit: 'a.service' }, context()), (error: unknown) => {
+      assert.ok(error instanceof CapabilityError);
+      assert.deepEqual([error.code, error.retrySafe], ['command_failed', true]);
+      return true;
+    });
+    assert.deepEqual(
+      broken.calls.map((c) => c.command.operation),
+      ['show'],
     );
   });
 

@@ -3,9 +3,10 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { checkRestartReach } from '../../src/capabilities/host/restart-reach.ts';
 import { RESTART_REQUESTED } from '../../src/capabilities/host/service-restart.ts';
 import { readFileSync } from 'node:fs';
-import { capability, context, failsWith, property, settle, status, systemctl, waitFor } from './support/container.ts';
+import { capability, context, failsWith, property, runner, settle, status, systemctl, waitFor } from './support/container.ts';
 
 async function restart(unit: string): Promise<{ elapsedMs: number; observation: Record<string, unknown>; summary: string }> {
   const started = performance.now(); // monotonic: the wall clock may step
@@ -110,6 +111,64 @@ describe('service.restart on real systemd', () => {
     assert.match(systemctl('show', '--property=SystemState', '--value').trim(), /^(running|degraded)$/, 'the manager is not stopping');
     assert.doesNotMatch(systemctl('list-jobs', '--no-legend'), /poweroff|reboot|shutdown/);
     for (const [unit] of cases) assert.equal(property(unit, 'ActiveState'), 'inactive', unit);
+  });
+
+  it('units whose start pulls in reboot.target, an alias of systemd-poweroff.service or a SuccessAction=reboot unit, and a timer that would start one: refused after reading them, systemd still running', async () => {
+    // Set-up cross-checks: systemd lists each dependency under the Id it resolved (the alias as
+    // systemd-poweroff.service), and none of these units is running.
+    assert.equal(property('praxis-wants-reboot.service', 'Wants'), 'reboot.target');
+    assert.match(property('praxis-needs-poweroff.service', 'Requires'), /(^| )systemd-poweroff\.service( |$)/);
+    assert.equal(property('praxis-then-reboot.service', 'OnSuccess'), 'praxis-reboot-after.service');
+    assert.equal(property('praxis-poweroff-later.timer', 'Triggers'), 'praxis-needs-poweroff.service');
+    const pid1 = () => readFileSync('/proc/1/stat', 'utf8').split(' ')[21];
+    const startedAt = pid1();
+    const cases: [string, RegExp][] = [
+      ['praxis-wants-reboot.service', /praxis-wants-reboot\.service wants reboot\.target: reboot\.target changes the state of the whole host/],
+      ['praxis-needs-poweroff.service', /praxis-needs-poweroff\.service requires systemd-poweroff\.service: systemd-poweroff\.service changes the state of the whole host/],
+      ['praxis-then-reboot.service', /praxis-then-reboot\.service is followed on success by praxis-reboot-after\.service: praxis-reboot-after\.service has SuccessAction=reboot/],
+      ['praxis-poweroff-later.timer', /praxis-poweroff-later\.timer triggers praxis-needs-poweroff\.service, which requires systemd-poweroff\.service: /],
+    ];
+    for (const [unit, says] of cases) {
+      await assert.rejects(capability('service.restart')({ unit }, context()), (error: unknown) => {
+        failsWith('unit_changes_host_state', false)(error);
+        assert.match((error as Error).message, says);
+        return true;
+      });
+    }
+    // Had a restart been queued, the reboot or poweroff job would have begun a moment later.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    assert.equal(pid1(), startedAt, 'the same systemd is PID 1');
+    assert.match(systemctl('show', '--property=SystemState', '--value').trim(), /^(running|degraded)$/, 'the manager is not stopping');
+    assert.doesNotMatch(systemctl('list-jobs', '--no-legend'), /poweroff|reboot|halt|shutdown/);
+    for (const unit of [...cases.map(([unit]) => unit), 'reboot.target', 'systemd-poweroff.service', 'praxis-reboot-after.service']) {
+      assert.equal(property(unit, 'ActiveState'), 'inactive', unit);
+    }
+  });
+
+  it('ordinary units with ordinary dependencies (targets, slices, a socket, services, an escaped instance) still restart', async () => {
+    // Every other unit of the suite's root passes the check read-only (atlas-worker.service is
+    // restarted for real by praxis-service.host.ts, whose journal count a restart here would spoil).
+    for (const unit of [
+      'praxis-healthy.service',
+      'praxis-echo.socket',
+      'praxis-echo.service',
+      'praxis-tick.timer',
+      'praxis-tick.service',
+      'atlas-worker.service',
+      'praxis-flood.service',
+      'praxis-tpl@beta.service',
+    ]) {
+      await checkRestartReach(runner, unit);
+    }
+    // praxis-calls-web.service wants praxis-tpl@calls\x2dweb.service, which systemctl prints in quotes.
+    assert.match(property('praxis-calls-web.service', 'Wants'), /"praxis-tpl@calls\\\\x2dweb\.service"/);
+    for (const unit of ['praxis-calls-web.service', 'praxis-tick.timer', 'praxis-healthy.service']) {
+      const { observation } = await restart(unit);
+      assert.equal(observation.requested, true, unit);
+    }
+    // The restart started what the unit pulls in, the escaped instance among them.
+    await settle('praxis-tpl@calls\\x2dweb.service', ['active']);
+    await settle('praxis-healthy.service', ['active']);
   });
 
   it('an alias of an ordinary unit is refused, naming the unit itself, and the unit is not restarted', async () => {

@@ -54,10 +54,25 @@ export const HOST_OPERATIONS: Readonly<Record<HostProgram, Readonly<Record<strin
 
 /**
  * The properties `systemctl show` is asked for (systemd prints them in its own order). One list
- * for both readers: service.status uses the first five; service.restart reads Id, SuccessAction
- * and Triggers to see what a restart would really start (restart-reach.ts).
+ * for both readers: service.status uses the first five; service.restart reads the rest (Id,
+ * SuccessAction, Triggers and the dependencies a start pulls in) to see what a restart would
+ * really start (restart-reach.ts).
  */
-export const SHOW_PROPERTIES = ['LoadState', 'ActiveState', 'SubState', 'StateChangeTimestamp', 'MainPID', 'Id', 'SuccessAction', 'Triggers'] as const;
+export const SHOW_PROPERTIES = [
+  'LoadState',
+  'ActiveState',
+  'SubState',
+  'StateChangeTimestamp',
+  'MainPID',
+  'Id',
+  'SuccessAction',
+  'Triggers',
+  'Requires',
+  'Wants',
+  'BindsTo',
+  'Upholds',
+  'OnSuccess',
+] as const;
 
 /**
  * Time bounds the journal operation passes on. The capability converts what callers write

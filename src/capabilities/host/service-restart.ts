@@ -2,9 +2,9 @@
 // is accepted. It never reports the unit as healthy: the restart may still be running, or may
 // fail later; only a later service.status observation can tell. A failure of the restart is
 // never marked safe to retry, because a restart may have been queued before the failure showed.
-// Before it, the unit and what it triggers are read (restart-reach.ts): a unit that would change
-// the whole host's state under another name is refused there, and a failure of that read is
-// safe to retry, since nothing has been asked of systemd yet.
+// Before it, the unit, what it triggers and what its start pulls in are read (restart-reach.ts):
+// a restart that would change the whole host's state is refused there, and a failure of those
+// reads is safe to retry, since nothing has been asked of systemd yet.
 
 import type { JsonObject } from '../../core/plan.ts';
 import type { CapabilityImplementation } from '../implementation.ts';

@@ -26,6 +26,14 @@ export const CAPTURES: Record<string, HostCommand> = {
   'show-alias-poweroff': show('praxis-shutdown-now.service'),
   'show-success-action': show('praxis-reboot-after.service'),
   'show-timer-triggering': show('praxis-reboot-later.timer'),
+  // What a start pulls in: reboot.target (Wants=), an alias of systemd-poweroff.service
+  // (Requires=, printed under its Id), a unit with SuccessAction=reboot (OnSuccess=), a timer
+  // whose service requires that alias, and an ordinary unit with ordinary dependencies.
+  'show-wants-reboot': show('praxis-wants-reboot.service'),
+  'show-requires-poweroff': show('praxis-needs-poweroff.service'),
+  'show-on-success-reboot': show('praxis-then-reboot.service'),
+  'show-timer-pulling-poweroff': show('praxis-poweroff-later.timer'),
+  'show-ordinary-dependencies': show('praxis-calls-web.service'),
   'restart-masked': restart('praxis-masked.service'),
   'restart-not-found': restart('praxis-nonexistent.service'),
   'journal-all': read('praxis-healthy.service'),
@@ -39,7 +47,8 @@ export const CAPTURES: Record<string, HostCommand> = {
 };
 
 /**
- * Text that differs from one boot to the next (times, PIDs), replaced by placeholders, so a
+ * Text that differs from one boot to the next (times, PIDs, and the order of the names in a
+ * dependency list, which is systemd's hash order), replaced by placeholders or sorted, so a
  * live answer can be compared with a captured one.
  */
 export function normalised(text: string): string {
@@ -47,5 +56,6 @@ export function normalised(text: string): string {
     .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+0000/g, 'TIME')
     .replace(/[A-Z][a-z]{2} \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC/g, 'TIMESTAMP')
     .replace(/\[\d+\]:/g, '[PID]:')
-    .replace(/^MainPID=[1-9]\d*$/gm, 'MainPID=PID');
+    .replace(/^MainPID=[1-9]\d*$/gm, 'MainPID=PID')
+    .replace(/^(Requires|Wants|BindsTo|Upholds|OnSuccess|Triggers)=(.+)$/gm, (_, name: string, list: string) => `${name}=${list.split(' ').sort().join(' ')}`);
 }

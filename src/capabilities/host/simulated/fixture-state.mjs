@@ -3,7 +3,8 @@
 //
 // Layout of the state directory (PRAXIS_SIM_HOST_DIR):
 //   units/<unit>.json        the unit's state and how it behaves on restart (its
-//                            success_action and triggers too), or { alias_of } for an alias
+//                            success_action, triggers and dependencies too), or { alias_of }
+//                            for an alias
 //   journal/<unit>.jsonl     journal entries of the unit, one JSON object a line
 //   clock                    optional ISO time the programs treat as "now"
 //   behaviour/<program>.json optional misbehaviour: sleep, flood, print_env, forced failure

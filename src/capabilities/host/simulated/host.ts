@@ -33,6 +33,17 @@ export interface SimulatedUnit {
   success_action?: string;
   /** The units its activation starts, as systemctl show's Triggers= lists them. */
   triggers?: string[];
+  /**
+   * The units its start pulls in, as systemctl show lists them. A loaded unit also requires
+   * sysinit.target (and a service or socket system.slice), as systemd adds by default, unless
+   * `default_dependencies` is false.
+   */
+  requires?: string[];
+  wants?: string[];
+  binds_to?: string[];
+  upholds?: string[];
+  on_success?: string[];
+  default_dependencies?: boolean;
 }
 
 export interface SimulatedJournalEntry {
