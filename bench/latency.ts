@@ -11,6 +11,9 @@
 //   and is killed (SIGKILL) mid-act; from the kill to another executor having resolved the step
 //   (blocked: the outcome is unknown), long before the claim's 35 s lease would run out: the
 //   survivor's loop sees the claimant's process gone within a second (Executor's claimant watch).
+//   `cross_host_takeover_after_kill_ms_p50`: the same with the claimant named as an executor of
+//   another host, so that only its presence lock tells (src/store/presence.ts): it is judged gone
+//   once the lock has been free for PRESENCE_GRACE_MS, at two of the survivor's looks.
 //
 // The claim is timed where it happens rather than by polling the step: the executor takes the
 // step from awaiting_approval through executing to completed without yielding to a poller in
@@ -162,8 +165,8 @@ interface Remote {
   name: string;
 }
 
-async function startRemote(configJson: string, host: string, mode: 'serve' | 'stall', claims?: ClaimTimes): Promise<Remote> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/processes/executor.ts', configJson, host, mode], { stdio: ['pipe', 'pipe', 'pipe'] });
+async function startRemote(configJson: string, host: string, mode: 'serve' | 'stall', claims?: ClaimTimes, nameHost?: string): Promise<Remote> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/processes/executor.ts', configJson, host, mode, ...(nameHost ? [nameHost] : [])], { stdio: ['pipe', 'pipe', 'pipe'] });
   child.stderr.on('data', (chunk) => process.stderr.write(chunk));
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   const first = await lines.next();
@@ -206,7 +209,8 @@ export async function crossProcessWake(samples: number, pauseMs = OPERATOR_PAUSE
   }
 }
 
-export async function takeoverAfterKill(samples: number): Promise<{ p50: number; samples: number; lease_seconds: number }> {
+/** `elsewhere`: the killed executor is named as one of another host, whose end only its presence tells. */
+export async function takeoverAfterKill(samples: number, elsewhere = false): Promise<{ p50: number; samples: number; lease_seconds: number }> {
   const bench = await benchStore('postgres');
   try {
     const { store } = bench;
@@ -216,7 +220,7 @@ export async function takeoverAfterKill(samples: number): Promise<{ p50: number;
     const latencies: number[] = [];
     let lease = 0;
     for (let i = 0; i < samples; i += 1) {
-      const remote = await startRemote(JSON.stringify(bench.config), 'bench-remote', 'stall');
+      const remote = await startRemote(JSON.stringify(bench.config), 'bench-remote', 'stall', undefined, elsewhere ? 'bench-other-host' : undefined);
       let survivor: Executor | undefined;
       try {
         const stepId = await writePlan(store, mind);

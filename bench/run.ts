@@ -8,8 +8,9 @@
 // - statements_per_step and commits_per_step for a read-only and a non-idempotent step, counted
 //   from the store's query log (costs.ts): what one more step in a pass adds; and
 //   per_step_in_a_batch: everything 50 plans of four steps cost together, shared out per step.
-// - approval_to_executing_ms_p50 in process on SQLite, cross_process_wake_ms_p50 and
-//   takeover_after_kill_ms_p50 on PostgreSQL (latency.ts); in details.latency also
+// - approval_to_executing_ms_p50 in process on SQLite, cross_process_wake_ms_p50,
+//   takeover_after_kill_ms_p50 and cross_host_takeover_after_kill_ms_p50 on PostgreSQL
+//   (latency.ts); in details.latency also
 //   cross_process_after_quiet: BENCH_QUIET_SAMPLES approvals (default 3; 0 skips them) each
 //   after 11 s of quiet, past the pool's idle timeout, as approvals usually come.
 // - tick_cost_ratio_100k {sqlite, postgres}: the median cost of a pass with nothing due, with
@@ -125,6 +126,7 @@ const results = {
   approval_to_executing_ms_p50: 0,
   cross_process_wake_ms_p50: 0,
   takeover_after_kill_ms_p50: 0,
+  cross_host_takeover_after_kill_ms_p50: 0,
   tick_cost_ratio_100k: {} as Record<StoreKind, number>,
   due_read_ratio_backlog: {} as Record<StoreKind, number>,
   details: {} as Record<string, unknown>,
@@ -192,7 +194,17 @@ process.stdout.write('postgres: takeover of a write claimed by a killed executor
 const takeover = await takeoverAfterKill(Math.max(3, Math.min(5, SAMPLES)));
 results.takeover_after_kill_ms_p50 = takeover.p50;
 process.stdout.write(`p50 ${takeover.p50} ms over ${takeover.samples} kills (the claim's lease was ${takeover.lease_seconds} s)\n`);
-results.details.latency = { in_process: inProcess, cross_process: crossProcess, cross_process_after_quiet: afterQuiet && { ...afterQuiet, quiet_ms: QUIET_PAUSE_MS }, takeover };
+process.stdout.write('postgres: the same with the killed executor on another host (its presence lock tells)... ');
+const crossHost = await takeoverAfterKill(Math.max(3, Math.min(5, SAMPLES)), true);
+results.cross_host_takeover_after_kill_ms_p50 = crossHost.p50;
+process.stdout.write(`p50 ${crossHost.p50} ms over ${crossHost.samples} kills\n`);
+results.details.latency = {
+  in_process: inProcess,
+  cross_process: crossProcess,
+  cross_process_after_quiet: afterQuiet && { ...afterQuiet, quiet_ms: QUIET_PAUSE_MS },
+  takeover,
+  cross_host_takeover: crossHost,
+};
 
 const file = new URL('./results.json', import.meta.url);
 writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
@@ -212,4 +224,5 @@ console.table([
   { figure: 'approval_to_executing_ms_p50 (sqlite, in process)', value: results.approval_to_executing_ms_p50 },
   { figure: 'cross_process_wake_ms_p50 (postgres)', value: results.cross_process_wake_ms_p50 },
   { figure: 'takeover_after_kill_ms_p50 (postgres)', value: results.takeover_after_kill_ms_p50 },
+  { figure: 'cross_host_takeover_after_kill_ms_p50 (postgres)', value: results.cross_host_takeover_after_kill_ms_p50 },
 ]);

@@ -3,21 +3,19 @@
 // PostgreSQL) or the interval passes. It holds no plan state: stopping it and starting another
 // (here or elsewhere) loses nothing, and running several at once runs no step twice.
 
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import { WakeBus } from '../bus/wake-bus.ts';
 import type { CapabilityRegistry } from '../capabilities/registry.ts';
 import type { CapabilityService } from '../capabilities/service.ts';
 import { policyInputsOf } from '../capabilities/policy-inputs.ts';
-import type { ApprovalRecord, ApprovalScene, MindRecord, Store } from '../store/index.ts';
+import type { ApprovalRecord, ApprovalScene, MindRecord, PresenceHold, Store } from '../store/index.ts';
 import { Pass } from './pass.ts';
-import { claimantGone } from './claimants.ts';
+import { ClaimantWatch, newExecutorName } from './claimants.ts';
 import { performApprovedStep } from './polling.ts';
 import { isRunning, settlePlansTogether } from './settle.ts';
 import { silentLog, type ExecutorContext, type ExecutorLog } from './context.ts';
 import type { PlanningServices } from '../drafting/plan-intention.ts';
 import { releaseStep, type Release } from './recovery.ts';
-import { MAX_ROUNDS, tick, type ExecutorObserver, type TickReport } from './tick.ts';
+import { judgeClaimants, MAX_ROUNDS, tick, type ExecutorObserver, type TickReport } from './tick.ts';
 import { FailureTally } from './stuck.ts';
 import { InFlight } from './in-flight.ts';
 
@@ -34,7 +32,7 @@ export const HOUSEKEEPING_MS = 1000;
 /** Most passes an executor runs side by side (ExecutorOptions.passes). */
 export const MAX_PASSES = 8;
 
-/** How often a sleeping loop looks whether the processes of watched claimants still exist. */
+/** How often a sleeping loop looks whether watched claimants still run (their process on this host, their presence elsewhere). */
 export const CLAIMANT_WATCH_MS = 1000;
 
 /**
@@ -123,8 +121,12 @@ export class Executor {
   readonly #approved = new Map<string, ApprovalHint | undefined>();
   /** The round of approvals in progress, if any. */
   #performing: Promise<void> | null = null;
-  /** Other executors on this host holding live claims, as the last housekeeping pass found them. */
+  /** Other executors holding live claims whose end would be seen, as the last look found them. */
   #watched: string[] = [];
+  /** What this executor has seen of the others' presence, from look to look (claimants.ts). */
+  readonly #claimants = new ClaimantWatch();
+  /** This executor's presence, held while its loop runs (store/presence.ts; always held on SQLite). */
+  #presence: PresenceHold | null = null;
   #stopListening: (() => void) | null = null;
   /** The store readying its approval connection as the loop starts (executorQueries.readyForApprovals). */
   #readying: Promise<void> | null = null;
@@ -138,7 +140,7 @@ export class Executor {
       clock: options.store.clock,
       host: options.host ?? null,
       planning: options.planning ?? null,
-      name: options.name ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
+      name: options.name ?? newExecutorName(),
       log: options.log ?? silentLog,
       failures: new FailureTally(),
     };
@@ -196,6 +198,7 @@ export class Executor {
       sweep,
       housekeeping,
       startPlans: !assisting,
+      claimants: this.#claimants,
       ...(this.#inFlight ? { inFlight: this.#inFlight } : {}),
       ...(signal ? { signal } : {}),
       ...(observer ? { observer } : {}),
@@ -281,6 +284,7 @@ export class Executor {
     if (this.#performing || signal.aborted) return;
     this.#performing = (async () => {
       while (this.#approved.size > 0 && !signal.aborted) {
+        await this.#present(signal);
         for (const [id, hint] of [...this.#approved]) {
           this.#approved.delete(id);
           if (signal.aborted) break;
@@ -307,6 +311,25 @@ export class Executor {
       // Only a head start: the first approval opens the connection itself.
       this.#ctx.log.warn('readying the approval connection failed', { error: error instanceof Error ? error.message : String(error), executor: this.#ctx.name });
     });
+    // Presence first: the loop claims nothing until it is held (#present).
+    let quiet = false;
+    const log = this.#ctx.log;
+    this.#presence = this.#ctx.store.presence.hold(this.#ctx.name, {
+      onHeld: () => {
+        if (quiet) log.warn("holding this executor's presence again; claiming again", { executor: this.#ctx.name });
+        quiet = false;
+      },
+      onLost: (error) => {
+        quiet = true;
+        log.warn('this executor lost its presence lock; claiming nothing until it holds it again', { error: error?.message, executor: this.#ctx.name });
+      },
+      onError: (error) => {
+        // Once until it is held again: a store that is down would otherwise log every second.
+        if (quiet) return;
+        quiet = true;
+        log.warn("holding this executor's presence failed; claiming nothing until it does, trying again", { error: error.message, executor: this.#ctx.name });
+      },
+    });
     this.#stopListening = this.#bus.onWake((reason) => {
       const approved = APPROVED_WAKE.exec(reason);
       if (!approved) return;
@@ -332,6 +355,10 @@ export class Executor {
     this.#assistants = [];
     await Promise.all([this.#performing, this.#readying]);
     this.#readying = null;
+    // Only now that no claim of this executor is being acted on: a lock let go earlier would let
+    // another executor take over a claim still in hand.
+    await this.#presence?.release();
+    this.#presence = null;
     this.#stopListening?.();
     this.#stopListening = null;
     this.#loop = null;
@@ -362,6 +389,8 @@ export class Executor {
     while (!signal.aborted) {
       // Approvals being performed go first: the pass their wake-up started would only compete with them.
       if (this.#performing) await this.#performing;
+      await this.#present(signal);
+      if (signal.aborted) break;
       const report = await this.#pass(signal, !following || performance.now() - this.#housekeptAt >= HOUSEKEEPING_MS, false);
       const busy = report?.busy ?? false;
       if (report?.liveClaimants) this.#watched = report.liveClaimants;
@@ -385,6 +414,8 @@ export class Executor {
     while (!signal.aborted) {
       await new Promise<void>((resolve) => this.#idleAssistants.push(resolve));
       while (!signal.aborted) {
+        await this.#present(signal);
+        if (signal.aborted) break;
         const report = await this.#pass(signal, false, true);
         if (!report?.busy) break;
         await new Promise((resolve) => setImmediate(resolve));
@@ -393,10 +424,21 @@ export class Executor {
   }
 
   /**
-   * Sleeps until woken or `ms` pass. While other executors on this host hold live claims, it
-   * looks every CLAIMANT_WATCH_MS whether their processes still exist (a signal-0 kill, no
-   * query) and ends the sleep once one is gone, so the pass that follows takes its claims over
-   * at once instead of an interval (or a lease) later.
+   * Until this executor holds its presence: claims made without it could be taken over by an
+   * executor on another host that finds the lock free (claimants.ts). At once on SQLite, and
+   * whenever the lock is held.
+   */
+  async #present(signal: AbortSignal): Promise<void> {
+    const hold = this.#presence;
+    if (hold && !hold.held) await hold.whenHeld(signal);
+  }
+
+  /**
+   * Sleeps until woken or `ms` pass. While other executors hold live claims whose end it would
+   * see, it looks every CLAIMANT_WATCH_MS whether they still run (on this host a signal-0 kill,
+   * no query; on another host their presence, one read of pg_locks) and ends the sleep once one
+   * is known to be gone, so the pass that follows takes its claims over at once instead of an
+   * interval (or a lease) later.
    */
   async #sleep(ms: number, signal: AbortSignal): Promise<void> {
     let left = ms;
@@ -405,12 +447,24 @@ export class Executor {
       if ((await this.#bus.next(slice, signal)) !== 'timeout') return;
       left -= slice;
       if (left <= 0) return;
-      if (this.#watched.some((name) => claimantGone(name))) {
+      if (await this.#watchedGone()) {
         this.#watched = [];
         return;
       }
     }
     await this.#bus.next(left, signal);
+  }
+
+  /** Whether a watched claimant is now known to be gone; those still running stay watched. */
+  async #watchedGone(): Promise<boolean> {
+    try {
+      const { gone, watched } = await judgeClaimants(this.#ctx, this.#claimants, this.#watched);
+      this.#watched = watched;
+      return gone.length > 0;
+    } catch (error) {
+      this.#ctx.log.warn('looking whether other executors still run failed', { error: error instanceof Error ? error.message : String(error), executor: this.#ctx.name });
+      return false;
+    }
   }
 
   /**

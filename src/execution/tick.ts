@@ -12,7 +12,7 @@ import { replanUnderNewCommitments } from './commitments.ts';
 import { cancelOrphanedWaits, resumeStalledReplans } from './replan.ts';
 import { applyMoves, type Move } from './apply.ts';
 import { runDueStep } from './run-step.ts';
-import { claimantGone, claimantHere } from './claimants.ts';
+import { ClaimantWatch, type ClaimantsJudged } from './claimants.ts';
 import { Pass } from './pass.ts';
 import type { InFlight } from './in-flight.ts';
 import { recoverStep } from './recovery.ts';
@@ -64,6 +64,12 @@ export interface TickOptions {
    * step it finds.
    */
   inFlight?: InFlight;
+  /**
+   * What the executor has seen of other executors' presence, from pass to pass (claimants.ts):
+   * a claimant on another host is judged gone only once its lock has been free for a grace. A
+   * new one each pass when not given, so such a claimant is never judged gone by a lone pass.
+   */
+  claimants?: ClaimantWatch;
 }
 
 /** How a verify step's run ended: its prediction's fate, or still looking. */
@@ -136,9 +142,10 @@ export interface TickReport {
   /** Claims taken over before their lease ran out, because their executor is known to be gone. */
   takenOver: number;
   /**
-   * Executors on this host (by name) holding live claims, whose process the loop watches between
-   * passes so a claim is taken over as soon as its process is gone (claimants.ts); null when
-   * the pass skipped its housekeeping and did not look.
+   * Other executors (by name) holding live claims whose end this one would see: on this host by
+   * their process, on other hosts sharing PostgreSQL by their presence lock (claimants.ts). The
+   * loop watches them between passes, so a claim is taken over as soon as its executor is known
+   * to be gone. Null when the pass skipped its housekeeping and did not look.
    */
   liveClaimants: string[] | null;
   dueSteps: number;
@@ -207,7 +214,7 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
   if (options.signal?.aborted) return report;
 
   if (housekeeping) {
-    const takeOver = await guarded('taking over from stopped executors', () => takeOverFromGone(ctx, pass, options.batch), { moved: 0, live: [] });
+    const takeOver = await guarded('taking over from stopped executors', () => takeOverFromGone(ctx, pass, options.batch, options.claimants ?? new ClaimantWatch()), { moved: 0, live: [] });
     report.takenOver = takeOver.moved;
     report.liveClaimants = takeOver.live;
   }
@@ -374,21 +381,30 @@ async function verifyOutcomeOf(ctx: ExecutorContext, step: StepRecord): Promise<
 
 /**
  * Recovers, at once, the claims whose executor is known to be gone (claimants.ts); returns how
- * many moved, and the other executors on this host whose live claims are worth watching.
+ * many moved, and the other executors holding live claims whose end is worth watching.
  */
-async function takeOverFromGone(ctx: ExecutorContext, pass: Pass, limit: number): Promise<{ moved: number; live: string[] }> {
+async function takeOverFromGone(ctx: ExecutorContext, pass: Pass, limit: number, watch: ClaimantWatch): Promise<{ moved: number; live: string[] }> {
+  const held = (await ctx.store.executorQueries.heldClaims({ now: ctx.clock.now(), host: ctx.host, limit })).filter((step) => step.claimedBy !== ctx.name);
+  const { gone, watched } = await judgeClaimants(
+    ctx,
+    watch,
+    held.map((step) => step.claimedBy),
+  );
   let moved = 0;
-  const live = new Set<string>();
-  for (const step of await ctx.store.executorQueries.heldClaims({ now: ctx.clock.now(), host: ctx.host, limit })) {
-    if (step.claimedBy === ctx.name) continue;
-    if (!claimantGone(step.claimedBy)) {
-      if (claimantHere(step.claimedBy)) live.add(step.claimedBy);
-      continue;
-    }
+  for (const step of held) {
+    if (!gone.includes(step.claimedBy)) continue;
     ctx.log.warn('taking over a claim whose executor is gone', { step: step.id, claimant: step.claimedBy, executor: ctx.name });
     if (await recoverStep(ctx, pass, step, true)) moved += 1;
   }
-  return { moved, live: [...live] };
+  return { moved, live: watched };
+}
+
+/** Which of `names`, other executors holding live claims, are known to be gone, asking the store for the presence the judgement needs. */
+export async function judgeClaimants(ctx: ExecutorContext, watch: ClaimantWatch, names: readonly string[]): Promise<ClaimantsJudged> {
+  const { presence } = ctx.store;
+  const ask = presence.kept ? watch.toAsk(names) : [];
+  const absent = ask.length > 0 ? await presence.absent(ask) : [];
+  return watch.judge(names, presence.kept ? absent : null);
 }
 
 /** Performs the one-off actions operators approved for minds this daemon serves; returns how many it performed. */

@@ -16,6 +16,7 @@ export function joinedStore(outer: Store, tx: Repositories): Store {
     codec: outer.codec,
     clock: outer.clock,
     wakeups: outer.wakeups,
+    presence: outer.presence,
     get db(): never {
       throw new Error('the raw connection is not available inside a unit of work; use its repositories');
     },

@@ -48,6 +48,7 @@ export type { GrantListOptions, GrantRecord, NewGrant, GrantRepository } from '.
 export { sqliteFileHoldsPraxisStore } from './sqlite-probe.ts';
 export { WakeSignals } from './wake-signals.ts';
 export { listenForWakeUps, wakeChannel, type WakeListener, type WakeListenerOptions } from './wake-listener.ts';
+export { presenceKey, PRESENCE_CONNECTION, type Presence, type PresenceHold, type PresenceEvents } from './presence.ts';
 export type { BeliefEvidence, BeliefRecord, BeliefRevision, NewBelief, BeliefRepository } from './repositories/beliefs.ts';
 export type {
   NewPrediction,

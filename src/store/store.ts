@@ -18,6 +18,7 @@ import { CapabilityRequestRepository } from './repositories/capability-requests.
 import { CommitmentRepository } from './repositories/commitments.ts';
 import type { RepositoryContext } from './repositories/context.ts';
 import { WakeSignals } from './wake-signals.ts';
+import { noPresence, postgresPresence, type Presence } from './presence.ts';
 import { KEEPALIVE_AFTER_MS, wakeChannel } from './wake-listener.ts';
 import { EventCursorRepository } from './repositories/event-cursors.ts';
 import { EventRepository } from './repositories/events.ts';
@@ -79,6 +80,8 @@ export interface Store extends Repositories {
   readonly clock: Clock;
   /** Signals, in this process, each committed event that can unblock work (see WAKE_EVENT_TYPES). */
   readonly wakeups: WakeSignals;
+  /** Which executors are still running, on PostgreSQL (presence.ts); nothing is known on SQLite. */
+  readonly presence: Presence;
   /** Brings the schema up to the latest migration, resolving to the names it applied (none when it already was). */
   migrate(): Promise<string[]>;
   /**
@@ -170,9 +173,9 @@ export async function openStore(config: StoreConfig, options: StoreOptions = {})
   const clock = options.clock ?? systemClock;
   const codec = codecFor(config.kind);
   const log = options.observeQuery ? queryLog(options.observeQuery) : undefined;
-  const { db, approvalDb, checkpoints } =
+  const { db, approvalDb, checkpoints, presence } =
     config.kind === 'sqlite'
-      ? { ...openSqlite(config, log, options.backgroundCheckpoints ?? false), approvalDb: undefined }
+      ? { ...openSqlite(config, log, options.backgroundCheckpoints ?? false), approvalDb: undefined, presence: noPresence }
       : { ...(await openPostgres(config, log, options.idleConnectionMs)), checkpoints: undefined };
   const schema = config.kind === 'postgres' ? config.schema : undefined;
   const wakeups = new WakeSignals();
@@ -193,6 +196,7 @@ export async function openStore(config: StoreConfig, options: StoreOptions = {})
       return migrateToLatest(db, config.kind, schema);
     },
     wakeups,
+    presence,
     async transaction(work) {
       const committed: string[] = [];
       const result = await db.transaction().execute(async (tx) => {
@@ -269,7 +273,11 @@ function openSqlite(config: SqliteStoreConfig, log: QueryLog | undefined, backgr
   return { db: new Kysely<Database>({ dialect: new PraxisSqliteDialect({ database: cached }), ...(log ? { log } : {}) }), checkpoints };
 }
 
-async function openPostgres(config: PostgresStoreConfig, log: QueryLog | undefined, idleConnectionMs = IDLE_CONNECTION_MS): Promise<{ db: Kysely<Database>; approvalDb: Kysely<Database> }> {
+async function openPostgres(
+  config: PostgresStoreConfig,
+  log: QueryLog | undefined,
+  idleConnectionMs = IDLE_CONNECTION_MS,
+): Promise<{ db: Kysely<Database>; approvalDb: Kysely<Database>; presence: Presence }> {
   if (config.schema !== undefined) assertSchemaName(config.schema);
   // Loaded here, not at start: a process on SQLite never needs the PostgreSQL client.
   const { default: pg } = await import('pg');
@@ -293,5 +301,6 @@ async function openPostgres(config: PostgresStoreConfig, log: QueryLog | undefin
   // reconnects. Without a listener the error would crash the process.
   for (const each of [pool, approvalPool]) each.on('error', () => {});
   const kysely = (of: pg.Pool) => new Kysely<Database>({ dialect: new PostgresDialect({ pool: config.namedStatements === false ? of : withNamedStatements(of) }), ...(log ? { log } : {}) });
-  return { db: kysely(pool), approvalDb: kysely(approvalPool) };
+  const db = kysely(pool);
+  return { db, approvalDb: kysely(approvalPool), presence: postgresPresence(config, db, given) };
 }

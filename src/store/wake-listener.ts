@@ -148,7 +148,7 @@ export function listenForWakeUps(config: PostgresStoreConfig, options: WakeListe
  * for the server to close its side, which a server that never answered does not do, and a
  * daemon's stop waited on it for good.
  */
-async function endWithin(client: pg.Client, ms: number): Promise<void> {
+export async function endWithin(client: pg.Client, ms: number = WAKE_CLOSE_TIMEOUT_MS): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const ended = await Promise.race([
     client.end().then(

@@ -13,6 +13,9 @@ import type { CapabilityImplementation } from '../../src/capabilities/implementa
 import type { StepDraft } from '../../src/core/plan.ts';
 import type { StepStatus } from '../../src/core/vocabulary.ts';
 import { OUTCOME_UNKNOWN } from '../../src/execution/recovery.ts';
+import { PRESENCE_GRACE_MS } from '../../src/execution/claimants.ts';
+import { PRESENCE_NAMESPACE, presenceKey } from '../../src/store/presence.ts';
+import { sql } from 'kysely';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 import { draftOf, makeWorld, step, type World } from './support.ts';
 import { programArgs } from '../support/programs.ts';
@@ -113,10 +116,64 @@ for (const kind of STORE_KINDS) {
         // Its first pass leaves the live claim alone; it then sleeps (for the lease's remaining
         // length on the manual clock, which never moves here, so only the watch can wake it).
         await until(async () => executor.ticks >= 1, 'the first pass');
-        assert.equal((await w.store.steps.get(stepId))?.status, 'executing', 'a live claim is not taken');
+        const live = (await w.store.steps.get(stepId))!;
+        assert.equal(live.status, 'executing', `a live claim is not taken: ${live.error} ${JSON.stringify(live.result)} ${w.errors.join(' ')}`);
         holder.kill('SIGKILL');
         await exited;
         await until(async () => (await w.store.steps.get(stepId))?.status === 'blocked', 'the claim to be taken over', 15_000);
+      } finally {
+        holder.kill('SIGKILL');
+        await executor.stop();
+      }
+      assert.equal((await w.store.steps.get(stepId))?.error, OUTCOME_UNKNOWN);
+      assert.deepEqual(sideEffectsIn(file), ['test.write target'], 'the write happened once and was not repeated');
+      assert.deepEqual(w.errors, []);
+    });
+
+    it('a claim of an executor on another host is left while its presence holds, and taken over once it is killed', {
+      skip: kind === 'sqlite' && 'a SQLite file is shared on one host only',
+    }, async () => {
+      const file = join(dir, `${kind}-elsewhere-${n++}.log`);
+      const w: World = await makeWorld(current());
+      await w.allow('test.write');
+      const { plan } = await w.plan(draftOf([write()]));
+      const stepId = plan.steps[0]!.id;
+      const holder = spawn(
+        process.execPath,
+        [...programArgs(new URL('./processes/crash-executor.ts', import.meta.url)), JSON.stringify(w.ts.config), 'write-hangs-in-action', w.clock.now().toISOString(), file, 'far-host'],
+        { stdio: 'ignore' },
+      );
+      const exited = new Promise((resolve) => holder.once('exit', resolve));
+      const executor = w.executor({ intervalMs: 3_600_000 });
+      const presenceOf = async (name: string) => {
+        const { rows } = await sql<{
+          pid: number;
+        }>`select pid from pg_locks where locktype = 'advisory' and granted and objsubid = 2 and classid::int8 = ${PRESENCE_NAMESPACE} and objid::int8 = ${presenceKey(undefined, name)}`.execute(
+          w.store.db,
+        );
+        return rows[0]?.pid;
+      };
+      try {
+        await until(async () => sideEffectsIn(file).length === 1, "the other host's executor to claim the write and act");
+        const claimant = (await w.store.steps.get(stepId))!.claimedBy!;
+        assert.match(claimant, /^far-host:\d+:[0-9a-f]{8}$/);
+        executor.start();
+        await until(async () => executor.ticks >= 1, 'the first pass');
+        // Its connection dropped (a server restart, a network blip): the lock is let go and taken
+        // again within about a second, inside the grace, so the live claim is still not taken.
+        const first = await presenceOf(claimant);
+        assert.ok(first, 'the claimant holds its presence');
+        await sql`select pg_terminate_backend(${first})`.execute(w.store.db);
+        await until(async () => ((await presenceOf(claimant)) ?? first) !== first, 'the presence to be held again', 10_000);
+        // The sleeping loop looks every second: well past the grace, the live claim is left.
+        await new Promise((resolve) => setTimeout(resolve, PRESENCE_GRACE_MS + 1500));
+        const live = (await w.store.steps.get(stepId))!;
+        assert.equal(live.status, 'executing', `a live claim is not taken: ${live.error} ${JSON.stringify(live.result)} ${w.errors.join(' ')}`);
+        const killed = Date.now();
+        holder.kill('SIGKILL');
+        await exited;
+        await until(async () => (await w.store.steps.get(stepId))?.status === 'blocked', 'the claim to be taken over', 15_000);
+        assert.ok(Date.now() - killed >= PRESENCE_GRACE_MS, 'not before the grace');
       } finally {
         holder.kill('SIGKILL');
         await executor.stop();

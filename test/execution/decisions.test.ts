@@ -1,6 +1,6 @@
 // The executor's pure core: given what was observed, what is decided. No store, no clock.
 
-import { claimantGone, claimantOf } from '../../src/execution/claimants.ts';
+import { claimantGone, claimantOf, ClaimantWatch, keepsPresence, newExecutorName, PRESENCE_GRACE_MS } from '../../src/execution/claimants.ts';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
@@ -370,6 +370,61 @@ describe('claimants known to be gone', () => {
     assert.equal(claimantGone('doomed-4242', 'web-1', none), false, 'a name of another shape');
     assert.equal(claimantGone('', 'web-1', none), false);
     assert.deepEqual(claimantOf('db.example:10:ff'), { host: 'db.example', pid: 10 });
+  });
+
+  it('names an executor so that its name says it keeps presence; names of earlier versions (six digits) do not', () => {
+    const name = newExecutorName('web-1');
+    assert.match(name, new RegExp(`^web-1:${process.pid}:[0-9a-f]{8}$`));
+    assert.equal(keepsPresence(name), true);
+    assert.equal(keepsPresence('web-1:4242:a1b2c3'), false, 'a daemon of an earlier version holds no lock');
+    assert.equal(keepsPresence('web-1:4242:a1b2c3d4e'), false);
+    assert.equal(keepsPresence('api:alice'), false);
+  });
+
+  it('judges a claimant on another host gone once its presence was seen absent at two looks a grace apart', () => {
+    const watch = new ClaimantWatch('web-1', () => true);
+    const far = 'web-2:4242:a1b2c3d4';
+    assert.deepEqual(watch.toAsk([far]), [far]);
+    assert.deepEqual(watch.judge([far], [], 0), { gone: [], watched: [far] }, 'present: watched');
+    assert.deepEqual(watch.judge([far], [far], 1000), { gone: [], watched: [far] }, 'absent once: not yet');
+    assert.deepEqual(watch.judge([far], [far], 1000 + PRESENCE_GRACE_MS - 1), { gone: [], watched: [far] }, 'within the grace');
+    assert.deepEqual(watch.judge([far], [far], 1000 + PRESENCE_GRACE_MS), { gone: [far], watched: [] });
+  });
+
+  it('starts the grace again when the claimant was present in between, or was not looked at', () => {
+    const watch = new ClaimantWatch('web-1', () => true);
+    const far = 'web-2:4242:a1b2c3d4';
+    watch.judge([far], [far], 0);
+    watch.judge([far], [], 1000);
+    assert.deepEqual(watch.judge([far], [far], 2500).gone, [], 'back for a moment (a reconnection): a new grace');
+    assert.deepEqual(watch.judge([far], [far], 2500 + PRESENCE_GRACE_MS).gone, [far]);
+    const other = new ClaimantWatch('web-1', () => true);
+    other.judge([far], [far], 0);
+    other.judge([], [], 1000);
+    assert.deepEqual(other.judge([far], [far], 5000).gone, [], 'forgotten while it held no claim');
+  });
+
+  it('never judges by presence an executor of an earlier version, of this process, or where the store keeps none', () => {
+    const watch = new ClaimantWatch('web-1', () => true);
+    const old = 'web-2:4242:a1b2c3';
+    const mine = `web-1:${process.pid}:a1b2c3d4`;
+    assert.deepEqual(watch.toAsk([old, mine]), []);
+    for (const now of [0, 10_000]) assert.deepEqual(watch.judge([old, mine], [old, mine], now), { gone: [], watched: [] });
+    const far = 'web-2:4242:a1b2c3d4';
+    for (const now of [0, 10_000]) assert.deepEqual(watch.judge([far], null, now), { gone: [], watched: [] }, 'SQLite: the lease tells');
+  });
+
+  it('judges a claimant of this host by its process, and where presence is kept by its lock too', () => {
+    const here = 'web-1:4242:a1b2c3d4';
+    const alive = new ClaimantWatch('web-1', () => true);
+    assert.deepEqual(alive.toAsk([here]), [], 'a process that exists needs no query');
+    assert.deepEqual(alive.judge([here], []), { gone: [], watched: [here] });
+    const ended = new ClaimantWatch('web-1', () => false);
+    assert.deepEqual(ended.toAsk([here]), [here]);
+    assert.deepEqual(ended.judge([here], [here]), { gone: [here], watched: [] }, 'its process and its lock are gone: at once, no grace');
+    assert.deepEqual(ended.judge([here], []), { gone: [], watched: [here] }, 'another machine of the same host name holds the lock');
+    assert.deepEqual(ended.judge([here], null), { gone: [here], watched: [] }, 'SQLite: its process tells');
+    assert.deepEqual(ended.judge(['web-1:4242:a1b2c3'], []), { gone: ['web-1:4242:a1b2c3'], watched: [] }, 'an earlier version: its process tells');
   });
 });
 

@@ -1,5 +1,5 @@
 // An executor that dies (SIGKILL, no cleanup) at a chosen moment of acting on a step. Usage:
-//   node --import tsx test/execution/processes/crash-executor.ts <store-config-json> <mode> <clock-iso> <side-effect-file>
+//   node --import tsx test/execution/processes/crash-executor.ts <store-config-json> <mode> <clock-iso> <side-effect-file> [<host>]
 // Every side effect its implementations perform is first appended to the side-effect file, so
 // the test can count what really happened across processes. Modes:
 //   write-dies-in-action     test.write is written ahead (`started`), performs its effect, then the process dies
@@ -11,17 +11,21 @@
 //                            `started` row), then the process dies as the act begins, before any effect
 //   write-hangs-in-action    test.write is written ahead (`started`), performs its effect and never returns:
 //                            the process lives on holding the claim until the test kills it
-// If the process survives, it prints "survived" and exits with 3.
+// If the process survives, it prints "survived" and exits with 3. With <host>, the executor is named as
+// one of that host (an executor elsewhere sharing the store) and runs its loop, holding its presence
+// on PostgreSQL as a daemon's does, instead of passes of its own.
 
 import { appendFileSync } from 'node:fs';
 import type { CapabilityImplementation } from '../../../src/capabilities/implementation.ts';
 import { CapabilityService } from '../../../src/capabilities/service.ts';
 import { ManualClock } from '../../../src/core/clock.ts';
 import { Executor } from '../../../src/execution/executor.ts';
+import { newExecutorName } from '../../../src/execution/claimants.ts';
 import { openStore, type StoreConfig } from '../../../src/store/index.ts';
 import { testRegistry } from '../../support/test-capabilities.ts';
+import { createRegistry } from '../../../src/capabilities/registry.ts';
 
-const [configJson, mode, clockIso, sideEffects] = process.argv.slice(2) as [string, string, string, string];
+const [configJson, mode, clockIso, sideEffects, host] = process.argv.slice(2) as [string, string, string, string, string | undefined];
 const die = (): never => {
   process.kill(process.pid, 'SIGKILL');
   throw new Error('unreachable');
@@ -43,7 +47,9 @@ const hangs: CapabilityImplementation = async (params) => {
   return new Promise(() => {});
 };
 const diesAtOnce: CapabilityImplementation = () => die();
-const service = new CapabilityService(store, testRegistry, {
+// An executor elsewhere holds its claim for many seconds while the test looks: its write may take a minute.
+const registry = host ? createRegistry(testRegistry.list().map((d) => (d.name === 'test.write' ? { ...d, timeoutSeconds: 60 } : d))) : testRegistry;
+const service = new CapabilityService(store, registry, {
   'test.write': mode === 'write-hangs-in-action' ? hangs : mode === 'approved-dies-before-act' ? diesAtOnce : effect('test.write', mode === 'write-dies-in-action'),
   'test.read': effect('test.read', mode === 'read-dies-in-action' || mode === 'dies-in-precondition'),
 });
@@ -60,6 +66,11 @@ if (mode === 'dies-after-approval') {
     if ((await store.approvals.list({ status: 'pending' })).length > 0) die();
     return result;
   };
+}
+if (host) {
+  const executor = new Executor({ store, capabilities: service, name: newExecutorName(host), intervalMs: 3_600_000 });
+  executor.start();
+  await new Promise(() => {});
 }
 // The default name (host:pid:suffix) lets a survivor on this host see that this process is gone.
 await new Executor({ store, capabilities: service }).drain();
