@@ -4,10 +4,11 @@
 //
 // - On this host, a claimant whose process no longer exists has certainly stopped (a process
 //   that exists, whoever it may be after PID reuse, is not known to be gone).
-// - On another host, sharing a PostgreSQL store, a claimant whose presence lock nobody has held
-//   for PRESENCE_GRACE_MS (src/store/presence.ts). Only names with an eight-digit suffix say
-//   their executor keeps presence: earlier versions named theirs with six digits and held no
-//   lock, and a daemon of such a version must not be judged gone while it runs beside newer ones.
+// - Sharing a PostgreSQL store, a claimant whose presence lock nobody has held for
+//   PRESENCE_GRACE_MS (src/store/presence.ts), and on this host whose process is gone as well.
+//   Only names with an eight-digit suffix say their executor keeps presence: earlier versions
+//   named theirs with six digits and held no lock, and a daemon of such a version must not be
+//   judged gone while it runs beside newer ones.
 //
 // The lease stays the backstop for every other claimant.
 
@@ -74,13 +75,19 @@ export interface ClaimantsJudged {
 }
 
 /**
+ * Looks at a claimant further apart than this do not make its absence one: a lock free at two
+ * looks with no look between them for longer might have been held in between (two blips).
+ */
+export const PRESENCE_LOOK_GAP_MS = 5_000;
+
+/**
  * What an executor has seen of other executors holding claims, and the judgement on them. Kept
- * by the executor from look to look: it remembers since when each claimant on another host has
- * looked absent. A look covers every claimant of live claims at the time, so one not looked at is
- * forgotten.
+ * by the executor from look to look: it remembers since when each claimant judged by its
+ * presence has looked absent. A look covers every claimant of live claims at the time, so one not
+ * looked at is forgotten.
  */
 export class ClaimantWatch {
-  readonly #absentSince = new Map<string, number>();
+  readonly #absent = new Map<string, { since: number; seen: number }>();
   readonly #here: string;
   readonly #exists: (pid: number) => boolean;
 
@@ -91,8 +98,9 @@ export class ClaimantWatch {
 
   /**
    * The claimants of `names` whose presence the store should be asked about (for `judge`): those
-   * on other hosts that keep presence, and those of this host that keep it and whose process is
-   * gone (a machine of the same host name sharing the store would still hold its lock).
+   * that keep presence, on other hosts, or on this host with their process gone (a machine of
+   * the same host name sharing the store, or a container of its own process namespace, would
+   * still hold its lock).
    */
   toAsk(names: readonly string[]): string[] {
     return names.filter((name) => keepsPresence(name) && (this.#elsewhere(name) || claimantGone(name, this.#here, this.#exists)));
@@ -101,28 +109,35 @@ export class ClaimantWatch {
   /**
    * Judges `names` (other executors holding live claims) at `now` (monotonic milliseconds).
    * `absent`: of the names `toAsk` gave, those whose presence nobody holds; null where the store
-   * keeps no presence. A claimant of this host is gone when its process is gone (and, where
-   * presence is kept and its name keeps it, its lock is free too); one of another host when its
-   * lock was free at this look and at one at least PRESENCE_GRACE_MS before.
+   * keeps no presence. Where it keeps none, or the name does not keep it, a claimant of this host
+   * is gone when its process is gone. A claimant that keeps presence is gone when its lock (and,
+   * on this host, its process) has been seen free at looks spanning PRESENCE_GRACE_MS, none
+   * further apart than PRESENCE_LOOK_GAP_MS.
    */
   judge(names: readonly string[], absent: readonly string[] | null, now = performance.now()): ClaimantsJudged {
     const missing = new Set(absent ?? []);
     const gone: string[] = [];
     const watched: string[] = [];
-    const elsewhere = new Set<string>();
+    const looked = new Set<string>();
     for (const name of new Set(names)) {
-      if (claimantHere(name, this.#here)) {
-        const ended = claimantGone(name, this.#here, this.#exists) && (absent === null || !keepsPresence(name) || missing.has(name));
-        (ended ? gone : watched).push(name);
-      } else if (absent !== null && keepsPresence(name) && this.#elsewhere(name)) {
-        elsewhere.add(name);
-        const since = missing.has(name) ? (this.#absentSince.get(name) ?? now) : undefined;
-        if (since === undefined) this.#absentSince.delete(name);
-        else this.#absentSince.set(name, since);
-        (since !== undefined && now - since >= PRESENCE_GRACE_MS ? gone : watched).push(name);
+      const here = claimantHere(name, this.#here);
+      const byPresence = absent !== null && keepsPresence(name) && (here || this.#elsewhere(name));
+      if (!byPresence) {
+        if (here) (claimantGone(name, this.#here, this.#exists) ? gone : watched).push(name);
+        continue;
       }
+      looked.add(name);
+      const last = this.#absent.get(name);
+      if (!missing.has(name)) {
+        this.#absent.delete(name);
+        watched.push(name);
+        continue;
+      }
+      const since = last && now - last.seen <= PRESENCE_LOOK_GAP_MS ? last.since : now;
+      this.#absent.set(name, { since, seen: now });
+      (now - since >= PRESENCE_GRACE_MS ? gone : watched).push(name);
     }
-    for (const name of [...this.#absentSince.keys()]) if (!elsewhere.has(name)) this.#absentSince.delete(name);
+    for (const name of [...this.#absent.keys()]) if (!looked.has(name)) this.#absent.delete(name);
     return { gone, watched };
   }
 

@@ -32,6 +32,9 @@ export const HOUSEKEEPING_MS = 1000;
 /** Most passes an executor runs side by side (ExecutorOptions.passes). */
 export const MAX_PASSES = 8;
 
+/** How long an executor driven pass by pass (tick, drain, performApproval) keeps its presence after the last of them. */
+export const PRESENCE_LINGER_MS = 1000;
+
 /** How often a sleeping loop looks whether watched claimants still run (their process on this host, their presence elsewhere). */
 export const CLAIMANT_WATCH_MS = 1000;
 
@@ -127,6 +130,12 @@ export class Executor {
   readonly #claimants = new ClaimantWatch();
   /** This executor's presence, held while its loop runs (store/presence.ts; always held on SQLite). */
   #presence: PresenceHold | null = null;
+  /** Passes, drains and approvals under way outside the loop's own (#using). */
+  #users = 0;
+  /** Lets the presence go a while after the last of them ended (#using). */
+  #linger: NodeJS.Timeout | undefined;
+  /** The last look of the sleeping loop's watch failed (its warning is not repeated). */
+  #watchFailing = false;
   #stopListening: (() => void) | null = null;
   /** The store readying its approval connection as the loop starts (executorQueries.readyForApprovals). */
   #readying: Promise<void> | null = null;
@@ -174,10 +183,11 @@ export class Executor {
 
   /**
    * One pass over the store. Usable without the loop, e.g. by tests driving a manual clock; a
-   * pass called this way always does its housekeeping.
+   * pass called this way always does its housekeeping. Like the loop, it claims nothing before
+   * this executor holds its presence (#using).
    */
   tick(signal?: AbortSignal): Promise<TickReport> {
-    return this.#tick(signal, true);
+    return this.#using(signal, () => this.#tick(signal, true));
   }
 
   /** A pass: the loop's own (`assisting` false), or one of the extra passes beside it, which only runs steps and settles their plans. */
@@ -216,14 +226,16 @@ export class Executor {
   }
 
   /** Ticks until a pass moves nothing (or `maxPasses` is reached); returns the passes made. */
-  async drain(maxPasses = 100): Promise<TickReport[]> {
-    const reports: TickReport[] = [];
-    for (let i = 0; i < maxPasses; i += 1) {
-      const report = await this.tick();
-      reports.push(report);
-      if (!report.busy) break;
-    }
-    return reports;
+  drain(maxPasses = 100): Promise<TickReport[]> {
+    return this.#using(undefined, async () => {
+      const reports: TickReport[] = [];
+      for (let i = 0; i < maxPasses; i += 1) {
+        const report = await this.tick();
+        reports.push(report);
+        if (!report.busy) break;
+      }
+      return reports;
+    });
   }
 
   /**
@@ -234,7 +246,11 @@ export class Executor {
    * read at once (executorQueries.approvalScene: one statement on PostgreSQL); without it, or
    * when the hint does not match the request, the request is read first and the rest after.
    */
-  async performApproval(approvalId: string, hint?: ApprovalHint): Promise<boolean> {
+  performApproval(approvalId: string, hint?: ApprovalHint): Promise<boolean> {
+    return this.#using(this.#abort?.signal, (present) => (present ? this.#performApproval(approvalId, hint) : Promise.resolve(false)));
+  }
+
+  async #performApproval(approvalId: string, hint: ApprovalHint | undefined): Promise<boolean> {
     const { store } = this.#ctx;
     const hintedStep = hint ? stepOfOrigin(hint.origin) : null;
     if (hint && hintedStep) {
@@ -284,7 +300,6 @@ export class Executor {
     if (this.#performing || signal.aborted) return;
     this.#performing = (async () => {
       while (this.#approved.size > 0 && !signal.aborted) {
-        await this.#present(signal);
         for (const [id, hint] of [...this.#approved]) {
           this.#approved.delete(id);
           if (signal.aborted) break;
@@ -311,25 +326,9 @@ export class Executor {
       // Only a head start: the first approval opens the connection itself.
       this.#ctx.log.warn('readying the approval connection failed', { error: error instanceof Error ? error.message : String(error), executor: this.#ctx.name });
     });
-    // Presence first: the loop claims nothing until it is held (#present).
-    let quiet = false;
-    const log = this.#ctx.log;
-    this.#presence = this.#ctx.store.presence.hold(this.#ctx.name, {
-      onHeld: () => {
-        if (quiet) log.warn("holding this executor's presence again; claiming again", { executor: this.#ctx.name });
-        quiet = false;
-      },
-      onLost: (error) => {
-        quiet = true;
-        log.warn('this executor lost its presence lock; claiming nothing until it holds it again', { error: error?.message, executor: this.#ctx.name });
-      },
-      onError: (error) => {
-        // Once until it is held again: a store that is down would otherwise log every second.
-        if (quiet) return;
-        quiet = true;
-        log.warn("holding this executor's presence failed; claiming nothing until it does, trying again", { error: error.message, executor: this.#ctx.name });
-      },
-    });
+    // Presence first: the loop claims nothing until it is held (#present), and holds it for its life.
+    clearTimeout(this.#linger);
+    this.#presence ??= this.#holdPresence();
     this.#stopListening = this.#bus.onWake((reason) => {
       const approved = APPROVED_WAKE.exec(reason);
       if (!approved) return;
@@ -348,17 +347,20 @@ export class Executor {
    */
   async stop(): Promise<void> {
     const loop = this.#loop;
-    if (!loop) return;
+    if (loop) await this.#stopLoop(loop);
+    // Only now that no claim of this executor is being acted on: a lock let go earlier would let
+    // another executor take over a claim still in hand. A pass driven by `tick` still running
+    // lets it go as it ends.
+    if (this.#users === 0) await this.#letGo();
+  }
+
+  async #stopLoop(loop: Promise<void>): Promise<void> {
     this.#abort?.abort();
     for (const wake of this.#idleAssistants.splice(0)) wake();
     await Promise.all([loop, ...this.#assistants]);
     this.#assistants = [];
     await Promise.all([this.#performing, this.#readying]);
     this.#readying = null;
-    // Only now that no claim of this executor is being acted on: a lock let go earlier would let
-    // another executor take over a claim still in hand.
-    await this.#presence?.release();
-    this.#presence = null;
     this.#stopListening?.();
     this.#stopListening = null;
     this.#loop = null;
@@ -424,13 +426,65 @@ export class Executor {
   }
 
   /**
-   * Until this executor holds its presence: claims made without it could be taken over by an
-   * executor on another host that finds the lock free (claimants.ts). At once on SQLite, and
-   * whenever the lock is held.
+   * Runs `work` (a pass, a drain, an approval) once this executor holds its presence, told
+   * whether it does (false: `signal` aborted first). Outside the loop, which holds it for its
+   * life, the presence is let go PRESENCE_LINGER_MS after the last such work ends: passes driven
+   * one after another keep one connection, and an executor left unused holds none.
    */
-  async #present(signal: AbortSignal): Promise<void> {
+  async #using<T>(signal: AbortSignal | undefined, work: (present: boolean) => Promise<T>): Promise<T> {
+    this.#users += 1;
+    clearTimeout(this.#linger);
+    try {
+      return await work(await this.#present(signal));
+    } finally {
+      this.#users -= 1;
+      if (this.#users === 0 && !this.#loop) {
+        this.#linger = setTimeout(() => {
+          if (this.#users === 0 && !this.#loop) void this.#letGo();
+        }, PRESENCE_LINGER_MS);
+        this.#linger.unref();
+      }
+    }
+  }
+
+  async #letGo(): Promise<void> {
+    clearTimeout(this.#linger);
     const hold = this.#presence;
-    if (hold && !hold.held) await hold.whenHeld(signal);
+    this.#presence = null;
+    await hold?.release();
+  }
+
+  /**
+   * Until this executor holds its presence, taking it up if it does not yet: claims made without
+   * it could be taken over by an executor that finds the lock free (claimants.ts). At once on
+   * SQLite, and whenever the lock is held. False when `signal` aborted first.
+   */
+  async #present(signal?: AbortSignal): Promise<boolean> {
+    const hold = (this.#presence ??= this.#holdPresence());
+    if (!hold.held) await hold.whenHeld(signal);
+    return hold.held;
+  }
+
+  /** Takes up this executor's presence, telling the log when it is lost, failing, and held again. */
+  #holdPresence(): PresenceHold {
+    let quiet = false;
+    const { log, name } = this.#ctx;
+    return this.#ctx.store.presence.hold(name, {
+      onHeld: () => {
+        if (quiet) log.warn("holding this executor's presence again; claiming again", { executor: name });
+        quiet = false;
+      },
+      onLost: (error) => {
+        quiet = true;
+        log.warn('this executor lost its presence lock; claiming nothing until it holds it again', { error: error?.message, executor: name });
+      },
+      onError: (error) => {
+        // Once until it is held again: a store that is down would otherwise log every second.
+        if (quiet) return;
+        quiet = true;
+        log.warn("holding this executor's presence failed; claiming nothing until it does, trying again", { error: error.message, executor: name });
+      },
+    });
   }
 
   /**
@@ -459,10 +513,13 @@ export class Executor {
   async #watchedGone(): Promise<boolean> {
     try {
       const { gone, watched } = await judgeClaimants(this.#ctx, this.#claimants, this.#watched);
+      this.#watchFailing = false;
       this.#watched = watched;
       return gone.length > 0;
     } catch (error) {
-      this.#ctx.log.warn('looking whether other executors still run failed', { error: error instanceof Error ? error.message : String(error), executor: this.#ctx.name });
+      // Once until a look succeeds: a store that is down would otherwise log every second.
+      if (!this.#watchFailing) this.#ctx.log.warn('looking whether other executors still run failed', { error: error instanceof Error ? error.message : String(error), executor: this.#ctx.name });
+      this.#watchFailing = true;
       return false;
     }
   }

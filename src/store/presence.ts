@@ -12,7 +12,6 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { sql, type Kysely } from 'kysely';
-import type { PostgresStoreConfig } from './config.ts';
 import type { Database } from './schema.ts';
 import { endWithin, KEEPALIVE_AFTER_MS } from './wake-listener.ts';
 
@@ -36,7 +35,8 @@ export const PRESENCE_MAX_RETRY_MS = 1_000;
 /**
  * The server's TCP keepalives on the holding connection: a host that vanished (power lost,
  * network cut) leaves its session, and its lock, on the server until the kernel gives up on the
- * socket, by default hours. With these the server drops it after about 25 s of silence.
+ * socket, by default hours. With these (and SESSION_SETTINGS' tcp_user_timeout) the server drops
+ * it after about 25 s of silence.
  */
 const SERVER_KEEPALIVES = '-c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 -c tcp_keepalives_count=3';
 
@@ -71,10 +71,12 @@ export interface PresenceEvents {
 export interface Presence {
   /** Whether this store keeps presence (PostgreSQL) or knows nothing of it (SQLite). */
   readonly kept: boolean;
-  /** Starts holding the presence of the executor `name` until released. */
+  /** Starts holding the presence of the executor `name` until released (or the store closes). */
   hold(name: string, events?: PresenceEvents): PresenceHold;
   /** Of `names`, those whose presence nobody holds now. Always none where presence is not kept. */
   absent(names: readonly string[]): Promise<string[]>;
+  /** Releases every hold still held through this store (Store.close). */
+  close(): Promise<void>;
 }
 
 /** Where presence is not kept: every hold is held at once, and nobody is ever known to be absent. */
@@ -82,15 +84,35 @@ export const noPresence: Presence = {
   kept: false,
   hold: () => ({ held: true, whenHeld: async () => {}, release: async () => {} }),
   absent: async () => [],
+  close: async () => {},
 };
 
-export function postgresPresence(config: PostgresStoreConfig, db: Kysely<Database>, connection: { url: string; options: string }): Presence {
+export function postgresPresence(db: Kysely<Database>, connection: { url: string; options: string }): Presence {
+  const holds = new Set<PresenceHold>();
+  // The schema the store's tables are in, as the server resolves it: a store configured with
+  // `public` and one left to the default search path share their tables, so they must share
+  // their keys too (spelt from the configuration, each judged the other's live executors gone).
+  let schema: string | undefined;
+  const schemaOf = async (): Promise<string> => {
+    schema ??= (await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db)).rows[0]?.schema ?? '';
+    return schema;
+  };
   return {
     kept: true,
-    hold: (name, events) => holdPresence(connection, presenceKey(config.schema, name), events ?? {}),
+    hold(name, events) {
+      const hold = holdPresence(
+        connection,
+        async () => presenceKey(await schemaOf(), name),
+        events ?? {},
+        () => holds.delete(hold),
+      );
+      holds.add(hold);
+      return hold;
+    },
     async absent(names) {
       if (names.length === 0) return [];
-      const keys = new Map(names.map((name) => [name, presenceKey(config.schema, name)]));
+      const resolved = await schemaOf();
+      const keys = new Map(names.map((name) => [name, presenceKey(resolved, name)]));
       // objsubid 2: the two-int4 form of an advisory lock, whose halves are classid and objid.
       const { rows } = await sql<{ key: string }>`
         select l.objid::int8 as key from pg_locks l
@@ -100,10 +122,22 @@ export function postgresPresence(config: PostgresStoreConfig, db: Kysely<Databas
       const present = new Set(rows.map((row) => Number(row.key)));
       return names.filter((name) => !present.has(keys.get(name)!));
     },
+    async close() {
+      await Promise.all([...holds].map((hold) => hold.release()));
+    },
   };
 }
 
-function holdPresence(connection: { url: string; options: string }, key: number, events: PresenceEvents): PresenceHold {
+/**
+ * Settings of the holding session, each from the server version that has it (an unknown one
+ * would fail the session): no `idle_session_timeout` (14), which would end this idle session and
+ * its lock while the executor lives; a `tcp_user_timeout` (12) of 25 s, so that data left
+ * unacknowledged by a vanished host does not keep the session for TCP's retransmissions (minutes).
+ */
+const SESSION_SETTINGS = `select set_config('idle_session_timeout', '0', false) where current_setting('server_version_num')::int >= 140000
+  union all select set_config('tcp_user_timeout', '25000', false) where current_setting('server_version_num')::int >= 120000`;
+
+function holdPresence(connection: { url: string; options: string }, keyOf: () => Promise<number>, events: PresenceEvents, forget: () => void): PresenceHold {
   let client: pg.Client | undefined;
   let held = false;
   let released = false;
@@ -111,6 +145,8 @@ function holdPresence(connection: { url: string; options: string }, key: number,
   let retryTimer: NodeJS.Timeout | undefined;
   let pingTimer: NodeJS.Timeout | undefined;
   let waiters: (() => void)[] = [];
+  // The last connection's end, which the next attempt waits for: one connection at a time.
+  let ending: Promise<void> = Promise.resolve();
 
   const drop = (which: pg.Client, error?: Error) => {
     if (client !== which) return;
@@ -118,7 +154,7 @@ function holdPresence(connection: { url: string; options: string }, key: number,
     clearInterval(pingTimer);
     const was = held;
     held = false;
-    void endWithin(which);
+    ending = endWithin(which);
     if (was) events.onLost?.(error);
     else if (error) events.onError?.(error);
     schedule();
@@ -134,25 +170,31 @@ function holdPresence(connection: { url: string; options: string }, key: number,
   };
 
   const attempt = async () => {
-    const { default: pg } = await import('pg');
-    if (released) return;
-    const next = new pg.Client({
-      connectionString: connection.url,
-      options: [connection.options, SERVER_KEEPALIVES].filter(Boolean).join(' '),
-      application_name: PRESENCE_CONNECTION,
-      keepAlive: true,
-      keepAliveInitialDelayMillis: KEEPALIVE_AFTER_MS,
-      connectionTimeoutMillis: PRESENCE_TIMEOUT_MS,
-      query_timeout: PRESENCE_TIMEOUT_MS,
-    });
+    let next: pg.Client;
+    try {
+      await ending;
+      const { default: pg } = await import('pg');
+      if (released) return;
+      next = new pg.Client({
+        connectionString: connection.url,
+        options: [connection.options, SERVER_KEEPALIVES].filter(Boolean).join(' '),
+        application_name: PRESENCE_CONNECTION,
+        keepAlive: true,
+        keepAliveInitialDelayMillis: KEEPALIVE_AFTER_MS,
+        connectionTimeoutMillis: PRESENCE_TIMEOUT_MS,
+        query_timeout: PRESENCE_TIMEOUT_MS,
+      });
+    } catch (error) {
+      events.onError?.(error as Error);
+      return schedule();
+    }
     client = next;
     next.on('error', (error) => drop(next, error));
     next.on('end', () => drop(next));
     try {
+      const key = await keyOf();
       await next.connect();
-      // A server-wide idle_session_timeout (PostgreSQL 14 and later) would end this idle session,
-      // and with it the lock, while the executor lives.
-      await next.query(`select set_config('idle_session_timeout', '0', false) where current_setting('server_version_num')::int >= 140000`);
+      await next.query(SESSION_SETTINGS);
       const { rows } = await next.query<{ taken: boolean }>('select pg_try_advisory_lock($1, $2) as taken', [PRESENCE_NAMESPACE, key]);
       if (client !== next) return;
       if (!rows[0]?.taken) {
@@ -193,12 +235,14 @@ function holdPresence(connection: { url: string; options: string }, key: number,
     async release() {
       released = true;
       held = false;
+      forget();
       clearTimeout(retryTimer);
       clearInterval(pingTimer);
       for (const wake of waiters.splice(0)) wake();
       const last = client;
       client = undefined;
       if (last) await endWithin(last);
+      await ending;
     },
   };
 }

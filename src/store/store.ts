@@ -213,6 +213,7 @@ export async function openStore(config: StoreConfig, options: StoreOptions = {})
       // The worker's connection closes first, so that the writer's, closing last, checkpoints
       // the whole WAL and removes it.
       await checkpoints?.stop();
+      await presence.close();
       await Promise.all([db.destroy(), approvalDb?.destroy()]);
     },
   };
@@ -302,5 +303,5 @@ async function openPostgres(
   for (const each of [pool, approvalPool]) each.on('error', () => {});
   const kysely = (of: pg.Pool) => new Kysely<Database>({ dialect: new PostgresDialect({ pool: config.namedStatements === false ? of : withNamedStatements(of) }), ...(log ? { log } : {}) });
   const db = kysely(pool);
-  return { db, approvalDb: kysely(approvalPool), presence: postgresPresence(config, db, given) };
+  return { db, approvalDb: kysely(approvalPool), presence: postgresPresence(db, given) };
 }

@@ -73,6 +73,12 @@ for (const kind of STORE_KINDS) {
       w.advance(options.advanceSeconds ?? 60);
       const executor = w.executor();
       await executor.drain();
+      // On PostgreSQL a claimant's free lock is believed only at two looks a grace apart
+      // (claimants.ts): a pass that late judges it gone.
+      if (kind === 'postgres' && options.advanceSeconds === 0) {
+        await new Promise((resolve) => setTimeout(resolve, PRESENCE_GRACE_MS));
+        await executor.drain();
+      }
       assert.deepEqual(w.errors, []);
       return { w, plan, intention, stepId: left.id, file, executor };
     }
@@ -89,7 +95,7 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(sideEffectsIn(file), ['test.write target'], 'the write happened once and was not repeated');
     });
 
-    it('a claim whose executor process is gone is taken over at once, before its lease runs out', async () => {
+    it('a claim whose executor process is gone is taken over at once (on PostgreSQL once its lock has been free for the grace), before its lease runs out', async () => {
       const { w, stepId, file } = await crash('write-dies-in-action', write(), 'executing', { advanceSeconds: 0 });
       const blocked = (await w.store.steps.get(stepId))!;
       assert.equal(blocked.status, 'blocked', 'recovered while the lease still had its whole length to run');
@@ -130,58 +136,59 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(w.errors, []);
     });
 
-    it('a claim of an executor on another host is left while its presence holds, and taken over once it is killed', {
-      skip: kind === 'sqlite' && 'a SQLite file is shared on one host only',
-    }, async () => {
-      const file = join(dir, `${kind}-elsewhere-${n++}.log`);
-      const w: World = await makeWorld(current());
-      await w.allow('test.write');
-      const { plan } = await w.plan(draftOf([write()]));
-      const stepId = plan.steps[0]!.id;
-      const holder = spawn(
-        process.execPath,
-        [...programArgs(new URL('./processes/crash-executor.ts', import.meta.url)), JSON.stringify(w.ts.config), 'write-hangs-in-action', w.clock.now().toISOString(), file, 'far-host'],
-        { stdio: 'ignore' },
-      );
-      const exited = new Promise((resolve) => holder.once('exit', resolve));
-      const executor = w.executor({ intervalMs: 3_600_000 });
-      const presenceOf = async (name: string) => {
-        const { rows } = await sql<{
-          pid: number;
-        }>`select pid from pg_locks where locktype = 'advisory' and granted and objsubid = 2 and classid::int8 = ${PRESENCE_NAMESPACE} and objid::int8 = ${presenceKey(undefined, name)}`.execute(
-          w.store.db,
+    for (const drives of ['loop', 'passes'] as const)
+      it(`a claim of an executor on another host (${drives}) is left while its presence holds, and taken over once it is killed`, {
+        skip: kind === 'sqlite' && 'a SQLite file is shared on one host only',
+      }, async () => {
+        const file = join(dir, `${kind}-elsewhere-${n++}.log`);
+        const w: World = await makeWorld(current());
+        await w.allow('test.write');
+        const { plan } = await w.plan(draftOf([write()]));
+        const stepId = plan.steps[0]!.id;
+        const holder = spawn(
+          process.execPath,
+          [...programArgs(new URL('./processes/crash-executor.ts', import.meta.url)), JSON.stringify(w.ts.config), 'write-hangs-in-action', w.clock.now().toISOString(), file, 'far-host', drives],
+          { stdio: 'ignore' },
         );
-        return rows[0]?.pid;
-      };
-      try {
-        await until(async () => sideEffectsIn(file).length === 1, "the other host's executor to claim the write and act");
-        const claimant = (await w.store.steps.get(stepId))!.claimedBy!;
-        assert.match(claimant, /^far-host:\d+:[0-9a-f]{8}$/);
-        executor.start();
-        await until(async () => executor.ticks >= 1, 'the first pass');
-        // Its connection dropped (a server restart, a network blip): the lock is let go and taken
-        // again within about a second, inside the grace, so the live claim is still not taken.
-        const first = await presenceOf(claimant);
-        assert.ok(first, 'the claimant holds its presence');
-        await sql`select pg_terminate_backend(${first})`.execute(w.store.db);
-        await until(async () => ((await presenceOf(claimant)) ?? first) !== first, 'the presence to be held again', 10_000);
-        // The sleeping loop looks every second: well past the grace, the live claim is left.
-        await new Promise((resolve) => setTimeout(resolve, PRESENCE_GRACE_MS + 1500));
-        const live = (await w.store.steps.get(stepId))!;
-        assert.equal(live.status, 'executing', `a live claim is not taken: ${live.error} ${JSON.stringify(live.result)} ${w.errors.join(' ')}`);
-        const killed = Date.now();
-        holder.kill('SIGKILL');
-        await exited;
-        await until(async () => (await w.store.steps.get(stepId))?.status === 'blocked', 'the claim to be taken over', 15_000);
-        assert.ok(Date.now() - killed >= PRESENCE_GRACE_MS, 'not before the grace');
-      } finally {
-        holder.kill('SIGKILL');
-        await executor.stop();
-      }
-      assert.equal((await w.store.steps.get(stepId))?.error, OUTCOME_UNKNOWN);
-      assert.deepEqual(sideEffectsIn(file), ['test.write target'], 'the write happened once and was not repeated');
-      assert.deepEqual(w.errors, []);
-    });
+        const exited = new Promise((resolve) => holder.once('exit', resolve));
+        const executor = w.executor({ intervalMs: 3_600_000 });
+        const presenceOf = async (name: string) => {
+          const { rows } = await sql<{
+            pid: number;
+          }>`select pid from pg_locks where locktype = 'advisory' and granted and objsubid = 2 and classid::int8 = ${PRESENCE_NAMESPACE} and objid::int8 = ${presenceKey('public', name)}`.execute(
+            w.store.db,
+          );
+          return rows[0]?.pid;
+        };
+        try {
+          await until(async () => sideEffectsIn(file).length === 1, "the other host's executor to claim the write and act");
+          const claimant = (await w.store.steps.get(stepId))!.claimedBy!;
+          assert.match(claimant, /^far-host:\d+:[0-9a-f]{8}$/);
+          executor.start();
+          await until(async () => executor.ticks >= 1, 'the first pass');
+          // Its connection dropped (a server restart, a network blip): the lock is let go and taken
+          // again within about a second, inside the grace, so the live claim is still not taken.
+          const first = await presenceOf(claimant);
+          assert.ok(first, 'the claimant holds its presence');
+          await sql`select pg_terminate_backend(${first})`.execute(w.store.db);
+          await until(async () => ((await presenceOf(claimant)) ?? first) !== first, 'the presence to be held again', 10_000);
+          // The sleeping loop looks every second: well past the grace, the live claim is left.
+          await new Promise((resolve) => setTimeout(resolve, PRESENCE_GRACE_MS + 1500));
+          const live = (await w.store.steps.get(stepId))!;
+          assert.equal(live.status, 'executing', `a live claim is not taken: ${live.error} ${JSON.stringify(live.result)} ${w.errors.join(' ')}`);
+          const killed = Date.now();
+          holder.kill('SIGKILL');
+          await exited;
+          await until(async () => (await w.store.steps.get(stepId))?.status === 'blocked', 'the claim to be taken over', 15_000);
+          assert.ok(Date.now() - killed >= PRESENCE_GRACE_MS, 'not before the grace');
+        } finally {
+          holder.kill('SIGKILL');
+          await executor.stop();
+        }
+        assert.equal((await w.store.steps.get(stepId))?.error, OUTCOME_UNKNOWN);
+        assert.deepEqual(sideEffectsIn(file), ['test.write target'], 'the write happened once and was not repeated');
+        assert.deepEqual(w.errors, []);
+      });
 
     it('a write whose executor died in its precondition, before the claim, is simply run: once', async () => {
       const precondition = { capability: 'test.read', params: { name: 'probe' }, field: 'value', comparison: 'exists' as const };

@@ -1,6 +1,6 @@
 // The executor's pure core: given what was observed, what is decided. No store, no clock.
 
-import { claimantGone, claimantOf, ClaimantWatch, keepsPresence, newExecutorName, PRESENCE_GRACE_MS } from '../../src/execution/claimants.ts';
+import { claimantGone, claimantOf, ClaimantWatch, keepsPresence, newExecutorName, PRESENCE_GRACE_MS, PRESENCE_LOOK_GAP_MS } from '../../src/execution/claimants.ts';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
@@ -414,17 +414,27 @@ describe('claimants known to be gone', () => {
     for (const now of [0, 10_000]) assert.deepEqual(watch.judge([far], null, now), { gone: [], watched: [] }, 'SQLite: the lease tells');
   });
 
-  it('judges a claimant of this host by its process, and where presence is kept by its lock too', () => {
+  it('judges a claimant of this host by its process, and where presence is kept by its lock too, after the grace', () => {
     const here = 'web-1:4242:a1b2c3d4';
     const alive = new ClaimantWatch('web-1', () => true);
     assert.deepEqual(alive.toAsk([here]), [], 'a process that exists needs no query');
-    assert.deepEqual(alive.judge([here], []), { gone: [], watched: [here] });
+    assert.deepEqual(alive.judge([here], [], 0), { gone: [], watched: [here] });
     const ended = new ClaimantWatch('web-1', () => false);
     assert.deepEqual(ended.toAsk([here]), [here]);
-    assert.deepEqual(ended.judge([here], [here]), { gone: [here], watched: [] }, 'its process and its lock are gone: at once, no grace');
-    assert.deepEqual(ended.judge([here], []), { gone: [], watched: [here] }, 'another machine of the same host name holds the lock');
-    assert.deepEqual(ended.judge([here], null), { gone: [here], watched: [] }, 'SQLite: its process tells');
-    assert.deepEqual(ended.judge(['web-1:4242:a1b2c3'], []), { gone: ['web-1:4242:a1b2c3'], watched: [] }, 'an earlier version: its process tells');
+    assert.deepEqual(ended.judge([here], [here], 0), { gone: [], watched: [here] }, 'its lock may be free for a moment on another machine of this name');
+    assert.deepEqual(ended.judge([here], [here], PRESENCE_GRACE_MS), { gone: [here], watched: [] }, 'its process and its lock gone for the grace');
+    const sameName = new ClaimantWatch('web-1', () => false);
+    assert.deepEqual(sameName.judge([here], [], 0), { gone: [], watched: [here] }, 'another machine of the same host name holds the lock');
+    assert.deepEqual(sameName.judge([here], null), { gone: [here], watched: [] }, 'SQLite: its process tells, at once');
+    assert.deepEqual(sameName.judge(['web-1:4242:a1b2c3'], []), { gone: ['web-1:4242:a1b2c3'], watched: [] }, 'an earlier version: its process tells, at once');
+  });
+
+  it('starts the absence afresh when the looks at it were too far apart to make it one', () => {
+    const watch = new ClaimantWatch('web-1', () => true);
+    const far = 'web-2:4242:a1b2c3d4';
+    watch.judge([far], [far], 0);
+    assert.deepEqual(watch.judge([far], [far], PRESENCE_LOOK_GAP_MS + 1).gone, [], 'held in between, for all this watch knows');
+    assert.deepEqual(watch.judge([far], [far], PRESENCE_LOOK_GAP_MS + 1 + PRESENCE_GRACE_MS).gone, [far]);
   });
 });
 

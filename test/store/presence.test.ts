@@ -32,7 +32,7 @@ describe('executor presence (postgres)', () => {
       assert.deepEqual(await other.presence.absent(['web-2:4242:a1b2c3d4', 'web-3:77:0badc0de']), ['web-3:77:0badc0de']);
       const { rows } = await sql<{ application_name: string }>`
         select a.application_name from pg_locks l join pg_stat_activity a on a.pid = l.pid
-        where l.locktype = 'advisory' and l.classid::int8 = ${PRESENCE_NAMESPACE} and l.objid::int8 = ${presenceKey(undefined, 'web-2:4242:a1b2c3d4')}`.execute(store.db);
+        where l.locktype = 'advisory' and l.classid::int8 = ${PRESENCE_NAMESPACE} and l.objid::int8 = ${presenceKey('public', 'web-2:4242:a1b2c3d4')}`.execute(store.db);
       assert.deepEqual(
         rows.map((row) => row.application_name),
         [PRESENCE_CONNECTION],
@@ -92,7 +92,7 @@ describe('executor presence (postgres)', () => {
       await hold.whenHeld();
       const holder = async () => {
         const { rows } = await sql<{ pid: number }>`
-          select pid from pg_locks where locktype = 'advisory' and granted and classid::int8 = ${PRESENCE_NAMESPACE} and objid::int8 = ${presenceKey(undefined, name)}`.execute(store.db);
+          select pid from pg_locks where locktype = 'advisory' and granted and classid::int8 = ${PRESENCE_NAMESPACE} and objid::int8 = ${presenceKey('public', name)}`.execute(store.db);
         return rows[0]?.pid;
       };
       const before = (await holder())!;
@@ -107,9 +107,32 @@ describe('executor presence (postgres)', () => {
     }
   });
 
+  it('keys a name by the schema the server resolves, however the store names it', async () => {
+    const { store, config } = current();
+    const spelt = await openStore({ ...config, schema: 'public' } as typeof config);
+    const hold = store.presence.hold('web-7:4242:a1b2c3d4');
+    try {
+      await hold.whenHeld();
+      assert.deepEqual(await spelt.presence.absent(['web-7:4242:a1b2c3d4']), [], 'the default search path and `public` are one store');
+    } finally {
+      await hold.release();
+      await spelt.close();
+    }
+  });
+
+  it('lets every hold go when its store closes', async () => {
+    const { store, config } = current();
+    const other = await openStore(config);
+    const hold = other.presence.hold('web-8:4242:a1b2c3d4');
+    await hold.whenHeld();
+    await other.close();
+    assert.equal(hold.held, false);
+    assert.deepEqual(await store.presence.absent(['web-8:4242:a1b2c3d4']), ['web-8:4242:a1b2c3d4']);
+  });
+
   it('keys a name apart in each schema, so stores sharing a database stay apart', () => {
     assert.notEqual(presenceKey('tenant_a', 'web-1:1:a1b2c3d4'), presenceKey('tenant_b', 'web-1:1:a1b2c3d4'));
-    assert.equal(presenceKey(undefined, 'web-1:1:a1b2c3d4'), presenceKey(undefined, 'web-1:1:a1b2c3d4'));
+    assert.equal(presenceKey('public', 'web-1:1:a1b2c3d4'), presenceKey('public', 'web-1:1:a1b2c3d4'));
     for (const name of ['a', 'web-1:1:a1b2c3d4', 'x'.repeat(300)]) {
       const key = presenceKey('s', name);
       assert.ok(Number.isInteger(key) && key >= 0 && key < 2 ** 31, `${key} is a non-negative int4`);

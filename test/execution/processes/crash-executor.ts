@@ -1,5 +1,5 @@
 // An executor that dies (SIGKILL, no cleanup) at a chosen moment of acting on a step. Usage:
-//   node --import tsx test/execution/processes/crash-executor.ts <store-config-json> <mode> <clock-iso> <side-effect-file> [<host>]
+//   node --import tsx test/execution/processes/crash-executor.ts <store-config-json> <mode> <clock-iso> <side-effect-file> [<host> [loop|passes]]
 // Every side effect its implementations perform is first appended to the side-effect file, so
 // the test can count what really happened across processes. Modes:
 //   write-dies-in-action     test.write is written ahead (`started`), performs its effect, then the process dies
@@ -12,8 +12,9 @@
 //   write-hangs-in-action    test.write is written ahead (`started`), performs its effect and never returns:
 //                            the process lives on holding the claim until the test kills it
 // If the process survives, it prints "survived" and exits with 3. With <host>, the executor is named as
-// one of that host (an executor elsewhere sharing the store) and runs its loop, holding its presence
-// on PostgreSQL as a daemon's does, instead of passes of its own.
+// one of that host (an executor elsewhere sharing the store) and runs its loop (`loop`, the default),
+// holding its presence on PostgreSQL as a daemon's does, or drives passes itself (`passes`), which
+// hold it while they run.
 
 import { appendFileSync } from 'node:fs';
 import type { CapabilityImplementation } from '../../../src/capabilities/implementation.ts';
@@ -25,7 +26,7 @@ import { openStore, type StoreConfig } from '../../../src/store/index.ts';
 import { testRegistry } from '../../support/test-capabilities.ts';
 import { createRegistry } from '../../../src/capabilities/registry.ts';
 
-const [configJson, mode, clockIso, sideEffects, host] = process.argv.slice(2) as [string, string, string, string, string | undefined];
+const [configJson, mode, clockIso, sideEffects, host, drives] = process.argv.slice(2) as [string, string, string, string, string | undefined, 'loop' | 'passes' | undefined];
 const die = (): never => {
   process.kill(process.pid, 'SIGKILL');
   throw new Error('unreachable');
@@ -69,7 +70,8 @@ if (mode === 'dies-after-approval') {
 }
 if (host) {
   const executor = new Executor({ store, capabilities: service, name: newExecutorName(host), intervalMs: 3_600_000 });
-  executor.start();
+  if (drives === 'passes') await executor.drain();
+  else executor.start();
   await new Promise(() => {});
 }
 // The default name (host:pid:suffix) lets a survivor on this host see that this process is gone.
