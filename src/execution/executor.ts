@@ -128,7 +128,7 @@ export class Executor {
   #watched: string[] = [];
   /** What this executor has seen of the others' presence, from look to look (claimants.ts). */
   readonly #claimants = new ClaimantWatch();
-  /** This executor's presence, held while its loop runs (store/presence.ts; always held on SQLite). */
+  /** This executor's presence (store/presence.ts; always held on SQLite): held by the loop for its life, and by passes driven one by one while they run (#using). */
   #presence: PresenceHold | null = null;
   /** Passes, drains and approvals under way outside the loop's own (#using). */
   #users = 0;

@@ -171,9 +171,14 @@ function holdPresence(connection: { url: string; options: string }, keyOf: () =>
 
   const attempt = async () => {
     let next: pg.Client;
+    let key: number;
     try {
       await ending;
+      key = await keyOf();
       const { default: pg } = await import('pg');
+      // Released meanwhile: a client made now would connect after its end (a no-op on a client
+      // that never connected) and keep its process alive. From here on the client is set at
+      // once, so a release ends it while it connects.
       if (released) return;
       next = new pg.Client({
         connectionString: connection.url,
@@ -185,6 +190,7 @@ function holdPresence(connection: { url: string; options: string }, keyOf: () =>
         query_timeout: PRESENCE_TIMEOUT_MS,
       });
     } catch (error) {
+      if (released) return;
       events.onError?.(error as Error);
       return schedule();
     }
@@ -192,7 +198,6 @@ function holdPresence(connection: { url: string; options: string }, keyOf: () =>
     next.on('error', (error) => drop(next, error));
     next.on('end', () => drop(next));
     try {
-      const key = await keyOf();
       await next.connect();
       await next.query(SESSION_SETTINGS);
       const { rows } = await next.query<{ taken: boolean }>('select pg_try_advisory_lock($1, $2) as taken', [PRESENCE_NAMESPACE, key]);

@@ -130,6 +130,25 @@ describe('executor presence (postgres)', () => {
     assert.deepEqual(await store.presence.absent(['web-8:4242:a1b2c3d4']), ['web-8:4242:a1b2c3d4']);
   });
 
+  it('leaves no connection behind when released while still taking the lock', async () => {
+    const { config } = current();
+    const store = await openStore(config);
+    try {
+      // Released at every moment of the attempt: before the schema is read, while it is, while connecting.
+      for (const delay of [0, 0, 1, 2, 3, 5, 8, 13, 21]) {
+        const hold = store.presence.hold(`web-10:4242:${String(delay).padStart(8, '0')}`);
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        await hold.release();
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const { rows } = await sql<{ n: number }>`
+        select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = ${PRESENCE_CONNECTION}`.execute(store.db);
+      assert.equal(rows[0]?.n, 0);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('keys a name apart in each schema, so stores sharing a database stay apart', () => {
     assert.notEqual(presenceKey('tenant_a', 'web-1:1:a1b2c3d4'), presenceKey('tenant_b', 'web-1:1:a1b2c3d4'));
     assert.equal(presenceKey('public', 'web-1:1:a1b2c3d4'), presenceKey('public', 'web-1:1:a1b2c3d4'));
