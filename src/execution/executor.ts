@@ -15,7 +15,7 @@ import { isRunning, settlePlansTogether } from './settle.ts';
 import { silentLog, type ExecutorContext, type ExecutorLog } from './context.ts';
 import type { PlanningServices } from '../drafting/plan-intention.ts';
 import { releaseStep, type Release } from './recovery.ts';
-import { judgeClaimants, MAX_ROUNDS, tick, type ExecutorObserver, type TickReport } from './tick.ts';
+import { judgeClaimants, MAX_ROUNDS, takeOverFromGone, tick, type ExecutorObserver, type TickReport } from './tick.ts';
 import { FailureTally } from './stuck.ts';
 import { InFlight } from './in-flight.ts';
 
@@ -393,7 +393,7 @@ export class Executor {
       if (this.#performing) await this.#performing;
       await this.#present(signal);
       if (signal.aborted) break;
-      const report = await this.#pass(signal, !following || performance.now() - this.#housekeptAt >= HOUSEKEEPING_MS, false);
+      const report = await this.#watchingWhile(this.#pass(signal, !following || performance.now() - this.#housekeptAt >= HOUSEKEEPING_MS, false), signal);
       const busy = report?.busy ?? false;
       if (report?.liveClaimants) this.#watched = report.liveClaimants;
       if (signal.aborted) break;
@@ -404,6 +404,43 @@ export class Executor {
         continue;
       }
       await this.#sleep(await this.#sleepMs(), signal);
+    }
+  }
+
+  /**
+   * Awaits a pass of the loop, and every CLAIMANT_WATCH_MS while it lasts takes over the claims
+   * of executors known to be gone, as the pass's housekeeping does. A long pass (a backlog of
+   * slow steps: 8-15 s a pass in a chaos run) otherwise postponed every takeover until the
+   * backlog drained, up to two minutes, and kept the looks at a claimant's presence too far apart
+   * for its absence to count (PRESENCE_LOOK_GAP_MS).
+   */
+  async #watchingWhile(pass: Promise<TickReport | null>, signal: AbortSignal): Promise<TickReport | null> {
+    let ended = false;
+    const done = pass.finally(() => {
+      ended = true;
+    });
+    while (!ended && !signal.aborted) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([done, new Promise((resolve) => (timer = setTimeout(resolve, CLAIMANT_WATCH_MS)))]);
+      clearTimeout(timer);
+      if (!ended && !signal.aborted) await this.#takeOverFromGone();
+    }
+    return done;
+  }
+
+  /** Takes over, now, the claims of executors known to be gone, and settles their plans; failures are logged once until a look succeeds. */
+  async #takeOverFromGone(): Promise<void> {
+    try {
+      const pass = new Pass(this.#observer);
+      const { moved, live } = await takeOverFromGone(this.#ctx, pass, this.#batch, this.#claimants);
+      this.#watchFailing = false;
+      this.#watched = live;
+      if (moved === 0) return;
+      const { planIds, known } = pass.takePlansToSettle();
+      await settlePlansTogether(this.#ctx, planIds, known);
+    } catch (error) {
+      if (!this.#watchFailing) this.#ctx.log.warn('taking over from stopped executors failed', { error: error instanceof Error ? error.message : String(error), executor: this.#ctx.name });
+      this.#watchFailing = true;
     }
   }
 

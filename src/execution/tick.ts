@@ -383,7 +383,7 @@ async function verifyOutcomeOf(ctx: ExecutorContext, step: StepRecord): Promise<
  * Recovers, at once, the claims whose executor is known to be gone (claimants.ts); returns how
  * many moved, and the other executors holding live claims whose end is worth watching.
  */
-async function takeOverFromGone(ctx: ExecutorContext, pass: Pass, limit: number, watch: ClaimantWatch): Promise<{ moved: number; live: string[] }> {
+export async function takeOverFromGone(ctx: ExecutorContext, pass: Pass, limit: number, watch: ClaimantWatch): Promise<{ moved: number; live: string[] }> {
   const held = (await ctx.store.executorQueries.heldClaims({ now: ctx.clock.now(), host: ctx.host, limit })).filter((step) => step.claimedBy !== ctx.name);
   const { gone, watched } = await judgeClaimants(
     ctx,

@@ -103,6 +103,49 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(sideEffectsIn(file), ['test.write target'], 'the write happened once and was not repeated');
     });
 
+    it('a loop in the middle of a long pass takes over a claim of a killed executor without waiting for the pass to end', async () => {
+      const file = join(dir, `${kind}-busy-${n++}.log`);
+      let reads = 0;
+      let begun = 0;
+      const slowRead: CapabilityImplementation = async (params) => {
+        begun += 1;
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        reads += 1;
+        return { observation: { name: String(params.name), value: 'read' }, summary: 'read slowly' };
+      };
+      const w: World = await makeWorld(current(), { implementations: { 'test.read': slowRead } });
+      await w.allow('test.write');
+      await w.allow('test.read');
+      const { plan } = await w.plan(draftOf([write()]));
+      const stepId = plan.steps[0]!.id;
+      const holder = spawn(
+        process.execPath,
+        [...programArgs(new URL('./processes/crash-executor.ts', import.meta.url)), JSON.stringify(w.ts.config), 'write-hangs-in-action', w.clock.now().toISOString(), file],
+        { stdio: 'ignore' },
+      );
+      const exited = new Promise((resolve) => holder.once('exit', resolve));
+      const executor = w.executor({ intervalMs: 3_600_000 });
+      try {
+        await until(async () => sideEffectsIn(file).length === 1, 'the other process to claim the write and act');
+        // A backlog of slow reads: the survivor's first pass runs them one by one, about 9 s.
+        for (let i = 0; i < 6; i += 1) await w.plan(draftOf([step('R', { kind: 'capability', capability: 'test.read', params: { name: `slow-${i}` } })]));
+        executor.start();
+        await until(async () => begun > 0, 'the pass to begin its reads');
+        holder.kill('SIGKILL');
+        await exited;
+        await until(async () => (await w.store.steps.get(stepId))?.status === 'blocked', 'the claim to be taken over', 15_000);
+        assert.ok(reads < 6, `taken over while the pass still ran its reads (${reads} of 6 done)`);
+        // The reads finish before the executor stops, leaving nothing due for the next test's executors.
+        await until(async () => reads === 6, 'the reads to finish', 30_000);
+      } finally {
+        holder.kill('SIGKILL');
+        await executor.stop();
+      }
+      assert.equal((await w.store.steps.get(stepId))?.error, OUTCOME_UNKNOWN);
+      assert.deepEqual(sideEffectsIn(file), ['test.write target'], 'the write happened once and was not repeated');
+      assert.deepEqual(w.errors, []);
+    });
+
     it('a sleeping loop takes over a claim as soon as its executor process is killed, long before the lease or the interval', async () => {
       const file = join(dir, `${kind}-watched-${n++}.log`);
       const w: World = await makeWorld(current());
