@@ -10,7 +10,9 @@
 // - takeover_after_kill_ms_p50 (PostgreSQL): an executor process claims a non-idempotent write
 //   and is killed (SIGKILL) mid-act; from the kill to another executor having resolved the step
 //   (blocked: the outcome is unknown), long before the claim's 35 s lease would run out: the
-//   survivor's loop sees the claimant's process gone within a second (Executor's claimant watch).
+//   survivor's loop sees the claimant's process gone within a second (Executor's claimant watch),
+//   and its presence lock free for PRESENCE_GRACE_MS (2 s: on PostgreSQL a process of this host's
+//   name is believed gone only with its lock, docs/executor.md).
 //   `cross_host_takeover_after_kill_ms_p50`: the same with the claimant named as an executor of
 //   another host, so that only its presence lock tells (src/store/presence.ts): it is judged gone
 //   once the lock has been free for PRESENCE_GRACE_MS, at two of the survivor's looks.
