@@ -17,16 +17,9 @@ import { PRESENCE_GRACE_MS } from '../../src/execution/claimants.ts';
 import { PRESENCE_NAMESPACE, presenceKey } from '../../src/store/presence.ts';
 import { sql } from 'kysely';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
+import { until } from '../support/until.ts';
 import { draftOf, makeWorld, step, type World } from './support.ts';
 import { programArgs } from '../support/programs.ts';
-
-async function until(check: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    assert.ok(Date.now() < deadline, `gave up waiting for: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'praxis-crash-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -44,6 +37,31 @@ function runUntilKilled(configJson: string, mode: string, clockIso: string, file
     child.on('error', reject);
     child.on('exit', (code, signal) => resolve({ code, signal, output }));
   });
+}
+
+/**
+ * An executor process that claims the world's write, acts (its side effect in `file`) and hangs
+ * holding the claim until killed; `kill` kills it and waits for its end. `extra`: the program's
+ * host and how it drives passes (crash-executor.ts).
+ */
+async function holdingWrite(w: World, file: string, ...extra: string[]): Promise<{ kill(): Promise<void> }> {
+  const holder = spawn(
+    process.execPath,
+    [...programArgs(new URL('./processes/crash-executor.ts', import.meta.url)), JSON.stringify(w.ts.config), 'write-hangs-in-action', w.clock.now().toISOString(), file, ...extra],
+    { stdio: 'ignore' },
+  );
+  const exited = new Promise((resolve) => holder.once('exit', resolve));
+  const kill = async () => {
+    holder.kill('SIGKILL');
+    await exited;
+  };
+  try {
+    await until(async () => sideEffectsIn(file).length === 1, 'the other process to claim the write and act');
+  } catch (error) {
+    await kill();
+    throw error;
+  }
+  return { kill };
 }
 
 const write = (over: Partial<StepDraft> = {}) => step('W', { kind: 'capability', capability: 'test.write', params: { name: 'target' }, ...over });
@@ -118,27 +136,20 @@ for (const kind of STORE_KINDS) {
       await w.allow('test.read');
       const { plan } = await w.plan(draftOf([write()]));
       const stepId = plan.steps[0]!.id;
-      const holder = spawn(
-        process.execPath,
-        [...programArgs(new URL('./processes/crash-executor.ts', import.meta.url)), JSON.stringify(w.ts.config), 'write-hangs-in-action', w.clock.now().toISOString(), file],
-        { stdio: 'ignore' },
-      );
-      const exited = new Promise((resolve) => holder.once('exit', resolve));
+      const holder = await holdingWrite(w, file);
       const executor = w.executor({ intervalMs: 3_600_000 });
       try {
-        await until(async () => sideEffectsIn(file).length === 1, 'the other process to claim the write and act');
         // A backlog of slow reads: the survivor's first pass runs them one by one, about 9 s.
         for (let i = 0; i < 6; i += 1) await w.plan(draftOf([step('R', { kind: 'capability', capability: 'test.read', params: { name: `slow-${i}` } })]));
         executor.start();
         await until(async () => begun > 0, 'the pass to begin its reads');
-        holder.kill('SIGKILL');
-        await exited;
+        await holder.kill();
         await until(async () => (await w.store.steps.get(stepId))?.status === 'blocked', 'the claim to be taken over', 15_000);
         assert.ok(reads < 6, `taken over while the pass still ran its reads (${reads} of 6 done)`);
         // The reads finish before the executor stops, leaving nothing due for the next test's executors.
         await until(async () => reads === 6, 'the reads to finish', 30_000);
       } finally {
-        holder.kill('SIGKILL');
+        await holder.kill();
         await executor.stop();
       }
       assert.equal((await w.store.steps.get(stepId))?.error, OUTCOME_UNKNOWN);
@@ -152,26 +163,19 @@ for (const kind of STORE_KINDS) {
       await w.allow('test.write');
       const { plan } = await w.plan(draftOf([write()]));
       const stepId = plan.steps[0]!.id;
-      const holder = spawn(
-        process.execPath,
-        [...programArgs(new URL('./processes/crash-executor.ts', import.meta.url)), JSON.stringify(w.ts.config), 'write-hangs-in-action', w.clock.now().toISOString(), file],
-        { stdio: 'ignore' },
-      );
-      const exited = new Promise((resolve) => holder.once('exit', resolve));
+      const holder = await holdingWrite(w, file);
       const executor = w.executor({ intervalMs: 3_600_000 });
       try {
-        await until(async () => sideEffectsIn(file).length === 1, 'the other process to claim the write and act');
         executor.start();
         // Its first pass leaves the live claim alone; it then sleeps (for the lease's remaining
         // length on the manual clock, which never moves here, so only the watch can wake it).
         await until(async () => executor.ticks >= 1, 'the first pass');
         const live = (await w.store.steps.get(stepId))!;
         assert.equal(live.status, 'executing', `a live claim is not taken: ${live.error} ${JSON.stringify(live.result)} ${w.errors.join(' ')}`);
-        holder.kill('SIGKILL');
-        await exited;
+        await holder.kill();
         await until(async () => (await w.store.steps.get(stepId))?.status === 'blocked', 'the claim to be taken over', 15_000);
       } finally {
-        holder.kill('SIGKILL');
+        await holder.kill();
         await executor.stop();
       }
       assert.equal((await w.store.steps.get(stepId))?.error, OUTCOME_UNKNOWN);
@@ -188,12 +192,7 @@ for (const kind of STORE_KINDS) {
         await w.allow('test.write');
         const { plan } = await w.plan(draftOf([write()]));
         const stepId = plan.steps[0]!.id;
-        const holder = spawn(
-          process.execPath,
-          [...programArgs(new URL('./processes/crash-executor.ts', import.meta.url)), JSON.stringify(w.ts.config), 'write-hangs-in-action', w.clock.now().toISOString(), file, 'far-host', drives],
-          { stdio: 'ignore' },
-        );
-        const exited = new Promise((resolve) => holder.once('exit', resolve));
+        const holder = await holdingWrite(w, file, 'far-host', drives);
         const executor = w.executor({ intervalMs: 3_600_000 });
         const presenceOf = async (name: string) => {
           const { rows } = await sql<{
@@ -204,7 +203,6 @@ for (const kind of STORE_KINDS) {
           return rows[0]?.pid;
         };
         try {
-          await until(async () => sideEffectsIn(file).length === 1, "the other host's executor to claim the write and act");
           const claimant = (await w.store.steps.get(stepId))!.claimedBy!;
           assert.match(claimant, /^far-host:\d+:[0-9a-f]{8}$/);
           executor.start();
@@ -220,12 +218,11 @@ for (const kind of STORE_KINDS) {
           const live = (await w.store.steps.get(stepId))!;
           assert.equal(live.status, 'executing', `a live claim is not taken: ${live.error} ${JSON.stringify(live.result)} ${w.errors.join(' ')}`);
           const killed = Date.now();
-          holder.kill('SIGKILL');
-          await exited;
+          await holder.kill();
           await until(async () => (await w.store.steps.get(stepId))?.status === 'blocked', 'the claim to be taken over', 15_000);
           assert.ok(Date.now() - killed >= PRESENCE_GRACE_MS, 'not before the grace');
         } finally {
-          holder.kill('SIGKILL');
+          await holder.kill();
           await executor.stop();
         }
         assert.equal((await w.store.steps.get(stepId))?.error, OUTCOME_UNKNOWN);

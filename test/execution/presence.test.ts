@@ -7,15 +7,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { newExecutorName } from '../../src/execution/claimants.ts';
 import { useStore } from '../support/stores.ts';
+import { until } from '../support/until.ts';
 import { draftOf, makeWorld, step } from './support.ts';
-
-async function until(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    assert.ok(Date.now() < deadline, `gave up waiting for: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe("an executor's presence (postgres)", () => {
   const current = useStore('postgres');

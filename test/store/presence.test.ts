@@ -10,14 +10,7 @@ import { openStore } from '../../src/store/store.ts';
 import { PRESENCE_CONNECTION, PRESENCE_NAMESPACE, presenceKey } from '../../src/store/presence.ts';
 import { programArgs } from '../support/programs.ts';
 import { useStore } from '../support/stores.ts';
-
-async function until(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    assert.ok(Date.now() < deadline, `gave up waiting for: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+import { until } from '../support/until.ts';
 
 describe('executor presence (postgres)', () => {
   const current = useStore('postgres');
