@@ -141,6 +141,11 @@ export class ClaimantWatch {
     return { gone, watched };
   }
 
+  /** Forgets every absence seen so far: the next look starts each one afresh. */
+  forget(): void {
+    this.#absent.clear();
+  }
+
   /** On another host by its name (an executor of this process, or of this host, is not). */
   #elsewhere(name: string): boolean {
     const claimant = claimantOf(name);

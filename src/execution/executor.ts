@@ -15,7 +15,7 @@ import { isRunning, settlePlansTogether } from './settle.ts';
 import { silentLog, type ExecutorContext, type ExecutorLog } from './context.ts';
 import type { PlanningServices } from '../drafting/plan-intention.ts';
 import { releaseStep, type Release } from './recovery.ts';
-import { judgeClaimants, MAX_ROUNDS, takeOverFromGone, tick, type ExecutorObserver, type TickReport } from './tick.ts';
+import { emptyReport, judgeClaimants, MAX_ROUNDS, takeOverFromGone, tick, type ExecutorObserver, type TickReport } from './tick.ts';
 import { FailureTally } from './stuck.ts';
 import { InFlight } from './in-flight.ts';
 
@@ -130,6 +130,10 @@ export class Executor {
   readonly #claimants = new ClaimantWatch();
   /** This executor's presence (store/presence.ts; always held on SQLite): held by the loop for its life, and by passes driven one by one while they run (#using). */
   #presence: PresenceHold | null = null;
+  /** The passes under way, each aborted when this executor loses its presence: they stop claiming (#tick). */
+  readonly #guards = new Set<AbortController>();
+  /** Its presence being let go (#letGo), which `stop` waits for. */
+  #releasing: Promise<void> | null = null;
   /** Passes, drains and approvals under way outside the loop's own (#using). */
   #users = 0;
   /** Lets the presence go a while after the last of them ended (#using). */
@@ -187,11 +191,28 @@ export class Executor {
    * this executor holds its presence (#using).
    */
   tick(signal?: AbortSignal): Promise<TickReport> {
-    return this.#using(signal, () => this.#tick(signal, true));
+    return this.#using(signal, async (present) => (present ? this.#tick(signal, true) : emptyReport()));
   }
 
   /** A pass: the loop's own (`assisting` false), or one of the extra passes beside it, which only runs steps and settles their plans. */
-  async #tick(signal: AbortSignal | undefined, housekeeping: boolean, assisting = false): Promise<TickReport> {
+  async #tick(stopping: AbortSignal | undefined, housekeeping: boolean, assisting = false): Promise<TickReport> {
+    // The pass claims nothing new once this executor is stopping or has lost its presence
+    // (claimants.ts: others may then judge it gone); what it has claimed it finishes. A guard of
+    // its own rather than AbortSignal.any, which leaks a signal per call on a long-lived source.
+    const guard = new AbortController();
+    const stop = () => guard.abort();
+    stopping?.addEventListener('abort', stop, { once: true });
+    this.#guards.add(guard);
+    if (stopping?.aborted || !this.#presence?.held) guard.abort();
+    try {
+      return await this.#tickGuarded(guard.signal, housekeeping, assisting);
+    } finally {
+      stopping?.removeEventListener('abort', stop);
+      this.#guards.delete(guard);
+    }
+  }
+
+  async #tickGuarded(signal: AbortSignal, housekeeping: boolean, assisting: boolean): Promise<TickReport> {
     const observer = this.#observer;
     const started = performance.now();
     if (housekeeping) this.#housekeptAt = started;
@@ -210,7 +231,7 @@ export class Executor {
       startPlans: !assisting,
       claimants: this.#claimants,
       ...(this.#inFlight ? { inFlight: this.#inFlight } : {}),
-      ...(signal ? { signal } : {}),
+      signal,
       ...(observer ? { observer } : {}),
     });
     // More is due than this pass took: an idle extra pass takes its share beside it.
@@ -352,6 +373,7 @@ export class Executor {
     // another executor take over a claim still in hand. A pass driven by `tick` still running
     // lets it go as it ends.
     if (this.#users === 0) await this.#letGo();
+    else await this.#releasing;
   }
 
   async #stopLoop(loop: Promise<void>): Promise<void> {
@@ -395,7 +417,6 @@ export class Executor {
       if (signal.aborted) break;
       const report = await this.#watchingWhile(this.#pass(signal, !following || performance.now() - this.#housekeptAt >= HOUSEKEEPING_MS, false), signal);
       const busy = report?.busy ?? false;
-      if (report?.liveClaimants) this.#watched = report.liveClaimants;
       if (signal.aborted) break;
       following = busy;
       if (busy) {
@@ -416,6 +437,7 @@ export class Executor {
    */
   async #watchingWhile(pass: Promise<TickReport | null>, signal: AbortSignal): Promise<TickReport | null> {
     let ended = false;
+    let looked = false;
     const done = pass.finally(() => {
       ended = true;
     });
@@ -423,24 +445,36 @@ export class Executor {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([done, new Promise((resolve) => (timer = setTimeout(resolve, CLAIMANT_WATCH_MS)))]);
       clearTimeout(timer);
-      if (!ended && !signal.aborted) await this.#takeOverFromGone();
+      if (!ended && !signal.aborted) looked = (await this.#takeOverFromGone()) || looked;
     }
-    return done;
+    const report = await done;
+    // The claimants to watch next: as the pass's housekeeping found them at its start, unless a
+    // look beside it found them later.
+    if (report?.liveClaimants && !looked) this.#watched = report.liveClaimants;
+    return report;
   }
 
-  /** Takes over, now, the claims of executors known to be gone, and settles their plans; failures are logged once until a look succeeds. */
-  async #takeOverFromGone(): Promise<void> {
+  /**
+   * Takes over, now, the claims of executors known to be gone, and settles their plans; true when
+   * it looked. Not while this executor's own presence is not held (its takeovers are claims too).
+   * Failures are logged once until a look succeeds.
+   */
+  async #takeOverFromGone(): Promise<boolean> {
+    if (!this.#presence?.held) return false;
     try {
       const pass = new Pass(this.#observer);
       const { moved, live } = await takeOverFromGone(this.#ctx, pass, this.#batch, this.#claimants);
       this.#watchFailing = false;
       this.#watched = live;
-      if (moved === 0) return;
-      const { planIds, known } = pass.takePlansToSettle();
-      await settlePlansTogether(this.#ctx, planIds, known);
+      if (moved > 0) {
+        const { planIds, known } = pass.takePlansToSettle();
+        await settlePlansTogether(this.#ctx, planIds, known);
+      }
+      return true;
     } catch (error) {
       if (!this.#watchFailing) this.#ctx.log.warn('taking over from stopped executors failed', { error: error instanceof Error ? error.message : String(error), executor: this.#ctx.name });
       this.#watchFailing = true;
+      return false;
     }
   }
 
@@ -488,7 +522,8 @@ export class Executor {
     clearTimeout(this.#linger);
     const hold = this.#presence;
     this.#presence = null;
-    await hold?.release();
+    if (hold) this.#releasing = hold.release();
+    await this.#releasing;
   }
 
   /**
@@ -513,6 +548,7 @@ export class Executor {
       },
       onLost: (error) => {
         quiet = true;
+        for (const guard of this.#guards) guard.abort();
         log.warn('this executor lost its presence lock; claiming nothing until it holds it again', { error: error?.message, executor: name });
       },
       onError: (error) => {

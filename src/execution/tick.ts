@@ -166,9 +166,9 @@ export const MAX_ROUNDS = 8;
 /** A prediction nobody verified is expired this long after its window closed (a verify step gets there first). */
 export const FORGOTTEN_PREDICTION_SECONDS = 3600;
 
-export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<TickReport> {
-  const { store } = ctx;
-  const report: TickReport = {
+/** The report of a pass that did nothing (yet). */
+export function emptyReport(): TickReport {
+  return {
     expiredApprovals: 0,
     expiredGrants: 0,
     performedApprovals: 0,
@@ -187,6 +187,11 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
     errors: 0,
     busy: false,
   };
+}
+
+export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<TickReport> {
+  const { store } = ctx;
+  const report = emptyReport();
   const guarded = async <T>(what: string, work: () => Promise<T>, fallback: T): Promise<T> => {
     try {
       return await work();
@@ -384,7 +389,9 @@ async function verifyOutcomeOf(ctx: ExecutorContext, step: StepRecord): Promise<
  * many moved, and the other executors holding live claims whose end is worth watching.
  */
 export async function takeOverFromGone(ctx: ExecutorContext, pass: Pass, limit: number, watch: ClaimantWatch): Promise<{ moved: number; live: string[] }> {
-  const held = (await ctx.store.executorQueries.heldClaims({ now: ctx.clock.now(), host: ctx.host, limit })).filter((step) => step.claimedBy !== ctx.name);
+  const held = (await forgettingOnFailure(watch, () => ctx.store.executorQueries.heldClaims({ now: ctx.clock.now(), host: ctx.host, limit }))).filter(
+    (step) => step.claimedBy !== ctx.name,
+  );
   const { gone, watched } = await judgeClaimants(
     ctx,
     watch,
@@ -403,8 +410,22 @@ export async function takeOverFromGone(ctx: ExecutorContext, pass: Pass, limit: 
 export async function judgeClaimants(ctx: ExecutorContext, watch: ClaimantWatch, names: readonly string[]): Promise<ClaimantsJudged> {
   const { presence } = ctx.store;
   const ask = presence.kept ? watch.toAsk(names) : [];
-  const absent = ask.length > 0 ? await presence.absent(ask) : [];
+  const absent = ask.length > 0 ? await forgettingOnFailure(watch, () => presence.absent(ask)) : [];
   return watch.judge(names, presence.kept ? absent : null);
+}
+
+/**
+ * A look that fails (a server restarting, say) ends every absence the watch was timing: the
+ * looks on either side of it say nothing of the time between, when a claimant may have been
+ * back, and a claimant still reconnecting after the restart would otherwise look gone at once.
+ */
+async function forgettingOnFailure<T>(watch: ClaimantWatch, look: () => Promise<T>): Promise<T> {
+  try {
+    return await look();
+  } catch (error) {
+    watch.forget();
+    throw error;
+  }
 }
 
 /** Performs the one-off actions operators approved for minds this daemon serves; returns how many it performed. */

@@ -94,12 +94,17 @@ export function postgresPresence(db: Kysely<Database>, connection: { url: string
   // their keys too (spelt from the configuration, each judged the other's live executors gone).
   let schema: string | undefined;
   const schemaOf = async (): Promise<string> => {
-    schema ??= (await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db)).rows[0]?.schema ?? '';
+    if (schema !== undefined) return schema;
+    const resolved = (await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db)).rows[0]?.schema;
+    // No schema on the search path exists (yet): no key can be made, and none is kept for good.
+    if (!resolved) throw new Error("the store's schema does not exist: no presence can be kept or looked at");
+    schema = resolved;
     return schema;
   };
   return {
     kept: true,
     hold(name, events) {
+      // Forgotten once its release has ended, so that closing the store waits for one under way.
       const hold = holdPresence(
         connection,
         async () => presenceKey(await schemaOf(), name),
@@ -147,6 +152,7 @@ function holdPresence(connection: { url: string; options: string }, keyOf: () =>
   let waiters: (() => void)[] = [];
   // The last connection's end, which the next attempt waits for: one connection at a time.
   let ending: Promise<void> = Promise.resolve();
+  let releasing: Promise<void> | undefined;
 
   const drop = (which: pg.Client, error?: Error) => {
     if (client !== which) return;
@@ -237,17 +243,21 @@ function holdPresence(connection: { url: string; options: string }, keyOf: () =>
         signal?.addEventListener('abort', done, { once: true });
       });
     },
-    async release() {
-      released = true;
-      held = false;
-      forget();
-      clearTimeout(retryTimer);
-      clearInterval(pingTimer);
-      for (const wake of waiters.splice(0)) wake();
-      const last = client;
-      client = undefined;
-      if (last) await endWithin(last);
-      await ending;
+    release() {
+      // Once: a second call (the store closing while an executor lets go) waits for the first.
+      releasing ??= (async () => {
+        released = true;
+        held = false;
+        clearTimeout(retryTimer);
+        clearInterval(pingTimer);
+        for (const wake of waiters.splice(0)) wake();
+        const last = client;
+        client = undefined;
+        if (last) await endWithin(last);
+        await ending;
+        forget();
+      })();
+      return releasing;
     },
   };
 }

@@ -429,6 +429,15 @@ describe('claimants known to be gone', () => {
     assert.deepEqual(sameName.judge(['web-1:4242:a1b2c3'], []), { gone: ['web-1:4242:a1b2c3'], watched: [] }, 'an earlier version: its process tells, at once');
   });
 
+  it('forgets every absence when a look fails (a server restarting): the looks around it are not one absence', () => {
+    const watch = new ClaimantWatch('web-1', () => true);
+    const far = 'web-2:4242:a1b2c3d4';
+    watch.judge([far], [far], 0);
+    watch.forget();
+    assert.deepEqual(watch.judge([far], [far], PRESENCE_GRACE_MS + 500).gone, [], 'a claimant still reconnecting is not judged at once');
+    assert.deepEqual(watch.judge([far], [far], 2 * PRESENCE_GRACE_MS + 500).gone, [far]);
+  });
+
   it('starts the absence afresh when the looks at it were too far apart to make it one', () => {
     const watch = new ClaimantWatch('web-1', () => true);
     const far = 'web-2:4242:a1b2c3d4';

@@ -113,6 +113,16 @@ describe('executor presence (postgres)', () => {
     }
   });
 
+  it("refuses to make a key while the store's schema does not exist, rather than one of no schema", async () => {
+    const { config } = current();
+    const nowhere = await openStore({ ...config, schema: 'no_such_schema' } as typeof config);
+    try {
+      await assert.rejects(nowhere.presence.absent(['web-9:4242:a1b2c3d4']), /schema does not exist/);
+    } finally {
+      await nowhere.close();
+    }
+  });
+
   it('lets every hold go when its store closes', async () => {
     const { store, config } = current();
     const other = await openStore(config);
