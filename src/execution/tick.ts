@@ -389,9 +389,7 @@ async function verifyOutcomeOf(ctx: ExecutorContext, step: StepRecord): Promise<
  * many moved, and the other executors holding live claims whose end is worth watching.
  */
 export async function takeOverFromGone(ctx: ExecutorContext, pass: Pass, limit: number, watch: ClaimantWatch): Promise<{ moved: number; live: string[] }> {
-  const held = (await forgettingOnFailure(watch, () => ctx.store.executorQueries.heldClaims({ now: ctx.clock.now(), host: ctx.host, limit }))).filter(
-    (step) => step.claimedBy !== ctx.name,
-  );
+  const held = (await forgettingOnFailure(watch, () => ctx.store.executorQueries.heldClaims({ now: ctx.clock.now(), host: ctx.host, limit }))).filter((step) => step.claimedBy !== ctx.name);
   const { gone, watched } = await judgeClaimants(
     ctx,
     watch,
