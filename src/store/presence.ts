@@ -40,14 +40,12 @@ export const PRESENCE_MAX_RETRY_MS = 1_000;
  */
 const SERVER_KEEPALIVES = '-c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 -c tcp_keepalives_count=3';
 
-/** The second half of an executor's presence key: 31 bits of a digest of the store's schema and the name. */
-export function presenceKey(schema: string | undefined, name: string): number {
-  return (
-    createHash('sha256')
-      .update(`${schema ?? ''}\n${name}`)
-      .digest()
-      .readUInt32BE(0) & 0x7fffffff
-  );
+/**
+ * The second half of an executor's presence key: 31 bits of a digest of the schema its store's
+ * tables are in, as the server resolves it (`current_schema()`), and the name.
+ */
+export function presenceKey(schema: string, name: string): number {
+  return createHash('sha256').update(`${schema}\n${name}`).digest().readUInt32BE(0) & 0x7fffffff;
 }
 
 export interface PresenceHold {
