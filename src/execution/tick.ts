@@ -66,8 +66,8 @@ export interface TickOptions {
   inFlight?: InFlight;
   /**
    * What the executor has seen of other executors' presence, from pass to pass (claimants.ts):
-   * a claimant on another host is judged gone only once its lock has been free for a grace. A
-   * new one each pass when not given, so such a claimant is never judged gone by a lone pass.
+   * a claimant judged by its presence lock is gone only once the lock has been free for a grace.
+   * A new one each pass when not given, so such a claimant is never judged gone by a lone pass.
    */
   claimants?: ClaimantWatch;
 }
