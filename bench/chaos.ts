@@ -27,6 +27,7 @@ import { validate } from '../src/planning/validate.ts';
 import { PRESENCE_NAMESPACE, presenceKey } from '../src/store/presence.ts';
 import { median } from './latency.ts';
 import { benchStore } from './stores.ts';
+import { benchDraft, benchStep } from './throughput.ts';
 
 const SECONDS = Number(process.env.CHAOS_SECONDS ?? 90);
 const PLANS = Number(process.env.CHAOS_PLANS ?? 180);
@@ -50,37 +51,13 @@ interface Worker {
   spareUntil: number;
 }
 
+/** A step of the benchmark's shape (throughput.ts) with the parts a chaos plan sets. */
 function step(key: string, over: Partial<StepDraft>): StepDraft {
-  return {
-    key,
-    title: `step ${key}`,
-    kind: 'capability',
-    depends_on: [],
-    capability: '',
-    target: '',
-    params: {},
-    expectation: null,
-    precondition: null,
-    max_attempts: 1,
-    require_approval: false,
-    spec: {},
-    ...over,
-  };
+  return { ...benchStep(key, ''), params: {}, ...over };
 }
 
 function draft(objective: string, steps: StepDraft[]): PlanDraft {
-  return {
-    objective,
-    strategy: 'operator',
-    assumptions: [],
-    completion_criteria: '',
-    abort_conditions: [],
-    risk: '',
-    estimate: {},
-    budget: { invocations: 10, wall_seconds: 600 },
-    alternatives: [],
-    steps,
-  };
+  return { ...benchDraft(steps), objective, budget: { invocations: 10, wall_seconds: 600 } };
 }
 
 /** Restart a failed unit if it is not running, expecting it active within a minute, then verify. */
