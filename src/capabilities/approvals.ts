@@ -254,9 +254,11 @@ export function approvalOutcome(result: Executed | Failed | Denied): { to: 'exec
  * Performs an approved one-off action (one not raised by a plan step) in the calling executor.
  * The claim of the request and the execution's write-ahead row commit together before the act;
  * the outcome and the request's move to executed or failed commit together after. Undefined when
- * another executor claimed it first or it is no longer approved.
+ * another executor claimed it first or it is no longer approved. `claimant` names the executor
+ * performing it on the claim, so that its claim is taken over as soon as it is known to be gone
+ * (stranded-approvals.ts); empty for a caller that is no executor.
  */
-export async function performApprovedAction(ctx: ServiceContext, approvalId: string): Promise<Executed | Failed | Denied | undefined> {
+export async function performApprovedAction(ctx: ServiceContext, approvalId: string, claimant: string): Promise<Executed | Failed | Denied | undefined> {
   const { store } = ctx;
   const approval = await store.approvals.get(approvalId);
   if (!approval || approval.status !== 'approved' || approval.executionId) return undefined;
@@ -271,7 +273,7 @@ export async function performApprovedAction(ctx: ServiceContext, approvalId: str
     return moved ? authorised.result : undefined;
   }
   const claimed = await store.transaction(async (tx) => {
-    const won = await tx.approvals.claimForExecution(approval.id, authorised.executionId);
+    const won = await tx.approvals.claimForExecution(approval.id, authorised.executionId, claimant);
     if (won) await writeRecords(tx, authorised.records);
     return won;
   });

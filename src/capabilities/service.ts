@@ -166,10 +166,10 @@ export class CapabilityService {
   /**
    * Performs an approved one-off action (not a plan step's) in this process: what an executor
    * serving the mind's host does when woken by the approval. Undefined when it is not approved,
-   * or another executor took it up first.
+   * or another executor took it up first. `claimant`: the executor's name, recorded on the claim.
    */
-  performApproved(approvalId: string): Promise<Executed | Failed | Denied | undefined> {
-    return performApprovedAction(this.#ctx, approvalId);
+  performApproved(approvalId: string, claimant = ''): Promise<Executed | Failed | Denied | undefined> {
+    return performApprovedAction(this.#ctx, approvalId, claimant);
   }
 
   /**

@@ -285,7 +285,7 @@ export class Executor {
     if (!stepId) {
       const mind = await store.minds.get(approval.mindId);
       if (!mind || !serves(this.#ctx.host, mind)) return false;
-      return (await this.#ctx.capabilities.performApproved(approvalId)) !== undefined;
+      return (await this.#ctx.capabilities.performApproved(approvalId, this.#ctx.name)) !== undefined;
     }
     return this.#performStepApproval(approval, stepId, await store.executorQueries.approvalScene(approvalId, approval.mindId, stepId));
   }
@@ -445,7 +445,7 @@ export class Executor {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([done, new Promise((resolve) => (timer = setTimeout(resolve, CLAIMANT_WATCH_MS)))]);
       clearTimeout(timer);
-      if (!ended && !signal.aborted) looked = (await this.#takeOverFromGone()) || looked;
+      if (!ended && !signal.aborted) looked = (await this.#takeOverFromGone(signal)) || looked;
     }
     const report = await done;
     // The claimants to watch next: as the pass's housekeeping found them at its start, unless a
@@ -457,15 +457,18 @@ export class Executor {
   /**
    * Takes over, now, the claims of executors known to be gone, and settles their plans; true when
    * it looked. Not while this executor's own presence is not held (its takeovers are claims too).
-   * Failures are logged once until a look succeeds.
+   * Approved actions released to be performed again are performed beside the pass, as woken ones
+   * are. Failures are logged once until a look succeeds.
    */
-  async #takeOverFromGone(): Promise<boolean> {
+  async #takeOverFromGone(signal: AbortSignal): Promise<boolean> {
     if (!this.#presence?.held) return false;
     try {
       const pass = new Pass(this.#observer);
-      const { moved, live } = await takeOverFromGone(this.#ctx, pass, this.#batch, this.#claimants);
+      const { moved, live, released } = await takeOverFromGone(this.#ctx, pass, this.#batch, this.#claimants);
       this.#watchFailing = false;
       this.#watched = live;
+      for (const id of released) this.#approved.set(id, undefined);
+      if (released.length > 0) this.#performApprovals(signal);
       if (moved > 0) {
         const { planIds, known } = pass.takePlansToSettle();
         await settlePlansTogether(this.#ctx, planIds, known);

@@ -16,7 +16,7 @@ import { ClaimantWatch, type ClaimantsJudged } from './claimants.ts';
 import { Pass } from './pass.ts';
 import type { InFlight } from './in-flight.ts';
 import { recoverStep } from './recovery.ts';
-import { recoverStrandedApprovals } from './stranded-approvals.ts';
+import { recoverStrandedApprovals, takeOverActionsFromGone } from './stranded-approvals.ts';
 import { settlePlans, settlePlansTogether, startPlans, type OnPromoted } from './settle.ts';
 
 export interface TickOptions {
@@ -139,7 +139,7 @@ export interface TickReport {
   settled: number;
   replannedForCommitments: number;
   cancelledOrphans: number;
-  /** Claims taken over before their lease ran out, because their executor is known to be gone. */
+  /** Claims (of steps, and of approved one-off actions) taken over early, because their executor is known to be gone. */
   takenOver: number;
   /**
    * Other executors (by name) holding live claims whose end this one would see: on this host by
@@ -219,9 +219,11 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
   if (options.signal?.aborted) return report;
 
   if (housekeeping) {
-    const takeOver = await guarded('taking over from stopped executors', () => takeOverFromGone(ctx, pass, options.batch, options.claimants ?? new ClaimantWatch()), { moved: 0, live: [] });
+    const takeOver = await guarded('taking over from stopped executors', () => takeOverFromGone(ctx, pass, options.batch, options.claimants ?? new ClaimantWatch()), { moved: 0, live: [], released: [] });
     report.takenOver = takeOver.moved;
     report.liveClaimants = takeOver.live;
+    // Released reads and idempotent actions are performed again now, not a housekeeping later.
+    if (takeOver.released.length > 0) report.performedApprovals += await guarded('performing approved actions', () => performApprovedActions(ctx, options.batch, options.signal), 0);
   }
   const { inFlight } = options;
   lap('housekeeping');
@@ -385,23 +387,25 @@ async function verifyOutcomeOf(ctx: ExecutorContext, step: StepRecord): Promise<
 }
 
 /**
- * Recovers, at once, the claims whose executor is known to be gone (claimants.ts); returns how
- * many moved, and the other executors holding live claims whose end is worth watching.
+ * Recovers, at once, the claims whose executor is known to be gone (claimants.ts): steps, and
+ * approved one-off actions (stranded-approvals.ts). Returns how many moved, the other executors
+ * holding live claims whose end is worth watching, and the approved actions released to be
+ * performed again.
  */
-export async function takeOverFromGone(ctx: ExecutorContext, pass: Pass, limit: number, watch: ClaimantWatch): Promise<{ moved: number; live: string[] }> {
-  const held = (await forgettingOnFailure(watch, () => ctx.store.executorQueries.heldClaims({ now: ctx.clock.now(), host: ctx.host, limit }))).filter((step) => step.claimedBy !== ctx.name);
-  const { gone, watched } = await judgeClaimants(
-    ctx,
-    watch,
-    held.map((step) => step.claimedBy),
-  );
+export async function takeOverFromGone(ctx: ExecutorContext, pass: Pass, limit: number, watch: ClaimantWatch): Promise<{ moved: number; live: string[]; released: string[] }> {
+  const query = { now: ctx.clock.now(), host: ctx.host, limit };
+  const [steps, actions] = await forgettingOnFailure(watch, () => Promise.all([ctx.store.executorQueries.heldClaims(query), ctx.store.executorQueries.claimedApprovedActions(query)]));
+  const held = steps.filter((step) => step.claimedBy !== ctx.name);
+  const claimed = actions.filter(({ approval }) => approval.claimedBy !== '' && approval.claimedBy !== ctx.name);
+  const { gone, watched } = await judgeClaimants(ctx, watch, [...held.map((step) => step.claimedBy), ...claimed.map(({ approval }) => approval.claimedBy)]);
   let moved = 0;
   for (const step of held) {
     if (!gone.includes(step.claimedBy)) continue;
     ctx.log.warn('taking over a claim whose executor is gone', { step: step.id, claimant: step.claimedBy, executor: ctx.name });
     if (await recoverStep(ctx, pass, step, true)) moved += 1;
   }
-  return { moved, live: watched };
+  const actionsTaken = await takeOverActionsFromGone(ctx, claimed, gone);
+  return { moved: moved + actionsTaken.moved, live: watched, released: actionsTaken.released };
 }
 
 /** Which of `names`, other executors holding live claims, are known to be gone, asking the store for the presence the judgement needs. */
@@ -431,7 +435,7 @@ async function performApprovedActions(ctx: ExecutorContext, limit: number, signa
   let performed = 0;
   for (const id of await ctx.store.executorQueries.approvedActionIds({ host: ctx.host, limit })) {
     if (signal?.aborted) break;
-    if (await ctx.capabilities.performApproved(id)) performed += 1;
+    if (await ctx.capabilities.performApproved(id, ctx.name)) performed += 1;
   }
   return performed;
 }

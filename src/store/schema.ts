@@ -237,6 +237,8 @@ export interface ApprovalRequestsTable {
   amendments: JsonWithDefault;
   batch_key: WithDefault<string>;
   execution_id: Nullable<string>;
+  /** The executor that claimed the approved one-off action to perform it (migration 0018); empty otherwise. */
+  claimed_by: WithDefault<string>;
   expires_at: Time;
   decided_at: NullableTime;
   created_at: Time;

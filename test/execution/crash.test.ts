@@ -183,6 +183,41 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(w.errors, []);
     });
 
+    for (const elsewhere of [false, true])
+      it(`an approved one-off write whose executor ${elsewhere ? 'on another host ' : ''}is killed mid-act ends with an unknown outcome within seconds, never repeated`, {
+        skip: elsewhere && kind === 'sqlite' && 'a SQLite file is shared on one host only',
+      }, async () => {
+        const file = join(dir, `${kind}-one-off-${n++}.log`);
+        const w: World = await makeWorld(current());
+        const asked = await w.service.invoke({ mindId: w.mind.id, capability: 'test.write', params: { name: 'target' }, origin: 'operator:bob', authoredBy: 'bob', requireApproval: true });
+        const approvalId = asked.status === 'pending' ? asked.approvalId : assert.fail(`asked for approval: ${JSON.stringify(asked)}`);
+        assert.equal((await w.service.approve(approvalId, 'alice')).status, 'approved');
+        const holder = await holdingWrite(w, file, ...(elsewhere ? ['far-host'] : []));
+        const executor = w.executor({ intervalMs: 3_600_000 });
+        try {
+          const claimed = (await w.store.approvals.get(approvalId))!;
+          assert.match(claimed.claimedBy, elsewhere ? /^far-host:\d+:[0-9a-f]{8}$/ : /:\d+:[0-9a-f]{8}$/, 'the claim names the executor performing it');
+          assert.equal((await w.store.executions.get(claimed.executionId!))?.status, 'started');
+          executor.start();
+          await until(async () => executor.ticks >= 1, 'the first pass');
+          // The manual clock never moves: only the claimant's end, never the claim's age, can free it.
+          await new Promise((resolve) => setTimeout(resolve, PRESENCE_GRACE_MS + 500));
+          assert.equal((await w.store.approvals.get(approvalId))?.status, 'approved', 'a live claim is left alone');
+          await holder.kill();
+          await until(async () => (await w.store.approvals.get(approvalId))?.status === 'failed', 'the claim to be taken over', 15_000);
+        } finally {
+          await holder.kill();
+          await executor.stop();
+        }
+        const told = (await w.store.events.list({ mindId: w.mind.id, limit: 100 })).filter((e) => e.type === 'tool_failed');
+        assert.deepEqual(
+          told.map((e) => [e.data.code, e.data.approval_id]),
+          [['outcome_unknown', approvalId]],
+        );
+        assert.deepEqual(sideEffectsIn(file), ['test.write target'], 'the write happened once and was not repeated');
+        assert.deepEqual(w.errors, []);
+      });
+
     for (const drives of ['loop', 'passes'] as const)
       it(`a claim of an executor on another host (${drives}) is left while its presence holds, and taken over once it is killed`, {
         skip: kind === 'sqlite' && 'a SQLite file is shared on one host only',

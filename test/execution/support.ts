@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { builtinImplementations } from '../../src/capabilities/builtin-implementations.ts';
 import { SimulatedHost } from '../../src/capabilities/host/simulated/host.ts';
 import type { CapabilityImplementations } from '../../src/capabilities/implementation.ts';
-import { builtinRegistry, type CapabilityRegistry } from '../../src/capabilities/registry.ts';
+import { builtinRegistry, createRegistry, type CapabilityRegistry } from '../../src/capabilities/registry.ts';
 import { CapabilityService } from '../../src/capabilities/service.ts';
 import { newId } from '../../src/core/ids.ts';
 import type { Budget, Expectation, JsonObject, PlanDraft, Precondition, StepDraft } from '../../src/core/plan.ts';
@@ -80,6 +80,8 @@ export interface WorldOptions {
   /** Use the built-in capabilities on a simulated host instead of the counting test ones. */
   simulated?: boolean;
   implementations?: CapabilityImplementations;
+  /** The test capabilities with these timeouts (seconds) instead of their own. */
+  timeouts?: Record<string, number>;
   mindHost?: string | null;
 }
 
@@ -95,7 +97,8 @@ export async function makeWorld(ts: TestStore, options: WorldOptions = {}): Prom
     registry = builtinRegistry();
     implementations = builtinImplementations({ runner: host.runner() });
   } else {
-    registry = testRegistry;
+    const { timeouts } = options;
+    registry = timeouts ? createRegistry(testRegistry.list().map((d) => (timeouts[d.name] === undefined ? d : { ...d, timeoutSeconds: timeouts[d.name]! }))) : testRegistry;
     implementations = options.implementations ?? testImplementations(calls);
   }
   const service = new CapabilityService(store, registry, implementations);

@@ -63,6 +63,8 @@ export interface ApprovalRecord {
   amendments: ApprovalAmendment[];
   batchKey: string;
   executionId: string | null;
+  /** The executor that claimed it to perform it (a one-off action's claimant); empty when none did, or the claim predates migration 0018. */
+  claimedBy: string;
   expiresAt: Date;
   decidedAt: Date | null;
   createdAt: Date;
@@ -158,6 +160,7 @@ export class ApprovalRepository {
         amendments: codec.json([]),
         batch_key: input.batchKey,
         execution_id: null,
+        claimed_by: '',
         expires_at: codec.time(input.expiresAt),
         decided_at: null,
         created_at: now,
@@ -228,7 +231,7 @@ export class ApprovalRepository {
     const { db, codec, clock } = this.#ctx;
     const rows = await db
       .updateTable('approval_requests')
-      .set({ execution_id: null, updated_at: codec.time(clock.now()) })
+      .set({ execution_id: null, claimed_by: '', updated_at: codec.time(clock.now()) })
       .where('id', '=', id)
       .where('status', '=', 'approved')
       .where('execution_id', '=', executionId)
@@ -266,11 +269,11 @@ export class ApprovalRepository {
    * while it is approved and no execution claimed it yet. Among executors racing to perform it,
    * exactly one gets the row back; commit it with the execution's write-ahead row.
    */
-  async claimForExecution(id: string, executionId: string): Promise<ApprovalRecord | undefined> {
+  async claimForExecution(id: string, executionId: string, claimant = ''): Promise<ApprovalRecord | undefined> {
     const { db, codec, clock } = this.#ctx;
     const row = await db
       .updateTable('approval_requests')
-      .set({ execution_id: executionId, updated_at: codec.time(clock.now()) })
+      .set({ execution_id: executionId, claimed_by: claimant, updated_at: codec.time(clock.now()) })
       .where('id', '=', id)
       .where('status', '=', 'approved')
       .where('execution_id', 'is', null)
@@ -371,6 +374,7 @@ export function decodeApproval(row: Selectable<ApprovalRequestsTable>, codec: Co
     amendments: codec.readJson<ApprovalAmendment[]>(row.amendments),
     batchKey: row.batch_key,
     executionId: row.execution_id,
+    claimedBy: row.claimed_by,
     expiresAt: codec.readTime(row.expires_at),
     decidedAt: codec.readTimeOrNull(row.decided_at),
     createdAt: codec.readTime(row.created_at),

@@ -563,13 +563,14 @@ export class ExecutorQueryRepository {
   }
 
   /**
-   * Approved one-off actions claimed by an executor at or before `claimedBefore` that are still
-   * `approved`: their executor stopped mid-act, or is still acting long past its capability's
-   * timeout. Each with the status of the execution its claim names (null when there is no such
-   * row: a read or an idempotent action, which writes none ahead). Of minds this daemon may
-   * advance, oldest claim first. Few at any time: only acts in flight are claimed.
+   * Approved one-off actions claimed by an executor (at or before `claimedBefore`, when given)
+   * that are still `approved`: acts in flight, or acts whose executor stopped mid-way or is still
+   * acting long past its capability's timeout. Each with the status of the execution its claim
+   * names (null when there is no such row: a read or an idempotent action, which writes none
+   * ahead). Of minds this daemon may advance, oldest claim first. Few at any time: only acts in
+   * flight are claimed.
    */
-  async strandedApprovedActions(query: PlanQuery & { claimedBefore: Date }): Promise<{ approval: ApprovalRecord; execution: 'started' | 'succeeded' | 'failed' | null }[]> {
+  async claimedApprovedActions(query: PlanQuery & { claimedBefore?: Date }): Promise<{ approval: ApprovalRecord; execution: 'started' | 'succeeded' | 'failed' | null }[]> {
     const { db, codec } = this.#ctx;
     const rows = await db
       .selectFrom('approval_requests as a')
@@ -580,7 +581,7 @@ export class ExecutorQueryRepository {
       .where('a.status', '=', 'approved')
       .where('a.execution_id', 'is not', null)
       .where('a.origin', 'not like', 'plan_step:%')
-      .where('a.updated_at', '<=', codec.time(query.claimedBefore))
+      .$if(query.claimedBefore !== undefined, (q) => q.where('a.updated_at', '<=', codec.time(query.claimedBefore!)))
       .where(mayAdvance(query.host))
       .orderBy('a.updated_at')
       .limit(query.limit)

@@ -10,7 +10,8 @@
 //   approved-dies-before-act an approved test.write's claim commits (steps.claimApproved: step, request,
 //                            `started` row), then the process dies as the act begins, before any effect
 //   write-hangs-in-action    test.write is written ahead (`started`), performs its effect and never returns:
-//                            the process lives on holding the claim until the test kills it
+//                            the process lives on holding the claim until the test kills it (a plan
+//                            step's, or an approved one-off call's, which its passes perform)
 // If the process survives, it prints "survived" and exits with 3. With <host>, the executor is named as
 // one of that host (an executor elsewhere sharing the store) and runs its loop (`loop`, the default),
 // holding its presence on PostgreSQL as a daemon's does, or drives passes itself (`passes`), which
@@ -48,8 +49,8 @@ const hangs: CapabilityImplementation = async (params) => {
   return new Promise(() => {});
 };
 const diesAtOnce: CapabilityImplementation = () => die();
-// An executor elsewhere holds its claim for many seconds while the test looks: its write may take a minute.
-const registry = host ? createRegistry(testRegistry.list().map((d) => (d.name === 'test.write' ? { ...d, timeoutSeconds: 60 } : d))) : testRegistry;
+// An executor that hangs, or one elsewhere, holds its claim for many seconds while the test looks: its write may take a minute.
+const registry = host || mode === 'write-hangs-in-action' ? createRegistry(testRegistry.list().map((d) => (d.name === 'test.write' ? { ...d, timeoutSeconds: 60 } : d))) : testRegistry;
 const service = new CapabilityService(store, registry, {
   'test.write': mode === 'write-hangs-in-action' ? hangs : mode === 'approved-dies-before-act' ? diesAtOnce : effect('test.write', mode === 'write-dies-in-action'),
   'test.read': effect('test.read', mode === 'read-dies-in-action' || mode === 'dies-in-precondition'),

@@ -1,0 +1,20 @@
+// Who claimed an approved one-off action to perform it: the executor's name (`host:pid:suffix`),
+// as `plan_steps.claimed_by` (0006) names a step's claimant. A one-off request has no step and
+// no lease, so an executor that died mid-act left its claim to be recovered only once it was
+// older than the capability's timeout and the lease margin; with the claimant named, a claim
+// whose executor is known to be gone (claimants.ts) is recovered at once. Empty when no executor
+// claimed it, and on claims made before this migration (those keep the age rule). Forward-only.
+
+import type { Kysely, Migration } from 'kysely';
+import type { StoreKind } from '../codec.ts';
+
+export function approvalClaimant(_kind: StoreKind): Migration {
+  return {
+    async up(db: Kysely<any>): Promise<void> {
+      await db.schema
+        .alterTable('approval_requests')
+        .addColumn('claimed_by', 'text', (c) => c.notNull().defaultTo(''))
+        .execute();
+    },
+  };
+}
