@@ -150,6 +150,8 @@ const APPROVAL_COLUMNS = [
   'author_named_by',
   // 0011
   'amendments',
+  // 0018
+  'claimed_by',
 ];
 
 for (const kind of STORE_KINDS) {

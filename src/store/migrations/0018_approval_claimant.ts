@@ -3,14 +3,20 @@
 // no lease, so an executor that died mid-act left its claim to be recovered only once it was
 // older than the capability's timeout and the lease margin; with the claimant named, a claim
 // whose executor is known to be gone (claimants.ts) is recovered at once. Empty when no executor
-// claimed it, and on claims made before this migration (those keep the age rule). Forward-only.
+// claimed it, and on claims made before this migration (those keep the age rule). Forward-only;
+// a second run (its record lost) finds the column there and changes nothing.
 
-import type { Kysely, Migration } from 'kysely';
+import { sql, type Kysely, type Migration } from 'kysely';
 import type { StoreKind } from '../codec.ts';
 
-export function approvalClaimant(_kind: StoreKind): Migration {
+export function approvalClaimant(kind: StoreKind): Migration {
   return {
     async up(db: Kysely<any>): Promise<void> {
+      const present =
+        kind === 'postgres'
+          ? sql`select 1 from information_schema.columns where table_schema = current_schema() and table_name = 'approval_requests' and column_name = 'claimed_by'`
+          : sql`select 1 from pragma_table_info('approval_requests') where name = 'claimed_by'`;
+      if ((await present.execute(db)).rows.length > 0) return;
       await db.schema
         .alterTable('approval_requests')
         .addColumn('claimed_by', 'text', (c) => c.notNull().defaultTo(''))

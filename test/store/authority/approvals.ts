@@ -33,6 +33,7 @@ export function approvalTests(current: () => TestStore): void {
         amendments: [],
         batchKey: 'batch-nginx',
         executionId: null,
+        claimedBy: '',
         expiresAt: addSeconds(clock.now(), 3600),
         decidedAt: null,
         createdAt: clock.now(),
