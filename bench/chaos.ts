@@ -1,16 +1,20 @@
 // `npm run bench:chaos`: a chaos run of executors sharing one PostgreSQL, each named for a host of
 // its own, so that only presence (src/store/presence.ts) tells one that another has gone. Three
-// executor processes (bench/processes/chaos-worker.ts) run restart → verify plans and read-only
-// plans on one simulated host while one of them is SIGKILLed every 1–3 s and replaced, and now
-// and then a live one's presence connection is cut (pg_terminate_backend). Then the survivors
-// drain, and the run checks what must never happen:
-// - a restart reaching the host twice for one step, or more host restarts than write-ahead rows;
-// - a step blocked for an operator without a `started` record whose outcome is unknown;
-// - a claim taken over from an executor that was still running;
-// - a step still executing, a plan never started, an error or crash in a worker.
+// executor processes (bench/processes/chaos-worker.ts) run restart → verify plans, read-only
+// plans and one-off restarts an operator approves (outside any plan, performed by whichever
+// executor the approval wakes first) on one simulated host while one of them is SIGKILLed every
+// 1–3 s and replaced, and now and then a live one's presence connection is cut
+// (pg_terminate_backend). Then the survivors drain, and the run checks what must never happen:
+// - a restart reaching the host twice for one step or one approval, or more host restarts than
+//   write-ahead rows;
+// - a step blocked, or an approved restart failed, for an operator without a `started` record
+//   whose outcome is unknown;
+// - a claim (of a step or of an approved action) taken over from an executor still running;
+// - a step still executing, a plan never started, an approved action never ended, an error or
+//   crash in a worker.
 // It prints what it found and the takeover latency after each kill, and exits 1 on a violation.
 // Minutes of CPU: a script, not a test. CHAOS_SECONDS (default 90), CHAOS_PLANS (180),
-// CHAOS_BLIPS (4) set its size.
+// CHAOS_APPROVALS (60), CHAOS_BLIPS (4) set its size.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,7 +24,9 @@ import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { SimulatedHost } from '../src/capabilities/host/simulated/host.ts';
+import { builtinImplementations } from '../src/capabilities/builtin-implementations.ts';
 import { builtinRegistry } from '../src/capabilities/registry.ts';
+import { CapabilityService } from '../src/capabilities/service.ts';
 import type { PlanDraft, StepDraft } from '../src/core/plan.ts';
 import { OUTCOME_UNKNOWN } from '../src/execution/recovery.ts';
 import { validate } from '../src/planning/validate.ts';
@@ -31,6 +37,7 @@ import { benchDraft, benchStep } from './throughput.ts';
 
 const SECONDS = Number(process.env.CHAOS_SECONDS ?? 90);
 const PLANS = Number(process.env.CHAOS_PLANS ?? 180);
+const APPROVALS = Number(process.env.CHAOS_APPROVALS ?? 60);
 const BLIPS = Number(process.env.CHAOS_BLIPS ?? 4);
 const WORKERS = 3;
 
@@ -89,6 +96,11 @@ const units = Array.from({ length: PLANS }, (_, i) => ({ restart: i % 3 !== 2, u
 for (const [i, { restart, unit }] of units.entries()) {
   host.setUnit(unit, restart ? { active_state: 'failed', sub_state: 'failed', restart: { outcome: 'active', delay_seconds: 0 } } : { active_state: 'active', sub_state: 'running', main_pid: 100 + i });
 }
+// One-off restarts: raised by an operator, approved by another, each of a unit of its own.
+const service = new CapabilityService(store, registry, builtinImplementations({ runner: host.runner() }));
+const onceUnits = Array.from({ length: APPROVALS }, (_, i) => `chaos-once-${String(i).padStart(3, '0')}.service`);
+for (const unit of onceUnits) host.setUnit(unit, { active_state: 'failed', sub_state: 'failed', restart: { outcome: 'active', delay_seconds: 0 } });
+await store.policyRules.set({ mindId: mind.id, capability: 'service.restart', targetPattern: 'chaos-once-*', decision: 'ask', approvers: 1 });
 
 const workers: Worker[] = [];
 let hosts = 0;
@@ -109,7 +121,7 @@ async function startWorker(): Promise<void> {
 const running = () => workers.filter((w) => w.killedAt === null);
 
 for (let i = 0; i < WORKERS; i += 1) await startWorker();
-process.stdout.write(`${WORKERS} executors ready; ${PLANS} plans over ${SECONDS} s, a SIGKILL every 1-3 s, ${BLIPS} presence cuts\n`);
+process.stdout.write(`${WORKERS} executors ready; ${PLANS} plans and ${APPROVALS} approved restarts over ${SECONDS} s, a SIGKILL every 1-3 s, ${BLIPS} presence cuts\n`);
 const started = Date.now();
 const end = started + SECONDS * 1000;
 const kills: { name: string; at: number }[] = [];
@@ -124,6 +136,17 @@ const feeding = (async () => {
     if (!validation.valid) throw new Error(`a chaos plan does not validate: ${JSON.stringify(validation.errors)}`);
     const intention = await store.intentions.create({ mindId: mind.id, objective: planned.objective, origin: 'operator', authoredBy: 'chaos' });
     await store.plans.create({ mindId: mind.id, intentionId: intention.id, origin: 'operator', draft: planned, validation, status: 'validated', authoredBy: 'chaos' });
+  }
+})();
+
+const approving = (async () => {
+  for (const [i, unit] of onceUnits.entries()) {
+    const due = started + 2000 + (i * (SECONDS - 12) * 1000) / Math.max(1, APPROVALS);
+    if (due > Date.now()) await sleep(due - Date.now());
+    const asked = await service.invoke({ mindId: mind.id, capability: 'service.restart', params: { unit }, origin: 'operator:bob', authoredBy: 'bob' });
+    if (asked.status !== 'pending') throw new Error(`a one-off restart was not put to an operator: ${JSON.stringify(asked)}`);
+    const approved = await service.approve(asked.approvalId, 'alice');
+    if (approved.status !== 'approved') throw new Error(`approving a one-off restart failed: ${JSON.stringify(approved)}`);
   }
 })();
 
@@ -156,7 +179,7 @@ const cutting = (async () => {
   }
 })();
 
-await Promise.all([feeding, killing, cutting]);
+await Promise.all([feeding, approving, killing, cutting]);
 process.stdout.write(`chaos over after ${kills.length} kills and ${blips.length} presence cuts; draining\n`);
 const drainEnd = Date.now() + 180_000;
 for (;;) {
@@ -165,14 +188,16 @@ for (;;) {
     where p.status = 'validated' or (s.status in ('ready', 'executing', 'awaiting_approval', 'awaiting_grant', 'waiting') and p.status not in ('completed', 'failed', 'abandoned', 'superseded'))`.execute(
     store.db,
   );
-  if (rows[0]!.open === 0 || Date.now() > drainEnd) break;
+  const approved = await store.approvals.list({ status: 'approved' });
+  if ((rows[0]!.open === 0 && approved.length === 0) || Date.now() > drainEnd) break;
   await sleep(1000);
 }
 
 // What happened, from the store, the host's call log and the workers' logs.
 const violations: string[] = [];
 const lines = workers.flatMap((w) => w.lines.map((line) => ({ ...line, worker: w.name })));
-const takeovers = lines.filter((l) => l.message === 'taking over a claim whose executor is gone').map((l) => ({ at: l.at, claimant: String(l.data?.claimant) }));
+const TAKEOVERS = ['taking over a claim whose executor is gone', 'taking over the claim of an approved action whose executor is gone'];
+const takeovers = lines.filter((l) => TAKEOVERS.includes(l.message)).map((l) => ({ at: l.at, claimant: String(l.data?.claimant), action: l.message === TAKEOVERS[1] }));
 const killedAt = new Map(kills.map((k) => [k.name, k.at]));
 for (const t of takeovers) {
   const killed = killedAt.get(t.claimant);
@@ -199,6 +224,24 @@ for (const restart of restarts) {
     if (restart.error !== OUTCOME_UNKNOWN || !rows.some((e) => e.status === 'started')) violations.push(`${unit} blocked without a started record of unknown outcome (${restart.error})`);
   }
 }
+// The one-off restarts: each ended, reached the host at most once and never more often than
+// written ahead, and failed for an unknown outcome only with a `started` record.
+const onceEnded = { executed: 0, unknown: 0, beforeTheHost: 0 };
+const executions = await store.executions.listByMind(mind.id);
+for (const approval of await store.approvals.list({ mindId: mind.id })) {
+  const unit = String(approval.params.unit);
+  const rows = executions.filter((e) => e.approvalId === approval.id && e.capability === 'service.restart');
+  const calls = restartsByUnit.get(unit) ?? 0;
+  if (calls > 1) violations.push(`${unit} (approved once) was restarted ${calls} times`);
+  if (calls > rows.length) violations.push(`${unit}: ${calls} host restarts for ${rows.length} write-ahead records`);
+  if (approval.status === 'executed') onceEnded.executed += 1;
+  else if (approval.status === 'failed') {
+    const unknown = rows.find((e) => e.id === approval.executionId)?.status === 'started';
+    if (!unknown) violations.push(`${unit}: approved restart failed without a started record (${approval.executionId})`);
+    onceEnded.unknown += 1;
+    if (calls === 0) onceEnded.beforeTheHost += 1;
+  } else violations.push(`${unit}: approved restart left ${approval.status}`);
+}
 const { rows: left } = await sql<{ executing: number; validated: number }>`
   select (select count(*)::int from plan_steps where status = 'executing') as executing, (select count(*)::int from plans where status = 'validated') as validated`.execute(store.db);
 if (left[0]!.executing > 0) violations.push(`${left[0]!.executing} steps still executing after the drain`);
@@ -213,7 +256,8 @@ const sorted = [...latencies].sort((a, b) => a - b);
 process.stdout.write(
   [
     `restart steps ${restarts.length}: ${restarts.filter((r) => r.status === 'completed').length} completed, ${blocked} blocked for an operator (outcome unknown; ${blockedBeforeTheHost} of them never reached the host)`,
-    `host restarts ${[...restartsByUnit.values()].reduce((a, b) => a + b, 0)}; claims taken over from killed executors ${takeovers.length}`,
+    `approved one-off restarts ${onceUnits.length}: ${onceEnded.executed} executed, ${onceEnded.unknown} failed with an unknown outcome (${onceEnded.beforeTheHost} of them never reached the host)`,
+    `host restarts ${[...restartsByUnit.values()].reduce((a, b) => a + b, 0)}; claims taken over from killed executors ${takeovers.length} (${takeovers.filter((t) => t.action).length} of approved actions)`,
     `takeover after a kill, ms: p50 ${latencies.length ? Math.round(median(latencies)) : '-'}, p90 ${sorted.length ? sorted[Math.floor(0.9 * (sorted.length - 1))] : '-'}, max ${sorted.at(-1) ?? '-'} over ${latencies.length} kills that held claims (the lease of a restart: 150 s)`,
     `presence cut ${blips.length} times; held again after ms: ${reheld.map((ms) => ms ?? 'never').join(', ') || '-'}`,
     violations.length === 0 ? 'no violation' : `VIOLATIONS (${violations.length}):\n  ${violations.join('\n  ')}`,

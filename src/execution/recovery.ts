@@ -164,7 +164,7 @@ export async function recoverStep(ctx: ExecutorContext, pass: Pass, due: StepRec
   }
   const guard = gone ? { claimedBy: due.claimedBy, leaseUntil: due.leaseUntil } : { leaseExpiredBy: now };
   const moved = await applyDecision(ctx, scene, decision, { from: 'executing', guard, records: io.records, deferSettle: pass.settleLater });
-  if (moved) ctx.log.warn('recovered a step whose claim expired', { step: due.id, kind: due.kind, decision: decision.kind, executor: ctx.name });
+  if (moved) ctx.log.warn(gone ? 'recovered a step whose claimant is gone' : 'recovered a step whose claim expired', { step: due.id, kind: due.kind, decision: decision.kind, executor: ctx.name });
   return moved !== undefined;
 }
 
@@ -180,7 +180,7 @@ async function takeOverAndRun(ctx: ExecutorContext, pass: Pass, scene: StepScene
     gone ? { claimedBy: step.claimedBy, leaseUntil: step.leaseUntil } : { leaseExpiredBy: now },
   );
   if (!taken) return false;
-  ctx.log.warn('taking over a step whose claim expired', { step: taken.id, kind: taken.kind, executor: ctx.name });
+  ctx.log.warn(gone ? 'taking over a step whose claimant is gone' : 'taking over a step whose claim expired', { step: taken.id, kind: taken.kind, executor: ctx.name });
   const io = pass.io();
   const decision = await runHandler(ctx, { ...scene, step: taken }, io);
   return (

@@ -219,7 +219,11 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
   if (options.signal?.aborted) return report;
 
   if (housekeeping) {
-    const takeOver = await guarded('taking over from stopped executors', () => takeOverFromGone(ctx, pass, options.batch, options.claimants ?? new ClaimantWatch()), { moved: 0, live: [], released: [] });
+    const takeOver = await guarded('taking over from stopped executors', () => takeOverFromGone(ctx, pass, options.batch, options.claimants ?? new ClaimantWatch()), {
+      moved: 0,
+      live: [],
+      released: [],
+    });
     report.takenOver = takeOver.moved;
     report.liveClaimants = takeOver.live;
     // Released reads and idempotent actions are performed again now, not a housekeeping later.
