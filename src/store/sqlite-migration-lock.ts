@@ -12,6 +12,7 @@
 
 import BetterSqlite3 from 'better-sqlite3';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createPrivately } from './private-file.ts';
 
 /** How long a process waits for another one's migrations to finish before it gives up. */
 export const MIGRATION_LOCK_WAIT_MS = 10 * 60_000;
@@ -28,6 +29,8 @@ export function migrationLockPath(storePath: string): string {
 export async function withSqliteMigrationLock<T>(storePath: string, work: () => Promise<T>, waitMs = MIGRATION_LOCK_WAIT_MS): Promise<T> {
   // No busy timeout: the driver's default (5 s) waited inside `begin exclusive`, blocking the event
   // loop (signals, timers) for as long; a refusal at once and the sleep below keep it turning.
+  // Empty, but made private like the store beside it rather than with the umask.
+  createPrivately(migrationLockPath(storePath));
   const lock = new BetterSqlite3(migrationLockPath(storePath), { timeout: 0 });
   try {
     const deadline = Date.now() + waitMs;

@@ -1,8 +1,7 @@
 // Opening a store: one Kysely connection (SQLite file or PostgreSQL pool), the codec for its
 // dialect, the injected clock, and the repositories built from them.
 
-import { closeSync, mkdirSync, openSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
 import type pg from 'pg';
@@ -41,6 +40,7 @@ import type { Database } from './schema.ts';
 import { withNamedStatements } from './pg-statements.ts';
 import { startBackgroundCheckpoints, type BackgroundCheckpoints } from './sqlite-checkpoints.ts';
 import { PREPARED_STATEMENT_CACHE_SIZE, PraxisSqliteDialect, withStatementCache } from './sqlite-dialect.ts';
+import { createPrivately } from './private-file.ts';
 
 export interface Repositories {
   readonly minds: MindRepository;
@@ -240,21 +240,8 @@ function queryLog(observe: (sql: string, durationMs: number) => void): QueryLog 
   };
 }
 
-/**
- * A new store is readable by its owner only, whatever the umask: the file holds every approval,
- * observation and token hash, and under the usual umask 022 it was world-readable (0644, in a
- * 0755 `.praxis/`). Directories made for it are 0700 and the file is created 0600 before SQLite
- * opens it; SQLite gives its -wal and -shm files the database file's mode. An existing file or
- * directory keeps the mode its owner gave it.
- */
-function createPrivately(path: string): void {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  try {
-    closeSync(openSync(path, 'wx', 0o600));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
-}
+// A new store is created 0600 in directories made 0700 before SQLite opens it (private-file.ts);
+// SQLite gives its -wal and -shm files the database file's mode.
 
 function openSqlite(config: SqliteStoreConfig, log: QueryLog | undefined, backgroundCheckpoints: boolean): { db: Kysely<Database>; checkpoints: BackgroundCheckpoints | undefined } {
   if (config.path !== ':memory:') createPrivately(resolve(config.path));

@@ -98,6 +98,7 @@ describe('openStore (sqlite)', () => {
       }
       assert.equal(mode(join(dir, '.praxis')), 0o700);
       assert.equal(mode(path), 0o600);
+      assert.equal(mode(`${path}-migrating`), 0o600, 'the migration lock beside it too');
       const shared = join(dir, 'shared.db');
       writeFileSync(shared, '');
       chmodSync(shared, 0o640);
