@@ -2,12 +2,13 @@
 // simulated host and the process exits 0 once the escalation note is written.
 
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { openStore } from '../../src/store/index.ts';
-import { praxis } from './process.ts';
+import { BIN, praxis } from './process.ts';
 
 describe('praxis demo --auto', () => {
   it('plays the story: approval, refuted restart, replan, granted log access, summary, escalation note', { timeout: 150_000 }, async () => {
@@ -63,6 +64,45 @@ describe('praxis demo --auto', () => {
         [],
         'the simulated host directory was removed',
       );
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+
+  it('Ctrl-C stops it cleanly: exit 1 saying so, the simulated host directory removed, the demo lock let go', { timeout: 60_000 }, async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'praxis-demo-'));
+    const temp = join(cwd, 'tmp');
+    mkdirSync(temp);
+    try {
+      const child = spawn(process.execPath, [BIN, 'demo', '--auto', '--port', '0'], {
+        cwd,
+        env: { ...process.env, PRAXIS_DATABASE_URL: '', PRAXIS_DB: '', TMPDIR: temp },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (chunk) => {
+          stdout += chunk;
+          if (/approval requested for/.test(stdout)) resolve();
+        });
+        exited.then(() => reject(new Error(`the demo ended before its approval: ${stdout}\n${stderr}`)));
+      });
+      assert.equal(readdirSync(temp).filter((n) => n.startsWith('praxis-simhost-')).length, 1, 'the story runs on a simulated host of its own');
+      child.kill('SIGINT');
+      assert.equal(await exited, 1, `stdout:\n${stdout}\nstderr:\n${stderr}`);
+      assert.match(stderr, /praxis demo: interrupted \(SIGINT\)/);
+      assert.deepEqual(
+        readdirSync(temp).filter((n) => n.startsWith('praxis-simhost-')),
+        [],
+        'the simulated host directory was removed',
+      );
+      // Let go: another demo starts on the same directory instead of being told one is running.
+      const again = await praxis(['demo', '--auto', '--port', '0', '--timeout', '1'], { PRAXIS_DATABASE_URL: '', PRAXIS_DB: '', TMPDIR: temp }, { cwd, timeoutMs: 30_000 });
+      assert.doesNotMatch(again.stderr, /already running/);
+      assert.match(again.stderr, /did not finish within 1 s/);
     } finally {
       rmSync(cwd, { recursive: true, force: true });
     }

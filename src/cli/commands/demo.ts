@@ -155,24 +155,36 @@ export function demoCommand(program: Command): void {
           const deadline = new Promise<'timeout'>((resolve) => {
             timer = setTimeout(() => resolve('timeout'), timeout * 1000);
           });
+          // Ctrl-C (or a SIGTERM) ends the run as giving up does: the daemon stops and the
+          // simulated host's temporary directory is removed (the default action left both).
+          let onSignal: ((signal: NodeJS.Signals) => void) | undefined;
+          const interrupted = new Promise<NodeJS.Signals>((resolve) => {
+            onSignal = resolve;
+            process.once('SIGINT', resolve);
+            process.once('SIGTERM', resolve);
+          });
           const outcome = await Promise.race([
             watch.finished.then(
               () => 'done' as const,
               (error: Error) => error,
             ),
             deadline,
+            interrupted,
           ]);
           clearTimeout(timer);
+          process.off('SIGINT', onSignal!);
+          process.off('SIGTERM', onSignal!);
           let exit: number = EXIT.ok;
           if (outcome === 'done') say('The story finished: the escalation note is written.');
           else {
             watch.stop();
             const where = await describeProgress(daemon.store, seeded).catch((error: Error) => `(could not read progress: ${error.message})`);
-            const why = outcome === 'timeout' ? `the story did not finish within ${timeout} s` : `following the story failed: ${outcome.message}`;
+            const why =
+              outcome === 'timeout' ? `the story did not finish within ${timeout} s` : outcome instanceof Error ? `following the story failed: ${outcome.message}` : `interrupted (${outcome})`;
             process.stderr.write(`praxis demo: ${why}; ${where}\n`);
             exit = EXIT.refused;
           }
-          await daemon.stop(outcome === 'done' ? 'demo finished' : 'demo gave up');
+          await daemon.stop(outcome === 'done' ? 'demo finished' : outcome === 'timeout' || outcome instanceof Error ? 'demo gave up' : outcome);
           return exit;
         } finally {
           demoHost.remove();
