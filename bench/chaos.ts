@@ -14,11 +14,14 @@
 //   crash in a worker.
 // It prints what it found and the takeover latency after each kill, and exits 1 on a violation.
 // Minutes of CPU: a script, not a test. CHAOS_SECONDS (default 90), CHAOS_PLANS (180),
-// CHAOS_APPROVALS (60), CHAOS_BLIPS (4) set its size.
+// CHAOS_APPROVALS (60), CHAOS_BLIPS (4) set its size. CHAOS_STORE=sqlite runs the same on one
+// SQLite file instead: the executors are then of this host (as a daemon and the processes
+// beside it, or the daemon after its own crash, are), judged gone by their process alone, and
+// no presence is cut (SQLite keeps none).
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -40,6 +43,10 @@ const PLANS = Number(process.env.CHAOS_PLANS ?? 180);
 const APPROVALS = Number(process.env.CHAOS_APPROVALS ?? 60);
 const BLIPS = Number(process.env.CHAOS_BLIPS ?? 4);
 const WORKERS = 3;
+const STORE = process.env.CHAOS_STORE ?? 'postgres';
+if (STORE !== 'postgres' && STORE !== 'sqlite') throw new Error(`CHAOS_STORE must be postgres or sqlite, not ${STORE}`);
+// SQLite keeps no presence to cut.
+const CUTS = STORE === 'postgres' ? BLIPS : 0;
 
 interface Line {
   at: number;
@@ -85,7 +92,7 @@ function readPlan(unit: string): PlanDraft {
   return draft(`Read ${unit}`, [step('R1', { capability: 'service.status', params: { unit } }), step('R2', { capability: 'service.status', params: { unit }, depends_on: ['R1'] })]);
 }
 
-const bench = await benchStore('postgres');
+const bench = await benchStore(STORE);
 const { store, config } = bench;
 const hostDir = mkdtempSync(join(tmpdir(), 'praxis-chaos-'));
 const host = SimulatedHost.create(hostDir);
@@ -106,7 +113,9 @@ const workers: Worker[] = [];
 let hosts = 0;
 async function startWorker(): Promise<void> {
   hosts += 1;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/processes/chaos-worker.ts', JSON.stringify(config), hostDir, `chaos-host-${hosts}`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // On PostgreSQL each is named for a host of its own, so that only its presence tells the others it has gone.
+  const nameHost = STORE === 'postgres' ? `chaos-host-${hosts}` : hostname();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/processes/chaos-worker.ts', JSON.stringify(config), hostDir, nameHost], { stdio: ['ignore', 'pipe', 'inherit'] });
   const lines: Line[] = [];
   const ready = new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on('line', (text) => {
@@ -121,7 +130,7 @@ async function startWorker(): Promise<void> {
 const running = () => workers.filter((w) => w.killedAt === null);
 
 for (let i = 0; i < WORKERS; i += 1) await startWorker();
-process.stdout.write(`${WORKERS} executors ready; ${PLANS} plans and ${APPROVALS} approved restarts over ${SECONDS} s, a SIGKILL every 1-3 s, ${BLIPS} presence cuts\n`);
+process.stdout.write(`${WORKERS} executors ready on ${STORE}; ${PLANS} plans and ${APPROVALS} approved restarts over ${SECONDS} s, a SIGKILL every 1-3 s, ${CUTS} presence cuts\n`);
 const started = Date.now();
 const end = started + SECONDS * 1000;
 const kills: { name: string; at: number }[] = [];
@@ -166,8 +175,8 @@ const killing = (async () => {
 })();
 
 const cutting = (async () => {
-  for (let i = 0; i < BLIPS && Date.now() < end - 10_000; i += 1) {
-    await sleep(((SECONDS - 15) * 1000) / Math.max(1, BLIPS));
+  for (let i = 0; i < CUTS && Date.now() < end - 10_000; i += 1) {
+    await sleep(((SECONDS - 15) * 1000) / Math.max(1, CUTS));
     const victim = running()[0];
     if (!victim) continue;
     victim.spareUntil = Date.now() + 10_000;
@@ -184,7 +193,7 @@ process.stdout.write(`chaos over after ${kills.length} kills and ${blips.length}
 const drainEnd = Date.now() + 180_000;
 for (;;) {
   const { rows } = await sql<{ open: number }>`
-    select count(*)::int as open from plan_steps s join plans p on p.id = s.plan_id
+    select cast(count(*) as integer) as open from plan_steps s join plans p on p.id = s.plan_id
     where p.status = 'validated' or (s.status in ('ready', 'executing', 'awaiting_approval', 'awaiting_grant', 'waiting') and p.status not in ('completed', 'failed', 'abandoned', 'superseded'))`.execute(
     store.db,
   );
@@ -243,7 +252,7 @@ for (const approval of await store.approvals.list({ mindId: mind.id })) {
   } else violations.push(`${unit}: approved restart left ${approval.status}`);
 }
 const { rows: left } = await sql<{ executing: number; validated: number }>`
-  select (select count(*)::int from plan_steps where status = 'executing') as executing, (select count(*)::int from plans where status = 'validated') as validated`.execute(store.db);
+  select (select cast(count(*) as integer) from plan_steps where status = 'executing') as executing, (select cast(count(*) as integer) from plans where status = 'validated') as validated`.execute(store.db);
 if (left[0]!.executing > 0) violations.push(`${left[0]!.executing} steps still executing after the drain`);
 if (left[0]!.validated > 0) violations.push(`${left[0]!.validated} plans never started`);
 for (const l of lines) if (l.kind === 'error' || l.kind === 'crash') violations.push(`${l.worker}: ${l.message} ${JSON.stringify(l.data ?? {})}`);

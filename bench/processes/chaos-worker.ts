@@ -1,8 +1,8 @@
 // One executor of a chaos run (bench/chaos.ts), in a process of its own. Usage:
 //   node --import tsx bench/processes/chaos-worker.ts <store-config-json> <simulated-host-dir> <name host>
-// It runs an Executor loop (the daemon's defaults, woken over LISTEN/NOTIFY) named as an executor
-// of <name host>, so that only its presence tells another executor it has gone, on the shared
-// simulated host. Its restarts are slow (a pause before and after the call to systemctl) so that
+// It runs an Executor loop (the daemon's defaults, woken over LISTEN/NOTIFY on PostgreSQL) named
+// as an executor of <name host> (on PostgreSQL another host's, so that only its presence tells
+// another executor it has gone; on SQLite this host's), on the shared simulated host. Its restarts are slow (a pause before and after the call to systemctl) so that
 // kills land in the middle of acts. Each line it prints is JSON: `{ at, kind, message, data }`,
 // with kind `ready`, `warn`, `error` or `crash`.
 
@@ -15,14 +15,14 @@ import { builtinRegistry } from '../../src/capabilities/registry.ts';
 import { CapabilityService } from '../../src/capabilities/service.ts';
 import { newExecutorName } from '../../src/execution/claimants.ts';
 import { Executor } from '../../src/execution/executor.ts';
-import { openStore, type PostgresStoreConfig } from '../../src/store/index.ts';
+import { openStore, type StoreConfig } from '../../src/store/index.ts';
 
 const [configJson, hostDir, nameHost] = process.argv.slice(2) as [string, string, string];
 const say = (kind: string, message: string, data?: Record<string, unknown>) => process.stdout.write(`${JSON.stringify({ at: Date.now(), kind, message, data })}\n`);
 process.on('unhandledRejection', (error) => say('crash', 'unhandled rejection', { error: String(error) }));
 process.on('uncaughtException', (error) => say('crash', 'uncaught exception', { error: String(error) }));
 
-const config = JSON.parse(configJson) as PostgresStoreConfig;
+const config = JSON.parse(configJson) as StoreConfig;
 const store = await openStore(config);
 const host = SimulatedHost.create(hostDir);
 const registry = builtinRegistry();
@@ -36,7 +36,8 @@ const slowRestart: CapabilityImplementation = async (params, context) => {
   return result;
 };
 const service = new CapabilityService(store, registry, { ...builtins, 'service.restart': slowRestart });
-const bus = new WakeBus(store, { postgres: config });
+// On SQLite no other process's writes wake it: it finds them by its interval, as a daemon does.
+const bus = new WakeBus(store, config.kind === 'postgres' ? { postgres: config } : {});
 const name = newExecutorName(nameHost);
 const log = {
   debug() {},
@@ -45,7 +46,7 @@ const log = {
 };
 const executor = new Executor({ store, capabilities: service, registry, bus, name, log });
 const deadline = Date.now() + 10_000;
-while (!bus.listening && Date.now() < deadline) await sleep(10);
+while (config.kind === 'postgres' && !bus.listening && Date.now() < deadline) await sleep(10);
 executor.start();
 say('ready', name, { pid: process.pid });
 process.on('SIGTERM', async () => {
