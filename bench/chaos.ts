@@ -252,7 +252,9 @@ for (const approval of await store.approvals.list({ mindId: mind.id })) {
   } else violations.push(`${unit}: approved restart left ${approval.status}`);
 }
 const { rows: left } = await sql<{ executing: number; validated: number }>`
-  select (select cast(count(*) as integer) from plan_steps where status = 'executing') as executing, (select cast(count(*) as integer) from plans where status = 'validated') as validated`.execute(store.db);
+  select (select cast(count(*) as integer) from plan_steps where status = 'executing') as executing, (select cast(count(*) as integer) from plans where status = 'validated') as validated`.execute(
+  store.db,
+);
 if (left[0]!.executing > 0) violations.push(`${left[0]!.executing} steps still executing after the drain`);
 if (left[0]!.validated > 0) violations.push(`${left[0]!.validated} plans never started`);
 for (const l of lines) if (l.kind === 'error' || l.kind === 'crash') violations.push(`${l.worker}: ${l.message} ${JSON.stringify(l.data ?? {})}`);

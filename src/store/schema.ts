@@ -239,6 +239,8 @@ export interface ApprovalRequestsTable {
   execution_id: Nullable<string>;
   /** The executor that claimed the approved one-off action to perform it (migration 0018); empty otherwise. */
   claimed_by: WithDefault<string>;
+  /** The execution id `claimed_by` claimed it for: the name is the claim's only while this equals `execution_id` (0018). */
+  claimed_for: WithDefault<string>;
   expires_at: Time;
   decided_at: NullableTime;
   created_at: Time;

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
 import { describe, it } from 'node:test';
+import { newId } from '../../src/core/ids.ts';
 import { PRESENCE_GRACE_MS } from '../../src/execution/claimants.ts';
 import { LEASE_MARGIN_SECONDS } from '../../src/execution/context.ts';
 import { topicOf } from '../../src/notify/topics.ts';
@@ -165,6 +166,28 @@ for (const kind of STORE_KINDS) {
       release();
       await stopped;
       assert.deepEqual(await w.store.approvals.get(approvalId), performed);
+      assert.deepEqual(w.errors, []);
+    });
+
+    it('a claim made by a daemon of an earlier version names nobody, even where a gone executor was named before: it keeps the age rule', async () => {
+      const { w, approvalId, calls, release, stopped, lease } = await stalledWorld(current(), 'test.read', goneClaimant());
+      // What an earlier version does during a rolling upgrade, knowing nothing of claimed_by: the
+      // age rule releases the claim (execution_id only), and it performs the read under a claim of
+      // its own, still acting while the next passes look.
+      await w.store.db.updateTable('approval_requests').set({ execution_id: null }).where('id', '=', approvalId).execute();
+      const ownClaim = newId();
+      await w.store.db.updateTable('approval_requests').set({ execution_id: ownClaim }).where('id', '=', approvalId).execute();
+      const held = (await w.store.approvals.get(approvalId))!;
+      assert.equal(held.claimedBy, '', 'the gone executor no longer speaks for the claim');
+      const report = await passesAcrossTheGrace(w, kind);
+      assert.equal(report.takenOver, 0);
+      assert.deepEqual(report.liveClaimants, []);
+      assert.equal((await w.store.approvals.get(approvalId))?.executionId, ownClaim, 'the live claim is left alone');
+      assert.deepEqual(calls, ['atlas']);
+      w.advance(lease + 1);
+      assert.equal((await w.executor().tick()).recoveredApprovals, 1, 'the age rule still applies');
+      release();
+      await stopped;
       assert.deepEqual(w.errors, []);
     });
 

@@ -152,6 +152,7 @@ const APPROVAL_COLUMNS = [
   'amendments',
   // 0018
   'claimed_by',
+  'claimed_for',
 ];
 
 for (const kind of STORE_KINDS) {

@@ -63,7 +63,11 @@ export interface ApprovalRecord {
   amendments: ApprovalAmendment[];
   batchKey: string;
   executionId: string | null;
-  /** The executor that claimed it to perform it (a one-off action's claimant); empty when none did, or the claim predates migration 0018. */
+  /**
+   * The executor holding its claim (`executionId`); empty when none does, when the claim predates
+   * migration 0018, or when it was made by a daemon of an earlier version, which names nobody
+   * (the name is kept only beside the execution id it was written for).
+   */
   claimedBy: string;
   expiresAt: Date;
   decidedAt: Date | null;
@@ -161,6 +165,7 @@ export class ApprovalRepository {
         batch_key: input.batchKey,
         execution_id: null,
         claimed_by: '',
+        claimed_for: '',
         expires_at: codec.time(input.expiresAt),
         decided_at: null,
         created_at: now,
@@ -231,7 +236,7 @@ export class ApprovalRepository {
     const { db, codec, clock } = this.#ctx;
     const rows = await db
       .updateTable('approval_requests')
-      .set({ execution_id: null, claimed_by: '', updated_at: codec.time(clock.now()) })
+      .set({ execution_id: null, claimed_by: '', claimed_for: '', updated_at: codec.time(clock.now()) })
       .where('id', '=', id)
       .where('status', '=', 'approved')
       .where('execution_id', '=', executionId)
@@ -273,7 +278,7 @@ export class ApprovalRepository {
     const { db, codec, clock } = this.#ctx;
     const row = await db
       .updateTable('approval_requests')
-      .set({ execution_id: executionId, claimed_by: claimant, updated_at: codec.time(clock.now()) })
+      .set({ execution_id: executionId, claimed_by: claimant, claimed_for: executionId, updated_at: codec.time(clock.now()) })
       .where('id', '=', id)
       .where('status', '=', 'approved')
       .where('execution_id', 'is', null)
@@ -374,7 +379,7 @@ export function decodeApproval(row: Selectable<ApprovalRequestsTable>, codec: Co
     amendments: codec.readJson<ApprovalAmendment[]>(row.amendments),
     batchKey: row.batch_key,
     executionId: row.execution_id,
-    claimedBy: row.claimed_by,
+    claimedBy: row.execution_id !== null && row.claimed_for === row.execution_id ? row.claimed_by : '',
     expiresAt: codec.readTime(row.expires_at),
     decidedAt: codec.readTimeOrNull(row.decided_at),
     createdAt: codec.readTime(row.created_at),

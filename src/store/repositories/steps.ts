@@ -362,7 +362,7 @@ export class StepRepository {
       const result = await sql<Selectable<PlanStepsTable>>`with locked as (
   select id from plan_steps where id = ${claim.stepId} and status = ${from} and approval_id = ${claim.approvalId} for update
 ), approval as (
-  update approval_requests set execution_id = ${claim.executionId}, claimed_by = ${claimant}, updated_at = ${at}
+  update approval_requests set execution_id = ${claim.executionId}, claimed_by = ${claimant}, claimed_for = ${claim.executionId}, updated_at = ${at}
   where id = ${claim.approvalId} and status = 'approved' and execution_id is null and exists (select 1 from locked) returning id
 ), step as (
   update plan_steps set ${sql.join(Object.entries(set).map(([column, value]) => sql`${sql.id(column)} = ${value}`))}
@@ -379,7 +379,7 @@ select step.*${notify} from step`.execute(this.#ctx.approvalDb);
         // As approvals.claimForExecution.
         const approval = await tx
           .updateTable('approval_requests')
-          .set({ execution_id: claim.executionId, claimed_by: claimant, updated_at: at })
+          .set({ execution_id: claim.executionId, claimed_by: claimant, claimed_for: claim.executionId, updated_at: at })
           .where('id', '=', claim.approvalId)
           .where('status', '=', 'approved')
           .where('execution_id', 'is', null)
