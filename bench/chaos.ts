@@ -10,8 +10,9 @@
 // - a step blocked, or an approved restart failed, for an operator without a `started` record
 //   whose outcome is unknown;
 // - a claim (of a step or of an approved action) taken over from an executor still running;
-// - a step still executing, a plan never started, an approved action never ended, an error or
-//   crash in a worker.
+// - a step still executing, a plan never started, an approved action never ended, a plan step
+//   that raised more than one approval request or whose approved request was never performed,
+//   an error or crash in a worker.
 // It prints what it found and the takeover latency after each kill, and exits 1 on a violation.
 // Minutes of CPU: a script, not a test. CHAOS_SECONDS (default 90), CHAOS_PLANS (180),
 // CHAOS_APPROVALS (60), CHAOS_BLIPS (4) set its size. CHAOS_STORE=sqlite runs the same on one
@@ -99,7 +100,10 @@ const host = SimulatedHost.create(hostDir);
 const registry = builtinRegistry();
 const mind = await store.minds.create({ name: 'chaos', host: null });
 for (const capability of ['service.restart', 'service.status']) await store.policyRules.set({ mindId: mind.id, capability, targetPattern: '*', decision: 'allow', approvers: 1 });
-const units = Array.from({ length: PLANS }, (_, i) => ({ restart: i % 3 !== 2, unit: `chaos-${String(i).padStart(3, '0')}.service` }));
+// A quarter of the restarts are of units an operator must approve (chaos-ask-*): their steps wait
+// for an approval that the sweep below gives within a quarter second, and are then claimed with
+// the request (steps.claimApproved) by whichever executor the approval wakes first.
+const units = Array.from({ length: PLANS }, (_, i) => ({ restart: i % 3 !== 2, unit: `chaos-${i % 6 === 1 ? 'ask-' : ''}${String(i).padStart(3, '0')}.service` }));
 for (const [i, { restart, unit }] of units.entries()) {
   host.setUnit(unit, restart ? { active_state: 'failed', sub_state: 'failed', restart: { outcome: 'active', delay_seconds: 0 } } : { active_state: 'active', sub_state: 'running', main_pid: 100 + i });
 }
@@ -107,7 +111,7 @@ for (const [i, { restart, unit }] of units.entries()) {
 const service = new CapabilityService(store, registry, builtinImplementations({ runner: host.runner() }));
 const onceUnits = Array.from({ length: APPROVALS }, (_, i) => `chaos-once-${String(i).padStart(3, '0')}.service`);
 for (const unit of onceUnits) host.setUnit(unit, { active_state: 'failed', sub_state: 'failed', restart: { outcome: 'active', delay_seconds: 0 } });
-await store.policyRules.set({ mindId: mind.id, capability: 'service.restart', targetPattern: 'chaos-once-*', decision: 'ask', approvers: 1 });
+for (const targetPattern of ['chaos-once-*', 'chaos-ask-*']) await store.policyRules.set({ mindId: mind.id, capability: 'service.restart', targetPattern, decision: 'ask', approvers: 1 });
 
 const workers: Worker[] = [];
 let hosts = 0;
@@ -129,6 +133,10 @@ async function startWorker(): Promise<void> {
 }
 const running = () => workers.filter((w) => w.killedAt === null);
 
+// Should this script fail, its workers go with it rather than run on against the store.
+process.on('exit', () => {
+  for (const w of running()) w.child.kill('SIGKILL');
+});
 for (let i = 0; i < WORKERS; i += 1) await startWorker();
 process.stdout.write(`${WORKERS} executors ready on ${STORE}; ${PLANS} plans and ${APPROVALS} approved restarts over ${SECONDS} s, a SIGKILL every 1-3 s, ${CUTS} presence cuts\n`);
 const started = Date.now();
@@ -156,6 +164,19 @@ const approving = (async () => {
     if (asked.status !== 'pending') throw new Error(`a one-off restart was not put to an operator: ${JSON.stringify(asked)}`);
     const approved = await service.approve(asked.approvalId, 'alice');
     if (approved.status !== 'approved') throw new Error(`approving a one-off restart failed: ${JSON.stringify(approved)}`);
+  }
+})();
+
+// The operator on call: approves what plan steps ask for, until the run has drained.
+let sweeping = true;
+const approvedSteps = new Set<string>();
+const sweep = (async () => {
+  while (sweeping) {
+    for (const pending of await store.approvals.list({ mindId: mind.id, status: 'pending' })) {
+      if (!pending.origin.startsWith('plan_step:')) continue;
+      if ((await service.approve(pending.id, 'alice')).status === 'approved') approvedSteps.add(pending.id);
+    }
+    await sleep(250);
   }
 })();
 
@@ -201,6 +222,8 @@ for (;;) {
   if ((rows[0]!.open === 0 && approved.length === 0) || Date.now() > drainEnd) break;
   await sleep(1000);
 }
+sweeping = false;
+await sweep;
 
 // What happened, from the store, the host's call log and the workers' logs.
 const violations: string[] = [];
@@ -236,8 +259,14 @@ for (const restart of restarts) {
 // The one-off restarts: each ended, reached the host at most once and never more often than
 // written ahead, and failed for an unknown outcome only with a `started` record.
 const onceEnded = { executed: 0, unknown: 0, beforeTheHost: 0 };
+// The plan steps' requests: one for each step that asked, and none approved that its step never took up.
+const stepRequests = (await store.approvals.list({ mindId: mind.id })).filter((a) => a.origin.startsWith('plan_step:'));
+const requestsByStep = new Map<string, number>();
+for (const request of stepRequests) requestsByStep.set(request.origin, (requestsByStep.get(request.origin) ?? 0) + 1);
+for (const [origin, n] of requestsByStep) if (n > 1) violations.push(`${origin} raised ${n} approval requests`);
+for (const request of stepRequests) if (request.status === 'approved' && request.executionId === null) violations.push(`${request.origin}: request ${request.id} approved and never performed`);
 const executions = await store.executions.listByMind(mind.id);
-for (const approval of await store.approvals.list({ mindId: mind.id })) {
+for (const approval of (await store.approvals.list({ mindId: mind.id })).filter((a) => !a.origin.startsWith('plan_step:'))) {
   const unit = String(approval.params.unit);
   const rows = executions.filter((e) => e.approvalId === approval.id && e.capability === 'service.restart');
   const calls = restartsByUnit.get(unit) ?? 0;
@@ -267,6 +296,7 @@ const sorted = [...latencies].sort((a, b) => a - b);
 process.stdout.write(
   [
     `restart steps ${restarts.length}: ${restarts.filter((r) => r.status === 'completed').length} completed, ${blocked} blocked for an operator (outcome unknown; ${blockedBeforeTheHost} of them never reached the host)`,
+    `plan steps approved by the operator on call ${approvedSteps.size}`,
     `approved one-off restarts ${onceUnits.length}: ${onceEnded.executed} executed, ${onceEnded.unknown} failed with an unknown outcome (${onceEnded.beforeTheHost} of them never reached the host)`,
     `host restarts ${[...restartsByUnit.values()].reduce((a, b) => a + b, 0)}; claims taken over from killed executors ${takeovers.length} (${takeovers.filter((t) => t.action).length} of approved actions)`,
     `takeover after a kill, ms: p50 ${latencies.length ? Math.round(median(latencies)) : '-'}, p90 ${sorted.length ? sorted[Math.floor(0.9 * (sorted.length - 1))] : '-'}, max ${sorted.at(-1) ?? '-'} over ${latencies.length} kills that held claims (the lease of a restart: 150 s)`,

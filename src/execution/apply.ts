@@ -1,7 +1,8 @@
 // The one place a StepDecision becomes a change in the store. The step's conditional move comes
 // first; only if it wins are its consequences written, in the same transaction, so a lost race
 // leaves nothing but the records of the calls it made (every call stays traceable by origin)
-// and a won one leaves all of it. A pass's moves share one transaction (applyMoves). What must
+// and a won one leaves all of it. An approval request a call raised is the wait of its step's
+// move, not a record of an act: it is written only with a move that won. A pass's moves share one transaction (applyMoves). What must
 // happen after the commit (settling the plan, reconsidering a failure, resuming a parent) runs
 // once the transaction is over.
 
@@ -184,23 +185,30 @@ function newAfter(): AfterCommit {
  * plus one conditional update per step:
  * 1. every call's rows (executions, in one insert), whether or not its step's move wins, so
  *    every call stays traceable by its origin;
- * 2. each step's conditional move;
+ * 2. each step's conditional move, then the approval requests of the moves that won;
  * 3. every event, in one insert: per step its calls' events, then its move's event if it won,
  *    so the log reads decision, act, move for each step.
  * Then, for each move that won, its consequences (a prediction, intention moves, ...).
+ *
+ * A lost move's approval request, and the events naming it, are not written: no step waits on
+ * it, so it would be put before operators, approved, and never performed. Two executors that
+ * both found a step ready and both asked (a chaos run with three raised three requests for one
+ * step, and one a pass that had read the step before it started raised after it had).
  */
 async function writeMoves(ctx: ExecutorContext, scoped: Store, moves: readonly Move[], afters: readonly AfterCommit[]): Promise<(StepRecord | undefined)[]> {
   const records = moves.map((m) => (m.options.records && !isEmpty(m.options.records) ? m.options.records : null));
-  await writeCallRows(scoped, mergeRecords(...records.filter((r): r is CallRecords => r !== null)));
+  const rows = records.filter((r): r is CallRecords => r !== null);
+  await writeCallRows(scoped, mergeRecords(...rows.map((r) => (r.approvals.length === 0 ? r : { ...r, approvals: [] }))));
   const transitions = moves.map(({ decision }) => (decision.kind === 'keep' ? null : moveOf(decision)));
   const moved = await moveSteps(scoped, moves, transitions);
+  for (const [i, own] of records.entries()) if (own && moved[i]) for (const approval of own.approvals) await scoped.approvals.create(approval);
   await scoped.events.appendMany(
     moves.flatMap((move, i) => {
       const { decision, scene } = move;
       const current = moved[i];
       const type = current ? (transitions[i]?.event ?? null) : null;
       const own = type && decision.kind !== 'keep' && current ? [moveEventOf(ctx, decision, current, type, scene.plan)] : [];
-      return [...(records[i]?.events ?? []), ...own];
+      return [...(current ? (records[i]?.events ?? []) : eventsOfCalls(records[i] ?? null)), ...own];
     }),
   );
   for (const [i, move] of moves.entries()) {
@@ -209,6 +217,14 @@ async function writeMoves(ctx: ExecutorContext, scoped: Store, moves: readonly M
     if (current && move.decision.kind !== 'keep') moved[i] = await consequences(scoped, move, current, afters[i]!);
   }
   return moved;
+}
+
+/** The events of a lost move's calls: all but those naming an approval request it raised, which is not written. */
+function eventsOfCalls(records: CallRecords | null): NewEvent[] {
+  if (!records) return [];
+  if (records.approvals.length === 0) return records.events;
+  const unwritten = new Set(records.approvals.map((a) => a.id));
+  return records.events.filter((e) => !(typeof e.data?.approval_id === 'string' && unwritten.has(e.data.approval_id)));
 }
 
 /**

@@ -64,5 +64,51 @@ for (const kind of STORE_KINDS) {
       const finishers = new Set(events.filter((e) => e.type === 'plan_step_completed').map((e) => e.data.executor));
       assert.ok(finishers.size >= 1);
     });
+
+    it('two executors that both find a write ready and both ask for approval leave one request: the one its step waits on', async () => {
+      // Both read the precondition before either moves the step: a barrier of two reads.
+      let arrived = 0;
+      let bothArrived: () => void = () => {};
+      const barrier = new Promise<void>((resolve) => (bothArrived = resolve));
+      const w = await makeWorld(current(), {
+        implementations: {
+          'test.read': async (params) => {
+            if (params.name !== 'probe') return { observation: { name: String(params.name), value: 'up' }, summary: 'read' };
+            arrived += 1;
+            if (arrived === 2) bothArrived();
+            await barrier;
+            return { observation: { name: String(params.name), value: 'down' }, summary: 'read' };
+          },
+          'test.write': async (params) => ({ observation: { name: String(params.name), value: 'written' }, summary: 'written' }),
+        },
+      });
+      await w.allow('test.read');
+      const precondition = { capability: 'test.read', params: { name: 'probe' }, field: 'value', comparison: 'exists' as const };
+      // Started, with the write ready: a pass of one round runs the first step and promotes the write.
+      const { plan } = await w.plan(
+        draftOf([readStep('A', 'test.read', { name: 'first' }), step('W', { kind: 'capability', capability: 'test.write', params: { name: 'target' }, precondition, depends_on: ['A'] })]),
+      );
+      const stepId = plan.steps.find((s) => s.key === 'W')!.id;
+      await w.executor({ rounds: 1 }).tick();
+      assert.equal((await w.store.steps.get(stepId))?.status, 'ready');
+      await Promise.all([w.executor().tick(), w.executor().tick()]);
+      assert.equal(arrived, 2, 'both executors read the precondition');
+      const waiting = (await w.store.steps.get(stepId))!;
+      assert.equal(waiting.status, 'awaiting_approval');
+      const requests = await w.store.approvals.listByOrigin(`plan_step:${stepId}`);
+      assert.deepEqual(
+        requests.map((r) => r.id),
+        [waiting.approvalId],
+        'only the request the step waits on was raised',
+      );
+      const events = await w.store.events.list({ mindId: w.mind.id, limit: 1000 });
+      assert.deepEqual(
+        events.filter((e) => e.type === 'approval_requested' || e.type === 'tool_requested').map((e) => e.data.approval_id),
+        [waiting.approvalId, waiting.approvalId],
+        'and only its events',
+      );
+      assert.equal(events.filter((e) => e.type === 'policy_decision' && e.data.origin === `plan_step:${stepId}`).length, 2, 'both decisions stay traceable by origin');
+      assert.deepEqual(w.errors, []);
+    });
   });
 }
