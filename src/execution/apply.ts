@@ -38,7 +38,8 @@ export interface ApplyOptions {
   /**
    * What the step's calls recorded (executions, policy and tool events): written in the same
    * transaction as the move, and written even when the move loses, so every call stays
-   * traceable by its origin.
+   * traceable by its origin; all but an approval request a call raised (and its events), which
+   * is written only with a move that won (writeMoves).
    */
   records?: CallRecords;
   /** Other writes that belong with the records (an approved request's move once its action ran), also made whether or not the move wins. */
@@ -183,8 +184,8 @@ function newAfter(): AfterCommit {
 /**
  * Writes a batch of moves inside an open unit of work, in three statements for the common case
  * plus one conditional update per step:
- * 1. every call's rows (executions, in one insert), whether or not its step's move wins, so
- *    every call stays traceable by its origin;
+ * 1. every call's rows but its approval requests (executions, in one insert), whether or not
+ *    its step's move wins, so every call stays traceable by its origin;
  * 2. each step's conditional move, then the approval requests of the moves that won;
  * 3. every event, in one insert: per step its calls' events, then its move's event if it won,
  *    so the log reads decision, act, move for each step.

@@ -30,7 +30,7 @@ import { stepOrigin, type ExecutorContext } from './context.ts';
 import { backoffSeconds, type Effect, type StepDecision } from './decisions.ts';
 import { repeatable } from './handlers/capability.ts';
 import { runHandler } from './handlers/index.ts';
-import { adoptRequestAnswer } from './handlers/request-capability.ts';
+import { adoptRequestAnswer, withdrawUnwaited } from './handlers/request-capability.ts';
 import { leaseSecondsFor } from './lease.ts';
 import type { Pass } from './pass.ts';
 import { decideRequestPoll } from './polling.ts';
@@ -183,9 +183,9 @@ async function takeOverAndRun(ctx: ExecutorContext, pass: Pass, scene: StepScene
   ctx.log.warn(gone ? 'taking over a step whose claimant is gone' : 'taking over a step whose claim expired', { step: taken.id, kind: taken.kind, executor: ctx.name });
   const io = pass.io();
   const decision = await runHandler(ctx, { ...scene, step: taken }, io);
-  return (
-    (await applyDecision(ctx, { ...scene, step: taken }, decision, { from: 'executing', guard: { leaseUntil: taken.leaseUntil }, records: io.records, deferSettle: pass.settleLater })) !== undefined
-  );
+  const moved = await applyDecision(ctx, { ...scene, step: taken }, decision, { from: 'executing', guard: { leaseUntil: taken.leaseUntil }, records: io.records, deferSettle: pass.settleLater });
+  if (!moved) await withdrawUnwaited(ctx, taken, decision);
+  return moved !== undefined;
 }
 
 export type Release = { released: true; step: StepRecord } | { released: false; code: 'invalid_operator' | 'not_found' | 'not_blocked' | 'plan_closed' | 'conflict'; message: string };

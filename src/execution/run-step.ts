@@ -15,6 +15,7 @@ import { applyDecision, type ApplyOptions, type Move, type StepScene } from './a
 import { stepOrigin, type ExecutorContext } from './context.ts';
 import { runCapabilityStep } from './handlers/capability.ts';
 import { runHandler } from './handlers/index.ts';
+import { withdrawUnwaited } from './handlers/request-capability.ts';
 import { leaseSecondsFor } from './lease.ts';
 import type { Pass } from './pass.ts';
 import { pollStep } from './polling.ts';
@@ -140,5 +141,7 @@ async function claimAndRun(ctx: ExecutorContext, pass: Pass, due: StepRecord): P
   const decision = await runHandler(ctx, scene, io);
   // A second request step of the plan in this pass counts this one against the budget.
   if (decision.kind === 'await_grant') pass.tallyRequest(stepOrigin(claimed.id));
-  return (await applyDecision(ctx, scene, decision, { from: 'executing', guard: { leaseUntil: claimed.leaseUntil }, records: io.records, deferSettle: pass.settleLater })) !== undefined;
+  const moved = await applyDecision(ctx, scene, decision, { from: 'executing', guard: { leaseUntil: claimed.leaseUntil }, records: io.records, deferSettle: pass.settleLater });
+  if (!moved) await withdrawUnwaited(ctx, claimed, decision);
+  return moved !== undefined;
 }

@@ -60,5 +60,54 @@ for (const kind of STORE_KINDS) {
       );
       assert.equal(w1.executionId, writes[0]?.id);
     });
+
+    it('a request step whose lease ran out inside its request leaves one open request: the one its step waits on', async () => {
+      const w = await makeWorld(current());
+      const request = {
+        capability: 'test.read',
+        target_pattern: 'svc-*',
+        duration_seconds: 600,
+        max_operations: 5,
+        reason: 'to read the services',
+        risk: 'little',
+        mitigation: 'read only',
+        fallback: 'ask again',
+      };
+      const { plan } = await w.plan(draftOf([step('R', { kind: 'request_capability', spec: { request } })]));
+      const stepId = plan.steps[0]!.id;
+      // A's request stalls (its call in flight) until released; meanwhile its lease runs out.
+      let entered: () => void = () => {};
+      const inCall = new Promise<void>((resolve) => (entered = resolve));
+      let release: () => void = () => {};
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const stalled: typeof w.service.requestCapability = async (input) => {
+        entered();
+        await gate;
+        return w.service.requestCapability(input);
+      };
+      const stalling = new Proxy(w.service, {
+        get: (service, key) => {
+          if (key === 'requestCapability') return stalled;
+          const value = Reflect.get(service, key, service);
+          return typeof value === 'function' ? value.bind(service) : value;
+        },
+      });
+      const first = w.executor({ capabilities: stalling }).tick();
+      await inCall;
+      w.advance(3600);
+      await w.executor().tick();
+      release();
+      await first;
+      const waiting = (await w.store.steps.get(stepId))!;
+      assert.equal(waiting.status, 'awaiting_grant');
+      const requests = await w.store.capabilityRequests.listByOrigin(`plan_step:${stepId}`);
+      assert.equal(requests.length, 2, 'both executors asked');
+      assert.deepEqual(
+        requests.filter((r) => r.status === 'open').map((r) => r.id),
+        [waiting.requestId],
+        'the one nothing waits on is withdrawn',
+      );
+      assert.deepEqual(w.errors, []);
+    });
   });
 }

@@ -65,3 +65,17 @@ export async function runRequestStep(ctx: ExecutorContext, scene: StepScene, io:
   });
   return adoptRequestAnswer(step, answer, ctx.clock.now());
 }
+
+/**
+ * After a request step's move lost (its lease ran out in the call and another executor took the
+ * step over and raised a request of its own, or moved it on): withdraws the request this move
+ * raised unless the step now waits on it. The request is raised in its own transaction, before
+ * the move, so it does not roll back with a lost move; left open, it would be put before
+ * operators, and a grant of it would give the mind access no step waits for.
+ */
+export async function withdrawUnwaited(ctx: ExecutorContext, step: StepRecord, decision: StepDecision): Promise<void> {
+  if (decision.kind !== 'await_grant') return;
+  if ((await ctx.store.steps.get(step.id))?.requestId === decision.requestId) return;
+  const answer = await ctx.capabilities.withdrawRequest(decision.requestId, step.mindId);
+  if (answer.status === 'withdrawn') ctx.log.warn('withdrew a capability request its step no longer waits on', { step: step.id, request: decision.requestId, executor: ctx.name });
+}
