@@ -2,9 +2,9 @@
 // first; only if it wins are its consequences written, in the same transaction, so a lost race
 // leaves nothing but the records of the calls it made (every call stays traceable by origin)
 // and a won one leaves all of it. An approval request a call raised is the wait of its step's
-// move, not a record of an act: it is written only with a move that won. A pass's moves share one transaction (applyMoves). What must
-// happen after the commit (settling the plan, reconsidering a failure, resuming a parent) runs
-// once the transaction is over.
+// move, not a record of an act: it is written only with a move that won. A pass's moves share
+// one transaction (applyMoves). What must happen after the commit (settling the plan,
+// reconsidering a failure, resuming a parent) runs once the transaction is over.
 
 import { isEmpty, mergeRecords, writeCallRows, type CallRecords } from '../capabilities/call-records.ts';
 import type { StepVerb } from '../core/step-moves.ts';
