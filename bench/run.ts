@@ -20,6 +20,10 @@
 //   steps (a batch of 100) with BENCH_BACKLOG ready steps waiting (default 20,000), over the same
 //   with a batch and a half waiting, taken in turn likewise: the read walks the due index and
 //   stops at the batch (migration 0017), so the backlog should not show.
+// - settle_sweep_ms_backlog {sqlite, postgres}: the median time of the settling sweep's read
+//   (planIdsToSettle, every SETTLE_SWEEP_SECONDS on each daemon) on the same store with the
+//   backlog: it looks at every live plan, so it grows with them, but never by compiling itself
+//   (PostgreSQL's JIT took 400 ms of it before the store turned JIT off).
 //
 // Environment: PRAXIS_TEST_PG_URL as for the tests; BENCH_PASSES sets the executor's passes side by
 // side (default: as the daemon, 2 on PostgreSQL, 1 on SQLite); BENCH_STEPS, BENCH_RUNS, BENCH_HISTORY, BENCH_BACKLOG and
@@ -97,8 +101,21 @@ async function tickCostRatio(kind: StoreKind) {
   }
 }
 
-/** The due read of a batch with BACKLOG ready steps waiting, against the same with a batch and a half, each on a store of its own. */
-async function dueReadRatio(kind: StoreKind) {
+/** How a read's median time with BACKLOG waiting compares with the same read with a batch and a half waiting. */
+interface BacklogRead {
+  value: number;
+  smallMs: number;
+  largeMs: number;
+}
+
+/**
+ * Reads a pass makes, each on a store with BACKLOG running plans waiting (each with a ready
+ * step) against one with a batch and a half, each store of its own, taken in turn:
+ * - due: the due read of a batch of BATCH;
+ * - sweep: the settling sweep (planIdsToSettle), which looks at every live plan; what it costs
+ *   on each daemon every SETTLE_SWEEP_SECONDS.
+ */
+async function backlogReads(kind: StoreKind): Promise<{ due: BacklogRead; sweep: BacklogRead; backlog: number; batch: number }> {
   const smallBench = await benchStore(kind);
   const largeBench = await benchStore(kind);
   try {
@@ -107,9 +124,13 @@ async function dueReadRatio(kind: StoreKind) {
     await fill(largeBench.store, BACKLOG);
     await sql`analyze`.execute(smallBench.store.db);
     await sql`analyze`.execute(largeBench.store.db);
-    const read = (store: Store) => () => store.executorQueries.dueSteps({ now: new Date(), host: null, limit: BATCH });
-    const { aMs, bMs } = await inTurn(read(smallBench.store), read(largeBench.store), TICKS);
-    return { value: Math.round((bMs / aMs) * 100) / 100, smallMs: Math.round(aMs * 1000) / 1000, largeMs: Math.round(bMs * 1000) / 1000, backlog: BACKLOG, batch: BATCH };
+    const compared = async (read: (store: Store) => () => Promise<unknown>): Promise<BacklogRead> => {
+      const { aMs, bMs } = await inTurn(read(smallBench.store), read(largeBench.store), TICKS);
+      return { value: Math.round((bMs / aMs) * 100) / 100, smallMs: Math.round(aMs * 1000) / 1000, largeMs: Math.round(bMs * 1000) / 1000 };
+    };
+    const due = await compared((store) => () => store.executorQueries.dueSteps({ now: new Date(), host: null, limit: BATCH }));
+    const sweep = await compared((store) => () => store.executorQueries.planIdsToSettle({ host: null, limit: BATCH }));
+    return { due, sweep, backlog: BACKLOG, batch: BATCH };
   } finally {
     await Promise.all([smallBench.dispose(), largeBench.dispose()]);
   }
@@ -129,6 +150,7 @@ const results = {
   cross_host_takeover_after_kill_ms_p50: 0,
   tick_cost_ratio_100k: {} as Record<StoreKind, number>,
   due_read_ratio_backlog: {} as Record<StoreKind, number>,
+  settle_sweep_ms_backlog: {} as Record<StoreKind, number>,
   details: {} as Record<string, unknown>,
   measured_at: new Date().toISOString(),
   node: process.version,
@@ -168,11 +190,16 @@ for (const kind of kinds) {
   results.tick_cost_ratio_100k[kind] = ratio.value;
   process.stdout.write(`ratio ${ratio.value} (median tick ${ratio.emptyMs} ms empty, ${ratio.fullMs} ms with history)\n`);
 
-  process.stdout.write(`${kind}: the due read of a batch of ${BATCH} with ${BACKLOG} ready steps waiting... `);
-  const due = await dueReadRatio(kind);
+  process.stdout.write(`${kind}: reads with ${BACKLOG} ready steps waiting... `);
+  const backlog = await backlogReads(kind);
+  const { due, sweep } = backlog;
   results.due_read_ratio_backlog[kind] = due.value;
-  process.stdout.write(`ratio ${due.value} (median read ${due.smallMs} ms with ${BATCH + BATCH / 2} waiting, ${due.largeMs} ms with ${BACKLOG})\n`);
-  results.details[kind] = { throughput: runs, costs: { read_only: read, non_idempotent: write }, tick: ratio, due_read: due };
+  results.settle_sweep_ms_backlog[kind] = sweep.largeMs;
+  process.stdout.write(
+    `the due read of a batch of ${BATCH}: ratio ${due.value} (median ${due.smallMs} ms with ${BATCH + BATCH / 2} waiting, ${due.largeMs} ms with ${BACKLOG}); ` +
+      `the settling sweep: ${sweep.largeMs} ms (${sweep.smallMs} ms with ${BATCH + BATCH / 2} waiting)\n`,
+  );
+  results.details[kind] = { throughput: runs, costs: { read_only: read, non_idempotent: write }, tick: ratio, backlog_reads: backlog };
 }
 
 process.stdout.write('sqlite: approval to executing, in process... ');
@@ -218,6 +245,7 @@ console.table(
     'commits/step (read, write)': `${results.commits_per_step[kind].read_only}, ${results.commits_per_step[kind].non_idempotent}`,
     tick_cost_ratio_100k: results.tick_cost_ratio_100k[kind],
     due_read_ratio_backlog: results.due_read_ratio_backlog[kind],
+    settle_sweep_ms_backlog: results.settle_sweep_ms_backlog[kind],
   })),
 );
 console.table([

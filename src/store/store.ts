@@ -273,8 +273,14 @@ async function openPostgres(
   // row must never vanish after it was reported committed), and unqualified table names
   // resolve in the configured schema. Both follow the URL's own startup options, which pg would
   // otherwise put in their place; the server applies them in order, so these win.
+  //
+  // JIT compilation is off unless the URL's options turn it back on (they come after it, so they
+  // win). The executor's statements are short, but a few carry planner estimates far above
+  // jit_above_cost once a store holds many live plans (the settling sweep's correlated subqueries:
+  // 650,000 with 20,000 of them), and PostgreSQL then compiled that statement on every run,
+  // uncached: 400 ms of compiling for 16 ms of reading, on each daemon at each sweep.
   const given = startupOptionsOf(config.url);
-  const options = [...(given.options ? [given.options] : []), '-c synchronous_commit=on', ...(config.schema ? [`-c search_path=${config.schema}`] : [])];
+  const options = ['-c jit=off', ...(given.options ? [given.options] : []), '-c synchronous_commit=on', ...(config.schema ? [`-c search_path=${config.schema}`] : [])];
   const connection = { connectionString: given.url, keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_AFTER_MS };
   const pool: pg.Pool = new pg.Pool({ ...connection, options: options.join(' '), min: WARM_CONNECTIONS, idleTimeoutMillis: idleConnectionMs });
   // APPROVAL_CONNECTION: opened on first use, and an idle timeout of 0 never closes it.
