@@ -54,6 +54,7 @@ async function fillPlans(store: Store, mind: MindRecord, count: number, kind: 'c
         id: stepId,
         plan_id: planId,
         mind_id: mind.id,
+        host: mind.host,
         key: 'A',
         position: 0,
         title: kind,

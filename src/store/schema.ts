@@ -190,6 +190,11 @@ export interface PlanStepsTable {
   status_reason: WithDefault<string>;
   /** The executor holding (or that last held) the step's claim (migration 0006). */
   claimed_by: WithDefault<string>;
+  /**
+   * The host the step's mind is bound to, null for none: `minds.host`, copied when the step is
+   * written (a mind's host never changes), so that the due index can lead with it (migration 0019).
+   */
+  host: Nullable<string>;
   started_at: NullableTime;
   finished_at: NullableTime;
   created_at: Time;

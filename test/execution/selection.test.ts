@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { newId } from '../../src/core/ids.ts';
 import { dueStepQueries, plansToSettleQuery, startablePlansQuery } from '../../src/store/repositories/executor-queries.ts';
 import { validate } from '../../src/planning/validate.ts';
@@ -117,10 +117,116 @@ for (const kind of STORE_KINDS) {
       // The steps whose time has come are read one status at a time: counted by ANALYZE, the
       // backlog once made SQLite scan the table for them, and PostgreSQL walked the whole index.
       const timed = await queryPlan(db, kind, due.timed().compile());
-      assert.match(timed, kind === 'sqlite' ? /SEARCH plan_steps USING INDEX plan_steps_due_idx \(status=\? AND next_run_at>\? AND next_run_at<\?\)/ : /Index Cond: \(\(status = ANY/, timed);
+      assert.match(
+        timed,
+        kind === 'sqlite' ? /SEARCH plan_steps USING INDEX plan_steps_due_idx \(host=\? AND status=\? AND next_run_at>\? AND next_run_at<\?\)/ : /Index Cond: \(\(host IS NULL\) AND \(status = ANY/,
+        timed,
+      );
       const ids = (await ready.execute()).map((row) => row.id);
       assert.equal(ids.length, 10);
       assert.deepEqual(ids, [...ids].sort(), 'oldest first');
     });
+    it("walks only its own host's part of the due index and the unbound part, never another host's backlog", async () => {
+      const { store } = current();
+      const db = store.db;
+      // Host A has a backlog; host B's daemon has three steps of its own and two unbound ones to find.
+      const w = await makeWorld(current(), { mindHost: 'host-a' });
+      const draft = draftOf([readStep('A')]);
+      for (let i = 0; i < 200; i += 1) await w.plan(draft);
+      const ofB = await store.minds.create({ name: `b-${newId()}`, host: 'host-b' });
+      const unbound = await store.minds.create({ name: `free-${newId()}` });
+      const expected: string[] = [];
+      for (const mind of [ofB, ofB, unbound, ofB, unbound]) expected.push((await w.plan(draft, { mind })).plan.steps[0]!.id);
+      const minds = [w.mind.id, ofB.id, unbound.id];
+      // Earlier tests' steps in this store are finished, so these are all the due work there is.
+      await sql`update plans set status = 'executing'`.execute(db);
+      await sql`update plan_steps set status = case when mind_id in (${sql.join(minds)}) then 'ready' else 'completed' end`.execute(db);
+      await sql`analyze`.execute(db);
+
+      const hosts = await sql<{ host: string | null; n: number | string }>`select host, count(*) as n from plan_steps where mind_id in (${sql.join(minds)}) group by host order by host`.execute(db);
+      assert.deepEqual(
+        hosts.rows.map((row) => [row.host, Number(row.n)]),
+        kind === 'sqlite'
+          ? [
+              [null, 2],
+              ['host-a', 200],
+              ['host-b', 3],
+            ]
+          : [
+              ['host-a', 200],
+              ['host-b', 3],
+              [null, 2],
+            ],
+        "each step carries its mind's host",
+      );
+      const due = await store.executorQueries.dueSteps({ now: new Date(), host: 'host-b', limit: 10 });
+      assert.deepEqual(
+        due.map((step) => step.id),
+        [...expected].sort(),
+        'its own and the unbound steps, oldest first across both parts',
+      );
+      assert.deepEqual(
+        (await store.executorQueries.dueSteps({ now: new Date(), host: 'host-b', limit: 4 })).map((step) => step.id),
+        [...expected].sort().slice(0, 4),
+      );
+
+      const ready = dueStepQueries(db, kind, new Date().toISOString(), { host: 'host-b', limit: 10 }).ready().compile();
+      if (kind === 'sqlite') {
+        const plan = await queryPlan(db, kind, ready);
+        assert.equal(plan.match(/SEARCH plan_steps USING INDEX plan_steps_due_idx \(host=\? AND status=\? AND next_run_at=\?\)/g)?.length, 2, plan);
+        assert.doesNotMatch(plan, /SCAN plan_steps/, plan);
+      } else {
+        // What the walks read, as PostgreSQL counts it: host B's three steps and the two unbound, nothing of host A's.
+        const { rows } = await db.executeQuery<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(CompiledQuery.raw(`explain (analyze, format json) ${ready.sql}`, [...ready.parameters]));
+        const scans = planNodes(rows[0]!['QUERY PLAN'][0].Plan).filter((node) => node['Relation Name'] === 'plan_steps');
+        assert.equal(scans.length, 2, JSON.stringify(scans));
+        for (const scan of scans) assert.equal(scan['Index Name'], 'plan_steps_due_idx');
+        assert.equal(
+          scans.reduce((sum, scan) => sum + scan['Actual Rows'] + (scan['Rows Removed by Filter'] ?? 0), 0),
+          5,
+        );
+      }
+    });
+
+    it('wakes for the soonest due step of its own host or of none, never for another host', async () => {
+      const w = await makeWorld(current(), { mindHost: 'host-a' });
+      const { store } = w;
+      const draft = draftOf([readStep('A')]);
+      const ofB = await store.minds.create({ name: `b-${newId()}`, host: 'host-b' });
+      const unbound = await store.minds.create({ name: `free-${newId()}` });
+      const now = new Date();
+      const at = (seconds: number) => new Date(now.getTime() + seconds * 1000).toISOString();
+      const steps: Record<string, string> = {};
+      for (const [name, mind] of [
+        ['a', w.mind],
+        ['b', ofB],
+        ['free', unbound],
+      ] as const)
+        steps[name] = (await w.plan(draft, { mind })).plan.steps[0]!.id;
+      await sql`update plans set status = 'waiting'`.execute(store.db);
+      const dueIn = async (name: string, seconds: number) => {
+        await sql`update plan_steps set status = 'waiting', next_run_at = ${kind === 'sqlite' ? at(seconds) : new Date(at(seconds))} where id = ${steps[name]!}`.execute(store.db);
+      };
+      await dueIn('a', 10);
+      await dueIn('b', 60);
+      await dueIn('free', 30);
+      assert.equal((await store.executorQueries.nextDueAt({ now, host: 'host-b' }))?.toISOString(), at(30), 'the unbound step');
+      await dueIn('free', 90);
+      assert.equal((await store.executorQueries.nextDueAt({ now, host: 'host-b' }))?.toISOString(), at(60), "its own host's step");
+      assert.equal((await store.executorQueries.nextDueAt({ now, host: null }))?.toISOString(), at(90), 'a daemon of no host: the unbound step only');
+      assert.equal((await store.executorQueries.nextDueAt({ now, host: 'host-a' }))?.toISOString(), at(10));
+    });
   });
+}
+
+interface PlanNode {
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Actual Rows': number;
+  'Rows Removed by Filter'?: number;
+  Plans?: PlanNode[];
+}
+
+function planNodes(node: PlanNode): PlanNode[] {
+  return [node, ...(node.Plans ?? []).flatMap(planNodes)];
 }

@@ -107,6 +107,8 @@ const STEP_COLUMNS = [
   'updated_at',
   // 0006
   'claimed_by',
+  // 0019
+  'host',
 ];
 const INDEXES = [
   'plans_mind_idx',
@@ -203,12 +205,13 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(await tableNames(store.db, kind), tablesBefore);
     });
 
-    it('declares the due index as partial over exactly the due statuses, ordered by status, due time and id', async () => {
+    it('declares the due index as partial over exactly the due statuses, ordered by host, status, due time and id', async () => {
       const { store } = current();
       const definition = (await indexDefinitions(store.db, kind)).get('plan_steps_due_idx');
       assert.ok(definition, 'plan_steps_due_idx is missing');
-      // 0017: within a status, due time then id, so a pass's reads walk it in the order it takes work.
-      assert.match(definition.replace(/"/g, ''), /\(status, next_run_at, id\)/);
+      // 0017: within a status, due time then id, so a pass's reads walk it in the order it takes
+      // work; 0019: led by the host, so a daemon walks only its own host's part and the unbound one.
+      assert.match(definition.replace(/"/g, ''), /\(host, status, next_run_at, id\)/);
       const where = definition.slice(definition.toLowerCase().indexOf(' where '));
       assert.match(where, /^ where /i, `not a partial index: ${definition}`);
       // SQLite names the due statuses (equalities); PostgreSQL excludes every other one (0017).

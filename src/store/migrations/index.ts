@@ -23,6 +23,7 @@ import { partialEventIndexes } from './0015_event_indexes_partial.ts';
 import { stepCheckEqualities } from './0016_step_check_equalities.ts';
 import { dueOrder } from './0017_due_order.ts';
 import { approvalClaimant } from './0018_approval_claimant.ts';
+import { stepHost } from './0019_step_host.ts';
 
 export const MIGRATION_TABLE = 'praxis_migrations';
 export const MIGRATION_LOCK_TABLE = 'praxis_migration_lock';
@@ -51,6 +52,7 @@ export function migrationsFor(kind: StoreKind): Record<string, Migration> {
     '0016_step_check_equalities': stepCheckEqualities(kind),
     '0017_due_order': dueOrder(kind),
     '0018_approval_claimant': approvalClaimant(kind),
+    '0019_step_host': stepHost(kind),
   };
 }
 

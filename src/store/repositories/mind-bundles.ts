@@ -217,6 +217,8 @@ export const CARRIED_COLUMNS = {
  */
 export const UNCARRIED_COLUMNS: Partial<Record<keyof typeof CARRIED_COLUMNS, readonly string[]>> = {
   plans: ['paused_at', 'paused_by', 'pause_reason'],
+  // A step's copy of its mind's host (migration 0019): written from the mind the copy is made as.
+  plan_steps: ['host'],
 };
 
 export type CarriedTable = keyof typeof CARRIED_COLUMNS;
@@ -314,6 +316,7 @@ export class MindBundleRepository {
       const list = rows.tables[table];
       for (let i = 0; i < list.length; i += ROWS_PER_INSERT) {
         const chunk = list.slice(i, i + ROWS_PER_INSERT).map((row) => stored(CARRIED_COLUMNS[table], row));
+        if (table === 'plan_steps') for (const step of chunk) step.host = rows.mind.host ?? null;
         // biome-ignore lint/suspicious/noExplicitAny: the carried tables are named at run time, from the bundle's own list.
         await (db as Kysely<any>).insertInto(table).values(chunk).execute();
       }

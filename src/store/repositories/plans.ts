@@ -170,6 +170,9 @@ export class PlanRepository {
 
     return inTransaction(this.#ctx.db, async (tx) => {
       const planRow = await tx.insertInto('plans').values(plan).returningAll().executeTakeFirstOrThrow();
+      // Each step carries its mind's host, which never changes, for the due index (migration 0019).
+      const mind = steps.length === 0 ? undefined : await tx.selectFrom('minds').select('host').where('id', '=', input.mindId).executeTakeFirst();
+      for (const step of steps) step.host = mind?.host ?? null;
       const stepRows = steps.length === 0 ? [] : await tx.insertInto('plan_steps').values(steps).returningAll().execute();
       stepRows.sort((a, b) => codec.readInt(a.position) - codec.readInt(b.position));
       return { ...this.#decode(planRow), steps: stepRows.map((row) => decodeStep(row, codec)) };
