@@ -20,6 +20,11 @@
 //   steps (a batch of 100) with BENCH_BACKLOG ready steps waiting (default 20,000), over the same
 //   with a batch and a half waiting, taken in turn likewise: the read walks the due index and
 //   stops at the batch (migration 0017), so the backlog should not show.
+//   The backlog's mind is bound to a host and the read is its daemon's, which also walks the
+//   unbound part of the due index (migration 0019).
+// - due_read_ratio_other_host {sqlite, postgres}: the same read by a daemon of another host,
+//   with the backlog over the same with a batch and a half: it walks neither part of the
+//   backlog's host (before 0019 it walked all of it on every pass), so it should not show.
 // - settle_sweep_ms_backlog {sqlite, postgres}: the median time of the settling sweep's read
 //   (planIdsToSettle, every SETTLE_SWEEP_SECONDS on each daemon) on the same store with the
 //   backlog: it looks at every live plan, so it grows with them, but never by compiling itself
@@ -108,18 +113,26 @@ interface BacklogRead {
   largeMs: number;
 }
 
+/** The host the backlog's mind is bound to, and another daemon's. */
+const BACKLOG_HOST = 'bench-a';
+const OTHER_HOST = 'bench-b';
+
 /**
- * Reads a pass makes, each on a store with BACKLOG running plans waiting (each with a ready
- * step) against one with a batch and a half, each store of its own, taken in turn:
- * - due: the due read of a batch of BATCH;
- * - sweep: the settling sweep (planIdsToSettle), which looks at every live plan; what it costs
- *   on each daemon every SETTLE_SWEEP_SECONDS.
+ * Reads a pass makes, each on a store with BACKLOG running plans of a mind bound to
+ * BACKLOG_HOST waiting (each with a ready step) against one with a batch and a half, each store of
+ * its own, taken in turn:
+ * - due: the due read of a batch of BATCH by a daemon of that host, which walks its host's part
+ *   of the due index and the unbound part (migration 0019);
+ * - otherHost: the same read by a daemon of OTHER_HOST, with nothing to do: it walks neither part
+ *   of the backlog's host (before 0019 it walked the whole backlog on every pass);
+ * - sweep: the settling sweep (planIdsToSettle) of the backlog's host, which looks at every live
+ *   plan; what it costs on each daemon every SETTLE_SWEEP_SECONDS.
  */
-async function backlogReads(kind: StoreKind): Promise<{ due: BacklogRead; sweep: BacklogRead; backlog: number; batch: number }> {
+async function backlogReads(kind: StoreKind): Promise<{ due: BacklogRead; otherHost: BacklogRead; sweep: BacklogRead; backlog: number; batch: number }> {
   const smallBench = await benchStore(kind);
   const largeBench = await benchStore(kind);
   try {
-    const fill = async (store: Store, count: number) => fillBacklog(store, await store.minds.create({ name: `bench-${newId()}` }), count);
+    const fill = async (store: Store, count: number) => fillBacklog(store, await store.minds.create({ name: `bench-${newId()}`, host: BACKLOG_HOST }), count);
     await fill(smallBench.store, BATCH + BATCH / 2);
     await fill(largeBench.store, BACKLOG);
     await sql`analyze`.execute(smallBench.store.db);
@@ -128,9 +141,10 @@ async function backlogReads(kind: StoreKind): Promise<{ due: BacklogRead; sweep:
       const { aMs, bMs } = await inTurn(read(smallBench.store), read(largeBench.store), TICKS);
       return { value: Math.round((bMs / aMs) * 100) / 100, smallMs: Math.round(aMs * 1000) / 1000, largeMs: Math.round(bMs * 1000) / 1000 };
     };
-    const due = await compared((store) => () => store.executorQueries.dueSteps({ now: new Date(), host: null, limit: BATCH }));
-    const sweep = await compared((store) => () => store.executorQueries.planIdsToSettle({ host: null, limit: BATCH }));
-    return { due, sweep, backlog: BACKLOG, batch: BATCH };
+    const due = await compared((store) => () => store.executorQueries.dueSteps({ now: new Date(), host: BACKLOG_HOST, limit: BATCH }));
+    const otherHost = await compared((store) => () => store.executorQueries.dueSteps({ now: new Date(), host: OTHER_HOST, limit: BATCH }));
+    const sweep = await compared((store) => () => store.executorQueries.planIdsToSettle({ host: BACKLOG_HOST, limit: BATCH }));
+    return { due, otherHost, sweep, backlog: BACKLOG, batch: BATCH };
   } finally {
     await Promise.all([smallBench.dispose(), largeBench.dispose()]);
   }
@@ -150,6 +164,7 @@ const results = {
   cross_host_takeover_after_kill_ms_p50: 0,
   tick_cost_ratio_100k: {} as Record<StoreKind, number>,
   due_read_ratio_backlog: {} as Record<StoreKind, number>,
+  due_read_ratio_other_host: {} as Record<StoreKind, number>,
   settle_sweep_ms_backlog: {} as Record<StoreKind, number>,
   details: {} as Record<string, unknown>,
   measured_at: new Date().toISOString(),
@@ -192,11 +207,13 @@ for (const kind of kinds) {
 
   process.stdout.write(`${kind}: reads with ${BACKLOG} ready steps waiting... `);
   const backlog = await backlogReads(kind);
-  const { due, sweep } = backlog;
+  const { due, otherHost, sweep } = backlog;
   results.due_read_ratio_backlog[kind] = due.value;
+  results.due_read_ratio_other_host[kind] = otherHost.value;
   results.settle_sweep_ms_backlog[kind] = sweep.largeMs;
   process.stdout.write(
     `the due read of a batch of ${BATCH}: ratio ${due.value} (median ${due.smallMs} ms with ${BATCH + BATCH / 2} waiting, ${due.largeMs} ms with ${BACKLOG}); ` +
+      `another host's daemon: ratio ${otherHost.value} (${otherHost.smallMs} ms, ${otherHost.largeMs} ms); ` +
       `the settling sweep: ${sweep.largeMs} ms (${sweep.smallMs} ms with ${BATCH + BATCH / 2} waiting)\n`,
   );
   results.details[kind] = { throughput: runs, costs: { read_only: read, non_idempotent: write }, tick: ratio, backlog_reads: backlog };
@@ -245,6 +262,7 @@ console.table(
     'commits/step (read, write)': `${results.commits_per_step[kind].read_only}, ${results.commits_per_step[kind].non_idempotent}`,
     tick_cost_ratio_100k: results.tick_cost_ratio_100k[kind],
     due_read_ratio_backlog: results.due_read_ratio_backlog[kind],
+    due_read_ratio_other_host: results.due_read_ratio_other_host[kind],
     settle_sweep_ms_backlog: results.settle_sweep_ms_backlog[kind],
   })),
 );

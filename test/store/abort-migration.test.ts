@@ -28,6 +28,9 @@ for (const kind of STORE_KINDS) {
       );
       await assert.rejects(store.events.append({ type: 'plan_aborted', data: {} }), /check|constraint/i);
 
+      // This build's repositories write a step's host (migration 0019, which adds the column only
+      // where it is missing): the column is there ahead of its time, so the plan can be written.
+      await sql`alter table plan_steps add column host text`.execute(db);
       const mind = await store.minds.create({ name: 'older', host: null });
       const intention = await store.intentions.create({ mindId: mind.id, objective: 'o', origin: 'operator', requireApproval: false, means: null, beliefId: null, authoredBy: 'a' });
       const plan = await store.plans.create({ mindId: mind.id, intentionId: intention.id, origin: 'operator', draft: sampleDraft(), validation: passingValidation(), status: 'validated' });

@@ -243,6 +243,8 @@ for (const kind of STORE_KINDS) {
         'spec',
         'max_attempts',
         'created_at',
+        // 0019: the mind's host, which never changes.
+        'host',
       ];
       assert.deepEqual(
         Object.keys(row)
