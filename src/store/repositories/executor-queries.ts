@@ -101,9 +101,8 @@ type StepRow = Selectable<Database['plan_steps']>;
  * at `limit`; with two parts, one statement taking both in `order` again, cut to `limit`. Each
  * part's walk stops at the limit, so the two together read at most twice the limit. A walk is
  * ordered by the host first, the same throughout a part: an `is null` term does not take the
- * column out of the index's order as an equality does, and without it the unbound part (every
- * step, where no mind is bound) was read whole and sorted (19 ms on SQLite, 45 on PostgreSQL,
- * with 20,000 ready).
+ * column out of the index's order as an equality does, and without it PostgreSQL read the whole
+ * unbound part (every step, where no mind is bound) and sorted it (45 ms with 20,000 ready).
  */
 function acrossParts(
   db: Kysely<Database>,
@@ -116,6 +115,15 @@ function acrossParts(
   if (host === null) return walk(null);
   const [own, unbound] = hostParts(host).map((part, i) => db.selectFrom(walk(part).as(`part${i}`)).selectAll());
   return order.reduce((query, column) => query.orderBy(column), own!.unionAll(unbound!)).limit(limit);
+}
+
+/**
+ * `read` of each part of the due index the daemon walks (hostParts), as one statement: the parts'
+ * rows one after the other (`union all`; a plan's steps all lie in one part, its mind's).
+ */
+function partsTogether<DB, TB extends keyof DB, O>(host: string | null, read: (part: string | null) => SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> {
+  const [first, ...rest] = hostParts(host).map(read);
+  return rest.reduce((all, next) => all.unionAll(next), first!);
 }
 
 /** A read that walks the due index, to compile (a test asks the planner about it) or to run. */
@@ -264,16 +272,12 @@ export function dueStepQueries(db: Kysely<Database>, kind: StoreKind, at: string
  * soonest due time in each part of the due index the daemon walks: a row per part.
  */
 export function nextDueQuery(db: Kysely<Database>, kind: StoreKind, at: string, host: string | null) {
-  const [first, ...rest] = hostParts(host).map((part) =>
+  const soonest = partsTogether(host, (part) =>
     actionableSteps(db, kind, host, part)
       .select((eb) => eb.fn.min('plan_steps.next_run_at').as('due'))
       .where('plan_steps.next_run_at', '>', at),
   );
-  return dueWalk(
-    db,
-    kind,
-    rest.reduce((query, next) => query.unionAll(next), first!),
-  );
+  return dueWalk(db, kind, soonest);
 }
 
 /** See ExecutorQueryRepository.startablePlanIds; exported so tests can ask the planner about indexes. */
@@ -539,7 +543,7 @@ export class ExecutorQueryRepository {
    */
   async closedPlansWithOpenWaits(query: PlanQuery): Promise<string[]> {
     const { db, codec } = this.#ctx;
-    const [first, ...rest] = hostParts(query.host).map((part) =>
+    const plans = partsTogether(query.host, (part) =>
       db
         .selectFrom('plan_steps')
         .innerJoin('plans as p', 'p.id', 'plan_steps.plan_id')
@@ -552,10 +556,7 @@ export class ExecutorQueryRepository {
         .where(oneOf('p.status', ['superseded', 'failed', 'abandoned', 'completed']))
         .where(mayAdvance(query.host)),
     );
-    const rows = await rest
-      .reduce((all, next) => all.union(next), first!)
-      .limit(query.limit)
-      .execute();
+    const rows = await plans.limit(query.limit).execute();
     return rows.map((row) => row.id);
   }
 
