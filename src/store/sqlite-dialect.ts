@@ -17,17 +17,54 @@
 // failed on the drop ("no such index"). SQLite's DDL is transactional; migrations/index.ts runs
 // one migration and its record per transaction.
 //
+// A LIMIT's value is written `limit cast(? as integer)`, never a bare `limit ?`. Since SQLite
+// 3.47 the planner reads a bound LIMIT's value as a constant (it sizes the result by it), and so
+// marks the statement to be prepared again whenever that parameter is bound: better-sqlite3 binds
+// every parameter on every run, so each run of a statement with `limit ?` parsed and planned it
+// anew. With the store's cache of prepared statements that was the whole cost of most of a
+// pass's reads: an idle pass's three due reads took 60-190 µs each on an empty store, 5-9 µs
+// each once SQLite could keep them (every `limit ?` statement of a pass, measured in
+// bench:anatomy's way, lost 17-270 µs a run). The planner then sizes the result as it did before
+// 3.47, without the limit; the due reads name their index (executor-queries.ts) and the others'
+// plans are asserted by the tests that ask the planner.
+//
 // Rows are read as arrays and made into objects of one shape per statement (shapedRows): the
 // objects better-sqlite3 builds itself cost twice as much. Reading 2,000 steps (34 columns) took
 // 13.5-14.5 ms as better-sqlite3's objects, 7.0-7.3 ms as arrays made into objects by a function
 // written for the statement's columns; a pass reads its plans' steps every time.
 
 import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
-import { CompiledQuery, SqliteAdapter, SqliteDialect, SqliteDriver, type DatabaseConnection, type DialectAdapter, type Driver, type SqliteDialectConfig } from 'kysely';
+import {
+  CompiledQuery,
+  SqliteAdapter,
+  SqliteDialect,
+  SqliteDriver,
+  SqliteQueryCompiler,
+  ValueNode,
+  type DatabaseConnection,
+  type DialectAdapter,
+  type Driver,
+  type LimitNode,
+  type QueryCompiler,
+  type SqliteDialectConfig,
+} from 'kysely';
 
 class ImmediateTransactionSqliteDriver extends SqliteDriver {
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+/** Kysely's SQLite compiler, writing a bound LIMIT so that SQLite keeps the statement prepared (above). */
+class StableLimitSqliteQueryCompiler extends SqliteQueryCompiler {
+  protected override visitLimit(node: LimitNode): void {
+    if (!ValueNode.is(node.limit) || node.limit.immediate) {
+      super.visitLimit(node);
+      return;
+    }
+    this.append('limit cast(');
+    this.visitNode(node.limit);
+    this.append(' as integer)');
   }
 }
 
@@ -170,5 +207,8 @@ export class PraxisSqliteDialect extends SqliteDialect {
   }
   override createAdapter(): DialectAdapter {
     return new TransactionalDdlSqliteAdapter();
+  }
+  override createQueryCompiler(): QueryCompiler {
+    return new StableLimitSqliteQueryCompiler();
   }
 }

@@ -11,6 +11,7 @@ import { useStore } from '../support/stores.ts';
 import { draftOf, observedWorld, readStep } from './support.ts';
 
 const BOUND_LIST = /\bin \(\$\d+, \$/;
+const BARE_LIMIT = /\blimit \?/;
 
 describe('the statements of a pass (postgres)', () => {
   const current = useStore('postgres');
@@ -37,6 +38,33 @@ describe('the statements of a pass (postgres)', () => {
       );
       assert.deepEqual(
         statements.filter((text) => BOUND_LIST.test(text)),
+        [],
+      );
+    } finally {
+      await observed.close();
+    }
+  });
+});
+
+describe('the statements of a pass (sqlite)', () => {
+  const current = useStore('sqlite');
+
+  it('bind no bare LIMIT, so SQLite keeps each prepared: a daemon with a host, its housekeeping included', async () => {
+    const { w, observed, statements } = await observedWorld(current());
+    try {
+      const plans = [];
+      for (let i = 0; i < 3; i += 1) plans.push((await w.plan(draftOf([readStep('A'), readStep('B', 'test.read', { name: 'b' }, { depends_on: ['A'] })]))).plan);
+      statements.length = 0;
+      const executor = w.executor({ host: 'host-a', batch: 2 });
+      for (let pass = 0; pass < 10; pass += 1) await executor.tick();
+      for (const plan of plans) assert.equal((await observed.plans.get(plan.id))?.status, 'completed', 'a batch of 2 took every plan, so each limit cut where it should');
+      const limited = statements.filter((text) => /\blimit\b/.test(text));
+      assert.ok(
+        limited.some((text) => text.includes('limit cast(? as integer)')),
+        'the passes read with bound limits',
+      );
+      assert.deepEqual(
+        limited.filter((text) => BARE_LIMIT.test(text)),
         [],
       );
     } finally {

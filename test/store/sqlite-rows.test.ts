@@ -8,7 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
+import { sql } from 'kysely';
 import { shapedRows, withStatementCache } from '../../src/store/sqlite-dialect.ts';
+import { useStore } from '../support/stores.ts';
 
 describe('SQLite rows made by shape', () => {
   const dir = mkdtempSync(join(tmpdir(), 'praxis-sqlite-rows-'));
@@ -83,5 +85,26 @@ break"`,
     other.close();
     assert.deepEqual(read()[0], { id: 1, name: 'one', data: Buffer.from([1, 2]), score: 1.5, added: 'new' });
     cached.close();
+  });
+});
+
+describe('SQLite bound limits', () => {
+  const current = useStore('sqlite');
+
+  it('are written so that SQLite keeps the statement prepared, and cut each run at its own value', async () => {
+    const { store } = current();
+    for (const name of ['a', 'b', 'c']) await store.minds.create({ name: `limits-${name}` });
+    const names = (limit: number) => store.db.selectFrom('minds').select('name').where('name', 'like', 'limits-%').orderBy('name').limit(limit);
+    assert.match(names(2).compile().sql, /limit cast\(\? as integer\)$/);
+    // One text, so one kept statement, run with each value in turn.
+    for (const limit of [3, 0, 1, 2, 5]) {
+      assert.deepEqual(
+        (await names(limit).execute()).map((row) => row.name),
+        ['limits-a', 'limits-b', 'limits-c'].slice(0, limit),
+        `limit ${limit}`,
+      );
+    }
+    // A limit written into the text stays a literal, which the planner may read.
+    assert.match(store.db.selectFrom('minds').select('name').limit(sql.lit(2)).compile().sql, /limit 2$/);
   });
 });
