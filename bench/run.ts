@@ -15,7 +15,11 @@
 //   after 11 s of quiet, past the pool's idle timeout, as approvals usually come.
 // - tick_cost_ratio_100k {sqlite, postgres}: the median cost of a pass with nothing due, with
 //   BENCH_HISTORY closed plans (default 100,000) in the store, over the same with none: two
-//   stores, their passes taken in turn, so that the machine's drift falls on both alike.
+//   stores, their passes taken in turn, so that the machine's drift falls on both alike. The
+//   executors have a host, as every daemon has (its name by default), so each read of steps
+//   walks two parts of the due index (its host's and the unbound).
+// - idle_tick_ms {sqlite, postgres}: the median of those passes on the empty store: what a
+//   daemon with nothing to do spends on a pass, its housekeeping included.
 // - due_read_ratio_backlog {sqlite, postgres}: the median time of the executor's read of due
 //   steps (a batch of 100) with BENCH_BACKLOG ready steps waiting (default 20,000), over the same
 //   with a batch and a half waiting, taken in turn likewise: the read walks the due index and
@@ -87,7 +91,7 @@ async function tickCostRatio(kind: StoreKind) {
   const emptyBench = await benchStore(kind);
   const fullBench = await benchStore(kind);
   try {
-    const executorOn = (store: Store) => new Executor({ store, capabilities: new CapabilityService(store, benchRegistry, benchImplementations), concurrency: 4, batch: 100 });
+    const executorOn = (store: Store) => new Executor({ store, capabilities: new CapabilityService(store, benchRegistry, benchImplementations), concurrency: 4, batch: 100, host: BACKLOG_HOST });
     await emptyBench.store.minds.create({ name: `bench-${newId()}` });
     const mind = await fullBench.store.minds.create({ name: `bench-${newId()}` });
     await fillHistory(fullBench.store, mind, HISTORY);
@@ -163,6 +167,7 @@ const results = {
   takeover_after_kill_ms_p50: 0,
   cross_host_takeover_after_kill_ms_p50: 0,
   tick_cost_ratio_100k: {} as Record<StoreKind, number>,
+  idle_tick_ms: {} as Record<StoreKind, number>,
   due_read_ratio_backlog: {} as Record<StoreKind, number>,
   due_read_ratio_other_host: {} as Record<StoreKind, number>,
   settle_sweep_ms_backlog: {} as Record<StoreKind, number>,
@@ -203,6 +208,7 @@ for (const kind of kinds) {
   process.stdout.write(`${kind}: tick cost with ${HISTORY} closed plans... `);
   const ratio = await tickCostRatio(kind);
   results.tick_cost_ratio_100k[kind] = ratio.value;
+  results.idle_tick_ms[kind] = ratio.emptyMs;
   process.stdout.write(`ratio ${ratio.value} (median tick ${ratio.emptyMs} ms empty, ${ratio.fullMs} ms with history)\n`);
 
   process.stdout.write(`${kind}: reads with ${BACKLOG} ready steps waiting... `);
@@ -261,6 +267,7 @@ console.table(
     'statements/step (read, write)': `${results.statements_per_step[kind].read_only}, ${results.statements_per_step[kind].non_idempotent}`,
     'commits/step (read, write)': `${results.commits_per_step[kind].read_only}, ${results.commits_per_step[kind].non_idempotent}`,
     tick_cost_ratio_100k: results.tick_cost_ratio_100k[kind],
+    idle_tick_ms: results.idle_tick_ms[kind],
     due_read_ratio_backlog: results.due_read_ratio_backlog[kind],
     due_read_ratio_other_host: results.due_read_ratio_other_host[kind],
     settle_sweep_ms_backlog: results.settle_sweep_ms_backlog[kind],

@@ -14,8 +14,14 @@ const PLACEHOLDER = '\u0000praxis-template-value:';
 /** Where each parameter of the compiled text comes from: a value given to the call, or a constant of the query. */
 type Slot = { arg: number } | { constant: unknown };
 
-export class QueryTemplate<Args extends readonly string[], Row> {
-  readonly #build: (db: Kysely<Database>, args: Args) => Compilable<Row>;
+/**
+ * Builds a template's query. `args` are stand-ins for the values a call gives (strings, whatever
+ * their declared types), to be passed into the query unchanged; `kind` is the store's.
+ */
+type Build<Args extends readonly unknown[], Row> = (db: Kysely<Database>, args: Args, kind: StoreKind) => Compilable<Row>;
+
+export class QueryTemplate<Args extends readonly unknown[], Row> {
+  readonly #build: Build<Args, Row>;
   readonly #compiled = new Map<StoreKind, { sql: string; slots: Slot[] }>();
 
   /**
@@ -25,7 +31,7 @@ export class QueryTemplate<Args extends readonly string[], Row> {
    * `build` must not choose the query's shape from its arguments (a branch on a null host, say)
    * nor compute other values from them or from the clock; such a query is not a template.
    */
-  constructor(build: (db: Kysely<Database>, args: Args) => Compilable<Row>) {
+  constructor(build: Build<Args, Row>) {
     this.#build = build;
   }
 
@@ -38,7 +44,7 @@ export class QueryTemplate<Args extends readonly string[], Row> {
 
   #compileOnce(db: Kysely<Database>, kind: StoreKind, arity: number): { sql: string; slots: Slot[] } {
     const placeholders = Array.from({ length: arity }, (_, i) => `${PLACEHOLDER}${i}`) as unknown as Args;
-    const { sql, parameters } = this.#build(db, placeholders).compile();
+    const { sql, parameters } = this.#build(db, placeholders, kind).compile();
     if (sql.includes(PLACEHOLDER)) throw new Error('a query template spliced a value into its SQL text');
     const slots = parameters.map((value): Slot => {
       if (typeof value === 'string' && value.startsWith(PLACEHOLDER)) {

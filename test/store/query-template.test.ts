@@ -12,13 +12,16 @@ const db = compileOnlyPostgres();
 describe('query templates', () => {
   it('puts each call’s values where the query used them, a value used twice in both places, constants kept', () => {
     let built = 0;
-    const template = new QueryTemplate<readonly [string, string], unknown>((on, [mindId, name]) => {
+    const kinds: string[] = [];
+    const template = new QueryTemplate<readonly [string, string], unknown>((on, [mindId, name], kind) => {
       built += 1;
+      kinds.push(kind);
       return on.selectFrom('minds').selectAll().where('id', '=', mindId).where('name', '=', name).where('status', '=', 'active').where('host', '=', mindId);
     });
     const first = template.compile(db, 'postgres', ['m-1', 'alpha']);
     const second = template.compile(db, 'postgres', ['m-2', 'beta']);
     assert.equal(built, 1, 'built once');
+    assert.deepEqual(kinds, ['postgres'], 'told the store kind it builds for');
     assert.equal(second.sql, first.sql);
     assert.equal(first.sql, 'select * from "minds" where "id" = $1 and "name" = $2 and "status" = $3 and "host" = $4');
     assert.deepEqual(first.parameters, ['m-1', 'alpha', 'active', 'm-1']);

@@ -143,15 +143,37 @@ const STEPS_FROM = /from "plan_steps" (?=cross join|inner join|where)/g;
  * (0.5 ms). Should the index ever be unable to serve the read, SQLite refuses it rather than
  * scanning. PostgreSQL walks the index of itself (as it did before the host led it).
  */
-function dueWalk<Row>(db: Kysely<Database>, kind: StoreKind, query: Compilable<Row>): DueWalk<Row> {
-  const compile = (): CompiledQuery<Row> => {
-    const compiled = query.compile();
-    if (kind !== 'sqlite') return compiled;
-    const text = compiled.sql.replace(STEPS_FROM, 'from "plan_steps" indexed by "plan_steps_due_idx" ');
-    if (text === compiled.sql) throw new Error(`a read of the due index does not name plan_steps where expected: ${compiled.sql}`);
-    return CompiledQuery.raw(text, [...compiled.parameters]) as CompiledQuery<Row>;
+function throughDueIndex<Row>(kind: StoreKind, query: Compilable<Row>): Compilable<Row> {
+  if (kind !== 'sqlite') return query;
+  return {
+    compile: () => {
+      const compiled = query.compile();
+      const text = compiled.sql.replace(STEPS_FROM, 'from "plan_steps" indexed by "plan_steps_due_idx" ');
+      if (text === compiled.sql) throw new Error(`a read of the due index does not name plan_steps where expected: ${compiled.sql}`);
+      return CompiledQuery.raw(text, [...compiled.parameters]) as CompiledQuery<Row>;
+    },
   };
-  return { compile, execute: async () => (await db.executeQuery(compile())).rows };
+}
+
+/**
+ * A read of the due index, compiled once per store kind and per shape of affinity: a daemon of
+ * no host walks one part of the index, a daemon of a host two (hostParts), so each is a template
+ * of its own (`unbound`, given no host; `hosted`, given the host last). A pass runs three or four
+ * of these; built and compiled by Kysely on every pass they cost 0.2-0.6 ms of it, more than
+ * reading an empty index.
+ */
+class DueRead<Args extends readonly unknown[], Row> {
+  readonly #unbound: QueryTemplate<Args, Row>;
+  readonly #hosted: QueryTemplate<readonly [...Args, string], Row>;
+  constructor(build: (db: Kysely<Database>, kind: StoreKind, args: Args, host: string | null) => Compilable<Row>) {
+    this.#unbound = new QueryTemplate<Args, Row>((db, args, kind) => throughDueIndex(kind, build(db, kind, args, null)));
+    this.#hosted = new QueryTemplate<readonly [...Args, string], Row>((db, args, kind) => throughDueIndex(kind, build(db, kind, args.slice(0, -1) as unknown as Args, args.at(-1) as string)));
+  }
+
+  walk(db: Kysely<Database>, kind: StoreKind, args: Args, host: string | null): DueWalk<Row> {
+    const compile = (): CompiledQuery<Row> => (host === null ? this.#unbound.compile(db, kind, args) : this.#hosted.compile(db, kind, [...args, host]));
+    return { compile, execute: async () => (await db.executeQuery(compile())).rows };
+  }
 }
 
 /** The plan (aliased `p`) is in a status the executor revisits: the index predicate, qualified. */
@@ -249,36 +271,70 @@ const POLLED_STATUSES = DUE_STEP_STATUSES.filter((s) => s !== 'ready');
  *   still pending, or whose capability request is still open, is left out (answered()).
  */
 export function dueStepQueries(db: Kysely<Database>, kind: StoreKind, at: string, query: Affinity & { limit: number }) {
-  const steps = (part: string | null) => actionableSteps(db, kind, query.host, part).selectAll('plan_steps');
-  const across = (limit: number, order: readonly ('next_run_at' | 'id')[], read: (part: string | null) => SelectQueryBuilder<Database, 'plan_steps', StepRow>): DueWalk<StepRow> =>
-    dueWalk(db, kind, acrossParts(db, query.host, limit, order, read));
   return {
-    timed: (limit = query.limit) => across(limit, ['next_run_at', 'id'], (part) => steps(part).where('plan_steps.next_run_at', '>=', EPOCH).where('plan_steps.next_run_at', '<=', at)),
-    ready: (limit = query.limit) => across(limit, ['next_run_at', 'id'], (part) => steps(part).where('plan_steps.status', '=', 'ready').where('plan_steps.next_run_at', 'is', null)),
-    polled: (limit = query.limit) =>
-      across(limit, ['id'], (part) =>
-        steps(part)
-          .leftJoin('approval_requests as a', 'a.id', 'plan_steps.approval_id')
-          .leftJoin('capability_requests as r', 'r.id', 'plan_steps.request_id')
-          .where(oneOf('plan_steps.status', POLLED_STATUSES))
-          .where('plan_steps.next_run_at', 'is', null)
-          .where(answered()),
-      ),
+    timed: (limit = query.limit) => DUE_READS.timed.walk(db, kind, [limit, at], query.host),
+    ready: (limit = query.limit) => DUE_READS.ready.walk(db, kind, [limit], query.host),
+    polled: (limit = query.limit) => DUE_READS.polled.walk(db, kind, [limit], query.host),
   };
 }
+
+/** A part's steps as the reads of due steps select them, for a daemon of `host`. */
+function dueStepsOf(db: Kysely<Database>, kind: StoreKind, host: string | null, part: string | null) {
+  return actionableSteps(db, kind, host, part).selectAll('plan_steps');
+}
+
+/** The three reads of due steps (dueStepQueries), given at most how many steps to return, and the timed one the time. */
+const DUE_READS = {
+  timed: new DueRead((db, kind, [limit, at]: readonly [number, string], host) =>
+    acrossParts(db, host, limit, ['next_run_at', 'id'], (part) => dueStepsOf(db, kind, host, part).where('plan_steps.next_run_at', '>=', EPOCH).where('plan_steps.next_run_at', '<=', at)),
+  ),
+  ready: new DueRead((db, kind, [limit]: readonly [number], host) =>
+    acrossParts(db, host, limit, ['next_run_at', 'id'], (part) => dueStepsOf(db, kind, host, part).where('plan_steps.status', '=', 'ready').where('plan_steps.next_run_at', 'is', null)),
+  ),
+  polled: new DueRead((db, kind, [limit]: readonly [number], host) =>
+    acrossParts(db, host, limit, ['id'], (part) =>
+      dueStepsOf(db, kind, host, part)
+        .leftJoin('approval_requests as a', 'a.id', 'plan_steps.approval_id')
+        .leftJoin('capability_requests as r', 'r.id', 'plan_steps.request_id')
+        .where(oneOf('plan_steps.status', POLLED_STATUSES))
+        .where('plan_steps.next_run_at', 'is', null)
+        .where(answered()),
+    ),
+  ),
+};
+
+/** The soonest due time after `at` in each part of the due index a daemon walks: a row per part. */
+const NEXT_DUE = new DueRead((db, kind, [at]: readonly [string], host) =>
+  partsTogether(host, (part) =>
+    actionableSteps(db, kind, host, part)
+      .select((eb) => eb.fn.min('plan_steps.next_run_at').as('due'))
+      .where('plan_steps.next_run_at', '>', at),
+  ),
+);
 
 /**
  * See ExecutorQueryRepository.nextDueAt; exported so tests can ask the planner about indexes. The
  * soonest due time in each part of the due index the daemon walks: a row per part.
  */
 export function nextDueQuery(db: Kysely<Database>, kind: StoreKind, at: string, host: string | null) {
-  const soonest = partsTogether(host, (part) =>
-    actionableSteps(db, kind, host, part)
-      .select((eb) => eb.fn.min('plan_steps.next_run_at').as('due'))
-      .where('plan_steps.next_run_at', '>', at),
-  );
-  return dueWalk(db, kind, soonest);
+  return NEXT_DUE.walk(db, kind, [at], host);
 }
+
+/** Steps claimed under a lease that runs out after the time given (ExecutorQueryRepository.heldClaims), latest lease last. */
+const HELD_CLAIMS = new DueRead((db, kind, [limit, now]: readonly [number, string], host) =>
+  acrossParts(db, host, limit, ['next_run_at'], (part) =>
+    db
+      .selectFrom('plan_steps')
+      .innerJoin('minds as m', 'm.id', 'plan_steps.mind_id')
+      .selectAll('plan_steps')
+      .where(inPart(part))
+      .where(stepIsDue(kind, 'plan_steps.status'))
+      .where('plan_steps.status', '=', 'executing')
+      .where('plan_steps.next_run_at', '>', now)
+      .where('plan_steps.claimed_by', '<>', '')
+      .where(mayAdvance(host)),
+  ),
+);
 
 /** See ExecutorQueryRepository.startablePlanIds; exported so tests can ask the planner about indexes. */
 export function startablePlansQuery(db: Kysely<Database>, kind: StoreKind, query: PlanQuery) {
@@ -611,19 +667,7 @@ export class ExecutorQueryRepository {
    */
   async heldClaims(query: DueStepQuery): Promise<StepRecord[]> {
     const { db, codec } = this.#ctx;
-    const held = acrossParts(db, query.host, query.limit, ['next_run_at'], (part) =>
-      db
-        .selectFrom('plan_steps')
-        .innerJoin('minds as m', 'm.id', 'plan_steps.mind_id')
-        .selectAll('plan_steps')
-        .where(inPart(part))
-        .where(stepIsDue(codec.kind, 'plan_steps.status'))
-        .where('plan_steps.status', '=', 'executing')
-        .where('plan_steps.next_run_at', '>', codec.time(query.now))
-        .where('plan_steps.claimed_by', '<>', '')
-        .where(mayAdvance(query.host)),
-    );
-    const rows = await dueWalk(db, codec.kind, held).execute();
+    const rows = await HELD_CLAIMS.walk(db, codec.kind, [query.limit, codec.time(query.now)], query.host).execute();
     return rows.map((row) => decodeStep(row, codec));
   }
 
