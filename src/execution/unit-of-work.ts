@@ -23,6 +23,9 @@ export function joinedStore(outer: Store, tx: Repositories): Store {
     get approvalDb(): never {
       throw new Error('the approval connection is not available inside a unit of work; use its repositories');
     },
+    get dueReadDb(): never {
+      throw new Error('the due-read connection is not available inside a unit of work; use its repositories');
+    },
     migrate: () => Promise.reject(new Error('cannot migrate inside a unit of work')),
     transaction: (work) => work(tx),
     close: () => Promise.reject(new Error('cannot close the store inside a unit of work')),

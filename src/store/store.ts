@@ -76,6 +76,8 @@ export interface Store extends Repositories {
   readonly db: Kysely<Database>;
   /** Where an approval's wake-up reads and claims (APPROVAL_CONNECTION); `db` on SQLite. */
   readonly approvalDb: Kysely<Database>;
+  /** Where the executor reads the due index (DUE_READS_CONNECTION); `db` on SQLite. */
+  readonly dueReadDb: Kysely<Database>;
   readonly codec: Codec;
   readonly clock: Clock;
   /** Signals, in this process, each committed event that can unblock work (see WAKE_EVENT_TYPES). */
@@ -142,6 +144,19 @@ export const WARM_CONNECTIONS = 2;
  */
 export const APPROVAL_CONNECTION = 'praxis approvals';
 
+/**
+ * The application name of the PostgreSQL connections the executor reads the due index on
+ * (RepositoryContext.dueReadDb): its three reads of due steps each pass, the next due time and
+ * held claims. Each is a union of walks over four tables, and PostgreSQL made a custom plan for
+ * it on every run: 0.8-1.8 ms of planning against 0.05-0.4 ms of reading, three times a pass on
+ * each daemon (6 ms a pass with 20,000 steps waiting, 1.6 ms so). PostgreSQL would not choose a
+ * generic plan of itself (it cannot cost a bound LIMIT in one), so these connections force it
+ * (plan_cache_mode): the statements they run write every vocabulary as a literal, which a generic
+ * plan needs to use a partial index, and walk the same indexes generically as custom
+ * (test/execution/selection.test.ts). Two, because a pass reads side by side.
+ */
+export const DUE_READS_CONNECTION = 'praxis due reads';
+
 export function repositoriesFor(ctx: RepositoryContext): Repositories {
   return {
     minds: new MindRepository(ctx),
@@ -173,20 +188,22 @@ export async function openStore(config: StoreConfig, options: StoreOptions = {})
   const clock = options.clock ?? systemClock;
   const codec = codecFor(config.kind);
   const log = options.observeQuery ? queryLog(options.observeQuery) : undefined;
-  const { db, approvalDb, checkpoints, presence } =
+  const { db, approvalDb, dueReadDb, checkpoints, presence } =
     config.kind === 'sqlite'
-      ? { ...openSqlite(config, log, options.backgroundCheckpoints ?? false), approvalDb: undefined, presence: noPresence }
+      ? { ...openSqlite(config, log, options.backgroundCheckpoints ?? false), approvalDb: undefined, dueReadDb: undefined, presence: noPresence }
       : { ...(await openPostgres(config, log, options.idleConnectionMs)), checkpoints: undefined };
   const schema = config.kind === 'postgres' ? config.schema : undefined;
   const wakeups = new WakeSignals();
   const wakeChannelName = config.kind === 'postgres' ? wakeChannel(config.schema) : null;
-  // SQLite has one connection: approvals read and claim on it too.
+  // SQLite has one connection: approvals read and claim on it too, and the due index is read on it.
   const approvals = approvalDb ?? db;
-  const repositories = repositoriesFor({ db, approvalDb: approvals, codec, clock, wake: (type) => wakeups.emit(type), wakeChannel: wakeChannelName });
+  const dueReads = dueReadDb ?? db;
+  const repositories = repositoriesFor({ db, approvalDb: approvals, dueReadDb: dueReads, codec, clock, wake: (type) => wakeups.emit(type), wakeChannel: wakeChannelName });
   return {
     kind: config.kind,
     db,
     approvalDb: approvals,
+    dueReadDb: dueReads,
     codec,
     clock,
     ...repositories,
@@ -200,7 +217,7 @@ export async function openStore(config: StoreConfig, options: StoreOptions = {})
     async transaction(work) {
       const committed: string[] = [];
       const result = await db.transaction().execute(async (tx) => {
-        const scoped = repositoriesFor({ db: tx, approvalDb: tx, codec, clock, wake: (type) => committed.push(type), wakeChannel: wakeChannelName });
+        const scoped = repositoriesFor({ db: tx, approvalDb: tx, dueReadDb: tx, codec, clock, wake: (type) => committed.push(type), wakeChannel: wakeChannelName });
         const done = await work(scoped);
         // The events the work appended, queued until now (EventRepository), go in before the commit.
         await scoped.events.flush();
@@ -214,7 +231,7 @@ export async function openStore(config: StoreConfig, options: StoreOptions = {})
       // the whole WAL and removes it.
       await checkpoints?.stop();
       await presence.close();
-      await Promise.all([db.destroy(), approvalDb?.destroy()]);
+      await Promise.all([db.destroy(), approvalDb?.destroy(), dueReadDb?.destroy()]);
     },
   };
 }
@@ -265,7 +282,7 @@ async function openPostgres(
   config: PostgresStoreConfig,
   log: QueryLog | undefined,
   idleConnectionMs = IDLE_CONNECTION_MS,
-): Promise<{ db: Kysely<Database>; approvalDb: Kysely<Database>; presence: Presence }> {
+): Promise<{ db: Kysely<Database>; approvalDb: Kysely<Database>; dueReadDb: Kysely<Database>; presence: Presence }> {
   if (config.schema !== undefined) assertSchemaName(config.schema);
   // Loaded here, not at start: a process on SQLite never needs the PostgreSQL client.
   const { default: pg } = await import('pg');
@@ -291,10 +308,17 @@ async function openPostgres(
     max: 1,
     idleTimeoutMillis: 0,
   });
+  const dueReadPool: pg.Pool = new pg.Pool({
+    ...connection,
+    options: [...options, '-c plan_cache_mode=force_generic_plan'].join(' '),
+    application_name: DUE_READS_CONNECTION,
+    max: WARM_CONNECTIONS,
+    idleTimeoutMillis: idleConnectionMs,
+  });
   // An idle client can lose its server (restart, failover); the pool drops it and the next query
   // reconnects. Without a listener the error would crash the process.
-  for (const each of [pool, approvalPool]) each.on('error', () => {});
+  for (const each of [pool, approvalPool, dueReadPool]) each.on('error', () => {});
   const kysely = (of: pg.Pool) => new Kysely<Database>({ dialect: new PostgresDialect({ pool: config.namedStatements === false ? of : withNamedStatements(of) }), ...(log ? { log } : {}) });
   const db = kysely(pool);
-  return { db, approvalDb: kysely(approvalPool), presence: postgresPresence(db, given) };
+  return { db, approvalDb: kysely(approvalPool), dueReadDb: kysely(dueReadPool), presence: postgresPresence(db, given) };
 }

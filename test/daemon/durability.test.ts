@@ -59,6 +59,12 @@ describe('a PostgreSQL URL with startup options of its own', () => {
         { name: 'statement_timeout', setting: '4321' },
         { name: 'synchronous_commit', setting: 'on' },
       ]);
+      // The executor's reads of the due index run on connections of their own, planned generically.
+      assert.deepEqual((await settings.execute(store.dueReadDb)).rows, [
+        { name: 'plan_cache_mode', setting: 'force_generic_plan' },
+        { name: 'statement_timeout', setting: '4321' },
+        { name: 'synchronous_commit', setting: 'on' },
+      ]);
     } finally {
       await store.close();
       await place.dispose();

@@ -188,6 +188,62 @@ for (const kind of STORE_KINDS) {
       }
     });
 
+    it('on PostgreSQL plans its reads of due steps generically, and the generic plans walk the due index as the custom ones do', { skip: kind !== 'postgres' }, async () => {
+      const { store } = current();
+      const db = store.db;
+      // A backlog of host A's ready steps, and ready unbound steps: with statuses bound as values,
+      // a generic plan could not prove the due index's predicate, and read every plan instead.
+      const w = await makeWorld(current(), { mindHost: 'host-a' });
+      const draft = draftOf([readStep('A')]);
+      for (let i = 0; i < 200; i += 1) await w.plan(draft);
+      const unbound = await store.minds.create({ name: `free-${newId()}` });
+      const unboundSteps: string[] = [];
+      for (let i = 0; i < 3; i += 1) unboundSteps.push((await w.plan(draft, { mind: unbound })).plan.steps[0]!.id);
+      await sql`update plans set status = 'executing' where status in ('validated', 'executing')`.execute(db);
+      await sql`update plan_steps set status = 'ready' where status in ('pending', 'ready')`.execute(db);
+      await sql`analyze`.execute(db);
+      const literal = (value: unknown) => (typeof value === 'number' ? String(value) : `'${String(value).replaceAll("'", "''")}'`);
+      for (const host of ['host-a', 'host-b', null]) {
+        const due = dueStepQueries(db, kind, new Date().toISOString(), { host, limit: 10 });
+        for (const [tier, read] of Object.entries(due)) {
+          const compiled = read().compile();
+          const rows = await db.connection().execute(async (connection) => {
+            await sql`set plan_cache_mode = force_generic_plan`.execute(connection);
+            try {
+              await sql.raw(`prepare due_read as ${compiled.sql}`).execute(connection);
+              const explained = await sql
+                .raw<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`explain (analyze, format json) execute due_read(${compiled.parameters.map(literal).join(', ')})`)
+                .execute(connection);
+              return explained.rows;
+            } finally {
+              await sql`deallocate due_read`.execute(connection);
+              await sql`reset plan_cache_mode`.execute(connection);
+            }
+          });
+          const nodes = planNodes(rows[0]!['QUERY PLAN'][0].Plan);
+          const what = `${tier} read for ${host}: ${JSON.stringify(nodes.map((node) => [node['Node Type'], node['Relation Name'], node['Index Name']]))}`;
+          assert.ok(
+            nodes.some((node) => node['Index Name'] === 'plan_steps_due_idx'),
+            what,
+          );
+          assert.ok(!nodes.some((node) => node['Node Type'] === 'Seq Scan' && (node['Relation Name'] === 'plan_steps' || node['Relation Name'] === 'plans')), what);
+          // Only the rows the read returns pass through its steps' scans: no walk of a backlog.
+          const read_ = nodes.filter((node) => node['Relation Name'] === 'plan_steps').reduce((sum, node) => sum + node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0), 0);
+          assert.ok(read_ <= 20, `${what}: read ${read_} steps`);
+        }
+      }
+      // The store runs them so: host A finds a batch, host B none of host A's (these unbound ones among them).
+      assert.equal((await store.executorQueries.dueSteps({ now: new Date(), host: 'host-a', limit: 10 })).length, 10);
+      const ofB = await store.executorQueries.dueSteps({ now: new Date(), host: 'host-b', limit: 100 });
+      for (const id of unboundSteps)
+        assert.ok(
+          ofB.some((step) => step.id === id),
+          'an unbound step is due for host B',
+        );
+      const hosts = await sql<{ host: string | null }>`select distinct host from plan_steps where id in (${sql.join(ofB.map((step) => step.id))})`.execute(db);
+      assert.ok(!hosts.rows.some((row) => row.host === 'host-a'), JSON.stringify(hosts.rows));
+    });
+
     it('wakes for the soonest due step of its own host or of none, never for another host', async () => {
       const w = await makeWorld(current(), { mindHost: 'host-a' });
       const { store } = w;
@@ -220,6 +276,7 @@ for (const kind of STORE_KINDS) {
 }
 
 interface PlanNode {
+  'Node Type': string;
   'Relation Name'?: string;
   'Index Name'?: string;
   'Actual Rows': number;

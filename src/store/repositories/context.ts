@@ -12,6 +12,13 @@ export interface RepositoryContext {
    * for statements that look rows up by key and commit on their own.
    */
   readonly approvalDb: Kysely<Database>;
+  /**
+   * Where the executor reads the due index (its due steps, next due time and held claims): on
+   * PostgreSQL connections of their own that plan each statement once, generically (store.ts
+   * DUE_READS_CONNECTION); `db` itself on SQLite and inside a transaction. Only for statements
+   * whose every vocabulary is a literal, so that a generic plan can still use partial indexes.
+   */
+  readonly dueReadDb: Kysely<Database>;
   readonly codec: Codec;
   readonly clock: Clock;
   /**

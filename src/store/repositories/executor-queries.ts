@@ -222,8 +222,13 @@ function actionableSteps(db: Kysely<Database>, kind: StoreKind, host: string | n
     .where(inPart(part))
     .where(stepIsDue(kind, 'plan_steps.status'))
     .where(mayAdvance(host))
-    .where('p.origin', '<>', 'dream')
-    .where((eb) => eb.or([eb('plan_steps.status', '=', 'executing'), eb.and([notPaused(), eb.or([runningPlan(), eb.and([eb('p.status', '=', 'blocked'), eb('plan_steps.status', '<>', 'ready')])])])]));
+    .where('p.origin', '<>', sql.lit('dream'))
+    .where((eb) =>
+      eb.or([
+        eb('plan_steps.status', '=', sql.lit('executing')),
+        eb.and([notPaused(), eb.or([runningPlan(), eb.and([eb('p.status', '=', sql.lit('blocked')), eb('plan_steps.status', '<>', sql.lit('ready'))])])]),
+      ]),
+    );
 }
 
 /**
@@ -289,7 +294,7 @@ const DUE_READS = {
     acrossParts(db, host, limit, ['next_run_at', 'id'], (part) => dueStepsOf(db, kind, host, part).where('plan_steps.next_run_at', '>=', EPOCH).where('plan_steps.next_run_at', '<=', at)),
   ),
   ready: new DueRead((db, kind, [limit]: readonly [number], host) =>
-    acrossParts(db, host, limit, ['next_run_at', 'id'], (part) => dueStepsOf(db, kind, host, part).where('plan_steps.status', '=', 'ready').where('plan_steps.next_run_at', 'is', null)),
+    acrossParts(db, host, limit, ['next_run_at', 'id'], (part) => dueStepsOf(db, kind, host, part).where('plan_steps.status', '=', sql.lit('ready')).where('plan_steps.next_run_at', 'is', null)),
   ),
   polled: new DueRead((db, kind, [limit]: readonly [number], host) =>
     acrossParts(db, host, limit, ['id'], (part) =>
@@ -329,9 +334,9 @@ const HELD_CLAIMS = new DueRead((db, kind, [limit, now]: readonly [number, strin
       .selectAll('plan_steps')
       .where(inPart(part))
       .where(stepIsDue(kind, 'plan_steps.status'))
-      .where('plan_steps.status', '=', 'executing')
+      .where('plan_steps.status', '=', sql.lit('executing'))
       .where('plan_steps.next_run_at', '>', now)
-      .where('plan_steps.claimed_by', '<>', '')
+      .where('plan_steps.claimed_by', '<>', sql.lit(''))
       .where(mayAdvance(host)),
   ),
 );
@@ -538,8 +543,8 @@ export class ExecutorQueryRepository {
    * only when the earlier leave room.
    */
   async dueSteps(query: DueStepQuery): Promise<StepRecord[]> {
-    const { db, codec } = this.#ctx;
-    const tiers = dueStepQueries(db, codec.kind, codec.time(query.now), query);
+    const { dueReadDb, codec } = this.#ctx;
+    const tiers = dueStepQueries(dueReadDb, codec.kind, codec.time(query.now), query);
     const rows = await tiers.timed().execute();
     if (rows.length < query.limit) rows.push(...(await tiers.ready(query.limit - rows.length).execute()));
     if (rows.length < query.limit) rows.push(...(await tiers.polled(query.limit - rows.length).execute()));
@@ -553,9 +558,9 @@ export class ExecutorQueryRepository {
    * its time is not late by up to a whole tick interval.
    */
   async nextDueAt(query: Affinity & { now: Date }): Promise<Date | null> {
-    const { db, codec } = this.#ctx;
+    const { db, dueReadDb, codec } = this.#ctx;
     const at = codec.time(query.now);
-    const steps = await nextDueQuery(db, codec.kind, at, query.host).execute();
+    const steps = await nextDueQuery(dueReadDb, codec.kind, at, query.host).execute();
     // A pending approval's expiry closes it, which fails the step waiting for it: due work too.
     const approval = await db
       .selectFrom('approval_requests as a')
@@ -666,8 +671,8 @@ export class ExecutorQueryRepository {
    * any time (only steps in the middle of an act), and served by the due index.
    */
   async heldClaims(query: DueStepQuery): Promise<StepRecord[]> {
-    const { db, codec } = this.#ctx;
-    const rows = await HELD_CLAIMS.walk(db, codec.kind, [query.limit, codec.time(query.now)], query.host).execute();
+    const { dueReadDb, codec } = this.#ctx;
+    const rows = await HELD_CLAIMS.walk(dueReadDb, codec.kind, [query.limit, codec.time(query.now)], query.host).execute();
     return rows.map((row) => decodeStep(row, codec));
   }
 
