@@ -153,7 +153,7 @@ export const APPROVAL_CONNECTION = 'praxis approvals';
  * generic plan of itself (it cannot cost a bound LIMIT in one), so these connections force it
  * (plan_cache_mode): the statements they run write every vocabulary as a literal, which a generic
  * plan needs to use a partial index, and walk the same indexes generically as custom
- * (test/execution/selection.test.ts). Two, because a pass reads side by side.
+ * (test/execution/selection.test.ts). Two, kept open however long they idle (WARM_CONNECTIONS).
  */
 export const DUE_READS_CONNECTION = 'praxis due reads';
 
@@ -312,6 +312,9 @@ async function openPostgres(
     ...connection,
     options: [...options, '-c plan_cache_mode=force_generic_plan'].join(' '),
     application_name: DUE_READS_CONNECTION,
+    // Kept open like the store's warm ones: the first pass after a quiet spell reads its due
+    // work here before anything else, and would otherwise open a connection for it.
+    min: WARM_CONNECTIONS,
     max: WARM_CONNECTIONS,
     idleTimeoutMillis: idleConnectionMs,
   });

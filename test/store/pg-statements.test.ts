@@ -153,4 +153,22 @@ describe('connections a PostgreSQL store keeps', () => {
       await quick.close();
     }
   });
+  it('keeps the due-read connections open through a quiet spell too, at most WARM_CONNECTIONS of them', async () => {
+    const { store, config } = current();
+    const quick = await openStore(config, { idleConnectionMs: 50 });
+    try {
+      const pidOf = async () => (await sql<{ pid: number }>`select pg_backend_pid() as pid from pg_sleep(0.05)`.execute(quick.dueReadDb)).rows[0]!.pid;
+      const opened = new Set(await Promise.all([pidOf(), pidOf(), pidOf()]));
+      assert.equal(opened.size, WARM_CONNECTIONS, 'three reads at once share the pool of two');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const names = await sql<{ pid: number; application_name: string }>`select pid, application_name from pg_stat_activity where pid = any(${[...opened]})`.execute(store.db);
+      assert.deepEqual(
+        names.rows.map((row) => row.application_name),
+        Array.from({ length: WARM_CONNECTIONS }, () => 'praxis due reads'),
+        'still open past the idle timeout',
+      );
+    } finally {
+      await quick.close();
+    }
+  });
 });
