@@ -14,6 +14,13 @@ const PLACEHOLDER = '\u0000praxis-template-value:';
 /** Where each parameter of the compiled text comes from: a value given to the call, or a constant of the query. */
 type Slot = { arg: number } | { constant: unknown };
 
+/** A template's text in one dialect, where its parameters come from, and how many values a call gives. */
+interface Compiled {
+  sql: string;
+  slots: Slot[];
+  arity: number;
+}
+
 /**
  * Builds a template's query. `args` are stand-ins for the values a call gives (strings, whatever
  * their declared types), to be passed into the query unchanged; `kind` is the store's.
@@ -22,7 +29,7 @@ type Build<Args extends readonly unknown[], Row> = (db: Kysely<Database>, args: 
 
 export class QueryTemplate<Args extends readonly unknown[], Row> {
   readonly #build: Build<Args, Row>;
-  readonly #compiled = new Map<StoreKind, { sql: string; slots: Slot[] }>();
+  readonly #compiled = new Map<StoreKind, Compiled>();
 
   /**
    * `build` must pass each of its arguments into the query as a value, unchanged (not encoded,
@@ -38,11 +45,12 @@ export class QueryTemplate<Args extends readonly unknown[], Row> {
   /** The query for `args`, in the dialect of `db` (a store of `kind`). */
   compile(db: Kysely<Database>, kind: StoreKind, args: Args): CompiledQuery<Row> {
     const compiled = this.#compiled.get(kind) ?? this.#compileOnce(db, kind, args.length);
+    if (args.length !== compiled.arity) throw new Error(`a query template compiled for ${compiled.arity} values was given ${args.length}`);
     const parameters = compiled.slots.map((slot) => ('arg' in slot ? args[slot.arg] : slot.constant));
     return CompiledQuery.raw(compiled.sql, parameters) as CompiledQuery<Row>;
   }
 
-  #compileOnce(db: Kysely<Database>, kind: StoreKind, arity: number): { sql: string; slots: Slot[] } {
+  #compileOnce(db: Kysely<Database>, kind: StoreKind, arity: number): Compiled {
     const placeholders = Array.from({ length: arity }, (_, i) => `${PLACEHOLDER}${i}`) as unknown as Args;
     const { sql, parameters } = this.#build(db, placeholders, kind).compile();
     if (sql.includes(PLACEHOLDER)) throw new Error('a query template spliced a value into its SQL text');
@@ -58,7 +66,7 @@ export class QueryTemplate<Args extends readonly unknown[], Row> {
     for (let arg = 0; arg < arity; arg += 1) {
       if (!slots.some((slot) => 'arg' in slot && slot.arg === arg)) throw new Error(`a query template left out value ${arg}`);
     }
-    const compiled = { sql, slots };
+    const compiled = { sql, slots, arity };
     this.#compiled.set(kind, compiled);
     return compiled;
   }

@@ -17,16 +17,19 @@
 // failed on the drop ("no such index"). SQLite's DDL is transactional; migrations/index.ts runs
 // one migration and its record per transaction.
 //
-// A LIMIT's value is written `limit cast(? as integer)`, never a bare `limit ?`. Since SQLite
-// 3.47 the planner reads a bound LIMIT's value as a constant (it sizes the result by it), and so
-// marks the statement to be prepared again whenever that parameter is bound: better-sqlite3 binds
-// every parameter on every run, so each run of a statement with `limit ?` parsed and planned it
-// anew. With the store's cache of prepared statements that was the whole cost of most of a
-// pass's reads: an idle pass's three due reads took 60-190 µs each on an empty store, 5-9 µs
-// each once SQLite could keep them (every `limit ?` statement of a pass, measured in
-// bench:anatomy's way, lost 17-270 µs a run). The planner then sizes the result as it did before
-// 3.47, without the limit; the due reads name their index (executor-queries.ts) and the others'
-// plans are asserted by the tests that ask the planner.
+// A LIMIT's value is written `limit +?`, never a bare `limit ?`. Since SQLite 3.47 the planner
+// reads a bound LIMIT's value as a constant (it sizes the result by it; check-in "Better optimize
+// queries that use parameters in the LIMIT clause"), and so marks the statement to be prepared
+// again whenever that parameter is bound: better-sqlite3 binds every parameter on every run, so
+// each run of a statement with `limit ?` parsed and planned it anew. With the store's cache of
+// prepared statements that was the whole cost of most of a pass's reads: an idle pass's three due
+// reads took 60-190 µs each on an empty store, 5-9 µs each once SQLite could keep them (every
+// `limit ?` statement of a pass lost 17-270 µs a run). SQLite looks through a unary plus only
+// for literals, so the value is read at run time, and checked as before: a limit that is not a
+// whole number is still refused ("datatype mismatch"; `cast(? as integer)` would have cut 2.5 to 2
+// and read 'abc' as 0). The planner then sizes the result as it did before 3.47, without the
+// limit: the 29 limited statements of a workload plan the same either way, plain and after
+// ANALYZE.
 //
 // Rows are read as arrays and made into objects of one shape per statement (shapedRows): the
 // objects better-sqlite3 builds itself cost twice as much. Reading 2,000 steps (34 columns) took
@@ -62,9 +65,8 @@ class StableLimitSqliteQueryCompiler extends SqliteQueryCompiler {
       super.visitLimit(node);
       return;
     }
-    this.append('limit cast(');
+    this.append('limit +');
     this.visitNode(node.limit);
-    this.append(' as integer)');
   }
 }
 

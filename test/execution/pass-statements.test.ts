@@ -57,10 +57,10 @@ describe('the statements of a pass (sqlite)', () => {
       statements.length = 0;
       const executor = w.executor({ host: 'host-a', batch: 2 });
       for (let pass = 0; pass < 10; pass += 1) await executor.tick();
-      for (const plan of plans) assert.equal((await observed.plans.get(plan.id))?.status, 'completed', 'a batch of 2 took every plan, so each limit cut where it should');
+      for (const plan of plans) assert.equal((await observed.plans.get(plan.id))?.status, 'completed');
       const limited = statements.filter((text) => /\blimit\b/.test(text));
       assert.ok(
-        limited.some((text) => text.includes('limit cast(? as integer)')),
+        limited.some((text) => text.includes('limit +?')),
         'the passes read with bound limits',
       );
       assert.deepEqual(

@@ -28,12 +28,15 @@ describe('query templates', () => {
     assert.deepEqual(second.parameters, ['m-2', 'beta', 'active', 'm-2']);
   });
 
-  it('refuses a query that changes, splices or leaves out a value it was given', () => {
+  it('refuses a query that changes, splices or leaves out a value it was given, and a call with another number of values', () => {
     const changed = new QueryTemplate<readonly [string], unknown>((on, [id]) => on.selectFrom('minds').selectAll().where('id', '=', `${id}-suffix`));
     assert.throws(() => changed.compile(db, 'postgres', ['m-1']), /changed a value/);
     const spliced = new QueryTemplate<readonly [string], unknown>((on, [id]) => on.selectFrom('minds').selectAll().where('id', '=', sql.lit(id)));
     assert.throws(() => spliced.compile(db, 'postgres', ['m-1']), /spliced a value/);
     const leftOut = new QueryTemplate<readonly [string, string], unknown>((on, [id]) => on.selectFrom('minds').selectAll().where('id', '=', id));
     assert.throws(() => leftOut.compile(db, 'postgres', ['m-1', 'm-2']), /left out value 1/);
+    const fixed = new QueryTemplate<readonly string[], unknown>((on, [id]) => on.selectFrom('minds').selectAll().where('id', '=', id!));
+    fixed.compile(db, 'postgres', ['m-1']);
+    assert.throws(() => fixed.compile(db, 'postgres', ['m-1', 'm-2']), /compiled for 1 values was given 2/);
   });
 });

@@ -341,6 +341,11 @@ const HELD_CLAIMS = new DueRead((db, kind, [limit, now]: readonly [number, strin
   ),
 );
 
+/** See ExecutorQueryRepository.heldClaims; exported so tests can ask the planner about indexes. */
+export function heldClaimsQuery(db: Kysely<Database>, kind: StoreKind, now: string, query: Affinity & { limit: number }) {
+  return HELD_CLAIMS.walk(db, kind, [query.limit, now], query.host);
+}
+
 /** See ExecutorQueryRepository.startablePlanIds; exported so tests can ask the planner about indexes. */
 export function startablePlansQuery(db: Kysely<Database>, kind: StoreKind, query: PlanQuery) {
   return db
@@ -543,11 +548,20 @@ export class ExecutorQueryRepository {
    * only when the earlier leave room.
    */
   async dueSteps(query: DueStepQuery): Promise<StepRecord[]> {
-    const { dueReadDb, codec } = this.#ctx;
-    const tiers = dueStepQueries(dueReadDb, codec.kind, codec.time(query.now), query);
-    const rows = await tiers.timed().execute();
-    if (rows.length < query.limit) rows.push(...(await tiers.ready(query.limit - rows.length).execute()));
-    if (rows.length < query.limit) rows.push(...(await tiers.polled(query.limit - rows.length).execute()));
+    const { db, dueReadDb, codec } = this.#ctx;
+    const at = codec.time(query.now);
+    // The timed and ready reads are planned once, generically (dueReadDb); the polled read is
+    // planned for each run: its statuses' part of the index is not in the order it asks for, and
+    // not knowing the host, a generic plan walked the whole steps table in id order instead.
+    const generic = dueStepQueries(dueReadDb, codec.kind, at, query);
+    const rows = await generic.timed().execute();
+    if (rows.length < query.limit) rows.push(...(await generic.ready(query.limit - rows.length).execute()));
+    if (rows.length < query.limit)
+      rows.push(
+        ...(await dueStepQueries(db, codec.kind, at, query)
+          .polled(query.limit - rows.length)
+          .execute()),
+      );
     return rows.map((row) => decodeStep(row, codec));
   }
 
@@ -558,9 +572,11 @@ export class ExecutorQueryRepository {
    * its time is not late by up to a whole tick interval.
    */
   async nextDueAt(query: Affinity & { now: Date }): Promise<Date | null> {
-    const { db, dueReadDb, codec } = this.#ctx;
+    const { db, codec } = this.#ctx;
     const at = codec.time(query.now);
-    const steps = await nextDueQuery(dueReadDb, codec.kind, at, query.host).execute();
+    // On the store's own connections, planned for each time: a generic plan cannot tell how few
+    // steps are due after `at`, and read the unbound part of the steps table whole.
+    const steps = await nextDueQuery(db, codec.kind, at, query.host).execute();
     // A pending approval's expiry closes it, which fails the step waiting for it: due work too.
     const approval = await db
       .selectFrom('approval_requests as a')
@@ -672,7 +688,7 @@ export class ExecutorQueryRepository {
    */
   async heldClaims(query: DueStepQuery): Promise<StepRecord[]> {
     const { dueReadDb, codec } = this.#ctx;
-    const rows = await HELD_CLAIMS.walk(dueReadDb, codec.kind, [query.limit, codec.time(query.now)], query.host).execute();
+    const rows = await heldClaimsQuery(dueReadDb, codec.kind, codec.time(query.now), query).execute();
     return rows.map((row) => decodeStep(row, codec));
   }
 
