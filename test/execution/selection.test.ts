@@ -204,15 +204,16 @@ for (const kind of STORE_KINDS) {
       // And 50 of them waiting for a check an hour from now, as monitors wait: the timed read must not walk them.
       const later = store.codec.time(new Date(Date.now() + 3_600_000));
       await sql`update plan_steps set status = 'waiting', next_run_at = ${later} where id in (select id from plan_steps where host = 'host-a' and status = 'ready' order by id limit 50)`.execute(db);
+      // And 20 waiting for an operator with nothing pending (a.status is null): the polled read returns a batch of them.
+      await sql`update plan_steps set status = 'awaiting_approval' where id in (select id from plan_steps where host = 'host-a' and status = 'ready' order by id desc limit 20)`.execute(db);
       await sql`analyze`.execute(db);
       const literal = (value: unknown) => (typeof value === 'number' ? String(value) : `'${String(value).replaceAll("'", "''")}'`);
       const at = new Date().toISOString();
       for (const host of ['host-a', 'host-b', null]) {
         const due = dueStepQueries(db, kind, at, { host, limit: 10 });
-        // Every read the store runs on its generic connections (ExecutorQueryRepository: dueSteps' timed and
-        // ready reads, heldClaims). The polled read and the next due time are planned for each run:
-        // generic, the first walked the steps table in id order, the second read the unbound part whole.
-        const reads = { timed: due.timed, ready: due.ready, held: () => heldClaimsQuery(db, kind, at, { host, limit: 10 }) };
+        // Every read the store runs on its generic connections (ExecutorQueryRepository: dueSteps, heldClaims).
+        // The next due time is planned for each run: generic, it read the unbound part whole.
+        const reads = { ...due, held: () => heldClaimsQuery(db, kind, at, { host, limit: 10 }) };
         for (const [name, read] of Object.entries(reads)) {
           const compiled = read().compile();
           const rows = await db.connection().execute(async (connection) => {
@@ -231,7 +232,8 @@ for (const kind of STORE_KINDS) {
           const nodes = planNodes(rows[0]!['QUERY PLAN'][0].Plan);
           const what = `${name} read for ${host}: ${JSON.stringify(nodes.map((node) => [node['Node Type'], node['Relation Name'], node['Index Name'], node['Actual Loops']]))}`;
           const steps = nodes.filter((node) => node['Relation Name'] === 'plan_steps');
-          assert.equal(steps.length, host === null ? 1 : 2, `a walk per part of the due index: ${what}`);
+          // A walk per part of the due index; the polled read walks each polled status apart.
+          assert.equal(steps.length, (host === null ? 1 : 2) * (name === 'polled' ? 4 : 1), what);
           for (const scan of steps) assert.equal(scan['Index Name'], 'plan_steps_due_idx', what);
           // What passed through each scan, every loop of it: only what the read returns, never a backlog.
           const read_ = (relation: string) =>
@@ -242,6 +244,7 @@ for (const kind of STORE_KINDS) {
       }
       // The store runs them so: host A finds a batch, host B none of host A's (these unbound ones among them).
       assert.equal((await store.executorQueries.dueSteps({ now: new Date(), host: 'host-a', limit: 10 })).length, 10);
+      assert.equal((await dueStepQueries(store.dueReadDb, kind, at, { host: 'host-a', limit: 10 }).polled().execute()).length, 10, 'the polled read finds its batch');
       const ofB = await store.executorQueries.dueSteps({ now: new Date(), host: 'host-b', limit: 100 });
       for (const id of unboundSteps)
         assert.ok(

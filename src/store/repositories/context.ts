@@ -13,7 +13,7 @@ export interface RepositoryContext {
    */
   readonly approvalDb: Kysely<Database>;
   /**
-   * Where the executor reads the due index (its timed and ready due steps, held claims): on
+   * Where the executor reads the due index (its due steps and held claims): on
    * PostgreSQL connections of their own that plan each statement once, generically (store.ts
    * DUE_READS_CONNECTION); `db` itself on SQLite and inside a transaction. Only for statements
    * whose every vocabulary is a literal, so that a generic plan can still use partial indexes.
