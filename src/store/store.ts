@@ -146,13 +146,15 @@ export const APPROVAL_CONNECTION = 'praxis approvals';
 
 /**
  * The application name of the PostgreSQL connections the executor reads the due index on
- * (RepositoryContext.dueReadDb): each pass's three reads of due steps, and held claims. Each is a union of walks over four tables, and PostgreSQL made a custom
- * plan for it on every run: 0.8-1.8 ms of planning against 0.05-0.4 ms of reading, on each pass
- * of each daemon. PostgreSQL would not choose a generic plan of itself (it cannot cost a bound
- * LIMIT in one), so these connections force it (plan_cache_mode): the statements they run write
- * every vocabulary as a literal, which a generic plan needs to use a partial index, and walk the
- * same indexes generically as custom (test/execution/selection.test.ts). The next due time stays
- * on the pool: its generic plan read the unbound part of the steps table whole. Two, kept open however long they idle (WARM_CONNECTIONS).
+ * (RepositoryContext.dueReadDb): each pass's three reads of due steps, and held claims. Each is a
+ * union of walks over four tables, and PostgreSQL made a custom plan for it on every run: 0.8-1.8
+ * ms of planning against 0.05-0.4 ms of reading, on each pass of each daemon. PostgreSQL would not
+ * choose a generic plan of itself (it cannot cost a bound LIMIT in one), so these connections
+ * force it (plan_cache_mode): the statements they run write every vocabulary as a literal, which
+ * a generic plan needs to use a partial index, and walk the same indexes generically as custom
+ * (test/execution/selection.test.ts). The next due time stays on the pool: its generic plan read
+ * the unbound part of the steps table whole. Two, kept open however long they idle
+ * (WARM_CONNECTIONS).
  */
 export const DUE_READS_CONNECTION = 'praxis due reads';
 
