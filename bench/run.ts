@@ -37,8 +37,11 @@
 // Environment: PRAXIS_TEST_PG_URL as for the tests; BENCH_PASSES sets the executor's passes side by
 // side (default: as the daemon, 2 on PostgreSQL, 1 on SQLite); BENCH_STEPS, BENCH_RUNS, BENCH_HISTORY, BENCH_BACKLOG and
 // BENCH_SAMPLES scale the runs down for a quick look (results.json records what was used).
+// BENCH_RESULTS names the file the figures go to (default bench/results.json; npm run bench:node22
+// writes bench/results-node22.json, from a run under Node 22: scripts/node22.sh).
 
 import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { CapabilityService } from '../src/capabilities/service.ts';
 import { newId } from '../src/core/ids.ts';
@@ -256,9 +259,9 @@ results.details.latency = {
   cross_host_takeover: crossHost,
 };
 
-const file = new URL('./results.json', import.meta.url);
+const file = process.env.BENCH_RESULTS || fileURLToPath(new URL('./results.json', import.meta.url));
 writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
-process.stdout.write(`\nwritten to bench/results.json\n`);
+process.stdout.write(`\nwritten to ${file}\n`);
 console.table(
   kinds.map((kind) => ({
     store: kind,
