@@ -303,8 +303,11 @@ async function consequences(scoped: Store, move: Move, moved: StepRecord, after:
   return current;
 }
 
-/** What must happen once a won move is committed: resuming a parent, reconsidering a failure, settling the plan. */
-async function afterMove(ctx: ExecutorContext, move: Move, after: AfterCommit, moved: StepRecord | undefined): Promise<void> {
+/**
+ * What must happen once a won move is committed: resuming a parent, reconsidering a failure,
+ * settling the plan (unless `told`: its plan heard of it inside the transaction, tellPlan).
+ */
+async function afterMove(ctx: ExecutorContext, move: Move, after: AfterCommit, moved: StepRecord | undefined, told = false): Promise<void> {
   const { scene, decision, options } = move;
   if (!moved) {
     ctx.log.debug('step moved by someone else; decision dropped', { step: scene.step.id, decision: decision.kind });
@@ -312,6 +315,7 @@ async function afterMove(ctx: ExecutorContext, move: Move, after: AfterCommit, m
   }
   if (after.resumeParentOf) await resumeParent(ctx.store, after.resumeParentOf);
   if (after.failure) await reconsiderPlan(ctx, scene.plan.id, after.failure.kind, after.failure.why, after.failure.abort);
+  else if (told) return;
   else if (options.deferSettle) options.deferSettle(scene.plan.id, moved, after.settle);
   // A step that parks (waits, or asks an operator) or comes back may change what the plan shows
   // (executing, waiting, awaiting_approval): settling writes that, as it does after a completion.
@@ -336,9 +340,36 @@ export async function applyDecision(ctx: ExecutorContext, scene: StepScene, deci
  * Applies several moves in one transaction: one commit for a whole batch of steps. Should the
  * batch fail (one move's records cannot be written, say), each move is applied on its own, so
  * one bad step never holds back the others; a move that fails alone is logged and counts as lost.
+ *
+ * With `withMoves`, the settling the moves call for is made in their transaction too. Should
+ * that transaction fail, nothing of it was written, and the moves are applied as without it
+ * (their plans settled after their commit), so a plan that cannot be settled never costs its
+ * steps their moves.
  */
-export async function applyMoves(ctx: ExecutorContext, moves: readonly Move[]): Promise<(StepRecord | undefined)[]> {
+export async function applyMoves(ctx: ExecutorContext, moves: readonly Move[], withMoves?: SettleWithMoves): Promise<(StepRecord | undefined)[]> {
   if (moves.length === 0) return [];
+  if (withMoves) {
+    const afters = moves.map(newAfter);
+    // Which moves told their plan (deferSettle) inside the transaction, for `withMoves` to settle.
+    const told = moves.map(() => false);
+    let results: (StepRecord | undefined)[] | undefined;
+    try {
+      results = await inUnitOfWork(ctx.store, async (scoped) => {
+        const moved = await writeMoves(ctx, scoped, moves, afters);
+        for (const [i, move] of moves.entries()) told[i] = tellPlan(move, afters[i]!, moved[i]);
+        await withMoves.settle(scoped);
+        return moved;
+      });
+    } catch (error) {
+      withMoves.rolledBack();
+      ctx.log.warn('moving a batch of steps with the settling it calls for failed; moving them without it', { moves: moves.length, error: errorText(error) });
+    }
+    if (results) {
+      withMoves.committed();
+      await afterMoves(ctx, moves, afters, results, told);
+      return results;
+    }
+  }
   const afters = moves.map(newAfter);
   let results: (StepRecord | undefined)[];
   try {
@@ -357,11 +388,40 @@ export async function applyMoves(ctx: ExecutorContext, moves: readonly Move[]): 
     }
     return alone;
   }
+  await afterMoves(ctx, moves, afters, results);
+  return results;
+}
+
+/** What follows a batch of moves' commit, for each move (afterMove); `told`: the moves whose plans heard of them inside the transaction. */
+async function afterMoves(ctx: ExecutorContext, moves: readonly Move[], afters: readonly AfterCommit[], results: readonly (StepRecord | undefined)[], told: readonly boolean[] = []): Promise<void> {
   for (const [i, move] of moves.entries()) {
     ctx.failures.moved(move.scene.step.id);
-    if (move.decision.kind !== 'keep') await afterMove(ctx, move, afters[i]!, results[i]);
+    if (move.decision.kind !== 'keep') await afterMove(ctx, move, afters[i]!, results[i], told[i]);
   }
-  return results;
+}
+
+/**
+ * Settling that commits with a batch of moves (applyMoves): once the moves are written and the
+ * plans they settle told of them (deferSettle), in the same transaction.
+ */
+export interface SettleWithMoves {
+  settle(scoped: Store): Promise<void>;
+  /** The transaction committed. */
+  committed(): void;
+  /**
+   * The transaction did not commit (its moves are then applied without it): what `settle` took is
+   * still to settle. The pass's reading of those plans may show moves the retry then lost; settling
+   * compares its reading with the store first (its light read), so it reads such a plan afresh.
+   */
+  rolledBack(): void;
+}
+
+/** Tells a won move's plan of it (deferSettle) as afterMove would after the commit; true when it did. */
+function tellPlan(move: Move, after: AfterCommit, moved: StepRecord | undefined): boolean {
+  const { scene, decision, options } = move;
+  if (!moved || decision.kind === 'keep' || after.failure || !options.deferSettle) return false;
+  options.deferSettle(scene.plan.id, moved, after.settle);
+  return true;
 }
 
 /**

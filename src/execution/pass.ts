@@ -123,6 +123,11 @@ export class Pass {
     if (settle || relabel) this.#toSettle.add(planId);
   };
 
+  /** Puts plans back on the list to settle (a settling that left them, or did not commit). */
+  settleAgain(planIds: readonly string[]): void {
+    for (const id of planIds) this.#toSettle.add(id);
+  }
+
   /** The plans to settle, each once, with those this pass read; asking empties the list. */
   takePlansToSettle(): { planIds: string[]; known: ReadonlyMap<string, Loaded> } {
     const planIds = [...this.#toSettle];

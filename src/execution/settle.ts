@@ -10,7 +10,7 @@ import type { Resources } from '../core/plan.ts';
 import { FINAL_STEP_STATUSES, promotedStep, stepStatusList, type IntentionRecord, type NewEvent, type OriginCounts, type PlanWithSteps, type StepRecord, type Store } from '../store/index.ts';
 import { originsOf, usage } from './budget.ts';
 import type { ExecutorContext } from './context.ts';
-import { abortReason, foldsFailures, heldAbort, isFoldedFailure, withCancellations } from './abort.ts';
+import { abortReason, foldsFailures, heldAbort, isFoldedFailure, withCancellations, type HeldAbort } from './abort.ts';
 import { reconsiderPlan, cancelOpenSteps } from './replan.ts';
 import { inUnitOfWork } from './unit-of-work.ts';
 import type { Loaded } from './pass.ts';
@@ -258,62 +258,15 @@ export type OnPromoted = (loaded: Loaded, ready: StepRecord[]) => void;
  */
 export async function settlePlansTogether(ctx: ExecutorContext, planIds: readonly string[], known: ReadonlyMap<string, Loaded> = new Map(), onPromoted?: OnPromoted): Promise<number> {
   const { store } = ctx;
-  const plans: ToSettle[] = [];
   let moved = 0;
   if (planIds.length === 0) return moved;
-  // A plan the pass read already is settled from that reading (see Pass.settleLater) when a
-  // light read of the statuses shows it unchanged since; the others are read whole, fresh and
-  // together (three statements).
-  // What the plans the pass read as about to complete have used is counted beside that light
-  // read, not after it: a plan that turns out to have changed is counted again below.
-  // Each plan's settlement is worked out once: a plan found unchanged is the one known here.
-  const settlements = new WeakMap<PlanWithSteps, Settlement>();
-  const settled = (plan: PlanWithSteps): Settlement => {
-    let decided = settlements.get(plan);
-    if (!decided) settlements.set(plan, (decided = settlement(plan.steps)));
-    return decided;
-  };
-  const completingAsKnown = planIds.flatMap((id) => {
-    const plan = known.get(id)?.plan;
-    return plan && settled(plan).outcome === 'completed' ? [plan] : [];
-  });
-  const [current, counted] = await Promise.all([unchanged(store, planIds, known), countUse(store, completingAsKnown)]);
-  const unknown = planIds.filter((id) => !current.has(id));
-  const found = new Map([...current].map(([id, loaded]) => [id, loaded.plan]));
-  const intentions = new Map([...current.values()].flatMap((loaded) => (loaded.intention ? [[loaded.intention.id, loaded.intention]] : [])));
-  if (unknown.length > 0) {
-    const [plans, ofPlans] = await Promise.all([store.plans.getMany(unknown), store.intentions.getOfPlans(unknown)]);
-    for (const [id, plan] of plans) found.set(id, plan);
-    for (const [id, intention] of ofPlans) intentions.set(id, intention);
-  }
-  for (const planId of new Set(planIds)) {
-    const plan = found.get(planId);
-    if (!plan || !isRunning(plan.status)) continue;
-    const intention = intentions.get(plan.intentionId);
-    if (intention?.status === 'abandoned') {
-      moved += await abandonPlan(ctx, plan, `the intention was abandoned (${intention.reason || 'no reason given'})`);
-      continue;
-    }
-    const decided = settled(plan);
-    // An abort condition that holds once this settlement's cancellations count stops the plan
-    // instead (abort.ts): decided from the steps already read, no read of its own.
-    const abort = heldAbort(plan.abortConditions, withCancellations(plan.steps, decided.cancel));
-    if (abort) {
-      await reconsiderPlan(ctx, plan.id, 'step_failed', abortReason(abort), abort);
-      moved += 1;
-      continue;
-    }
-    if (decided.promote.length > 0 || decided.cancel.length > 0 || decided.outcome || decided.status !== plan.status) plans.push({ plan, decided, actual: null });
+  const { current, plans, abandoned, aborted } = await readSettlements(ctx, planIds, known);
+  for (const { plan, intention } of abandoned) moved += await abandonPlan(ctx, plan, `the intention was abandoned (${intention.reason || 'no reason given'})`);
+  for (const { plan, abort } of aborted) {
+    await reconsiderPlan(ctx, plan.id, 'step_failed', abortReason(abort), abort);
+    moved += 1;
   }
   if (plans.length === 0) return moved;
-  // What the plans about to complete used, from one count over all their origins.
-  const completing = plans.filter((p) => p.decided.outcome === 'completed');
-  if (completing.length > 0) {
-    const uncounted = completing.filter((p) => !current.has(p.plan.id) || !counted.plans.has(p.plan.id)).map((p) => p.plan);
-    const counts = uncounted.length > 0 ? mergeCounts(counted.counts, (await countUse(store, uncounted)).counts) : counted.counts;
-    const now = ctx.clock.now();
-    for (const p of completing) p.actual = usage(p.plan, p.plan.steps, counts, ctx.registry, now);
-  }
   let outcomes: number[];
   // When the promotions were written, and which steps they moved.
   const at = ctx.clock.now();
@@ -351,6 +304,121 @@ export async function settlePlansTogether(ctx: ExecutorContext, planIds: readonl
     }
   }
   return again.length > 0 ? moved + (await settlePlansTogether(ctx, again)) : moved;
+}
+
+/** What settling a batch of plans decided for them, as one committed transaction left it. */
+export interface SettledWithMoves {
+  /** How many things moved. */
+  moved: number;
+  /** Plans this settling left alone, for settling on its own after the commit. */
+  left: string[];
+  /** Once the transaction has committed: reports the promotions (onPromoted). */
+  committed(): void;
+}
+
+/**
+ * Settles plans inside a transaction already open (`ctx.store` is bound to it: SQLite, where
+ * the executor commits a round's moves and their settling together, tick.ts). Only the plans
+ * whose settling is writes alone are settled here: promotions, a change of what a running plan
+ * shows, completion. A plan whose intention was abandoned, that an abort condition stops, that
+ * failed or that has steps to cancel is left for settlePlansTogether after the commit, since
+ * that reconsiders plans (which may plan anew) and settles again. Nothing here is caught: a
+ * failure fails the caller's transaction, whose moves are then applied without this settling,
+ * and their plans settled after them.
+ */
+export async function settleWithMoves(ctx: ExecutorContext, planIds: readonly string[], known: ReadonlyMap<string, Loaded>, onPromoted?: OnPromoted): Promise<SettledWithMoves> {
+  const left: string[] = [];
+  if (planIds.length === 0) return { moved: 0, left, committed: () => {} };
+  const { current, plans, abandoned, aborted } = await readSettlements(ctx, planIds, known);
+  left.push(...abandoned.map(({ plan }) => plan.id), ...aborted.map(({ plan }) => plan.id));
+  const writesAlone = plans.filter(({ plan, decided }) => {
+    if (decided.outcome !== 'failed' && decided.cancel.length === 0) return true;
+    left.push(plan.id);
+    return false;
+  });
+  const at = ctx.clock.now();
+  const settled = writesAlone.length > 0 ? await settleIn(ctx, ctx.store, writesAlone, at) : { moved: [], promoted: new Set<string>() };
+  return {
+    moved: settled.moved.reduce((sum, n) => sum + n, 0),
+    left,
+    committed() {
+      for (const { plan } of writesAlone) ctx.failures.moved(plan.id);
+      if (onPromoted) reportPromoted(writesAlone, current, settled.promoted, at, onPromoted);
+    },
+  };
+}
+
+/** Plans read for settling: those with writes to make, and those to end otherwise. */
+interface Settlements {
+  /** The plans of `known` found unchanged, as known. */
+  current: Map<string, Loaded>;
+  /** Running plans with something to settle, each with what its use comes to when it is about to complete. */
+  plans: ToSettle[];
+  /** Running plans whose intention was abandoned: they end with it. */
+  abandoned: { plan: PlanWithSteps; intention: IntentionRecord }[];
+  /** Running plans one of whose abort conditions holds once their cancellations count: they stop. */
+  aborted: { plan: PlanWithSteps; abort: HeldAbort }[];
+}
+
+/**
+ * Reads `planIds` for settling and decides each. A plan the pass read already is settled from
+ * that reading (see Pass.settleLater) when a light read of the statuses shows it unchanged
+ * since; the others are read whole, fresh and together (three statements). What the plans the
+ * pass read as about to complete have used is counted beside that light read, not after it: a
+ * plan that turns out to have changed is counted again.
+ */
+async function readSettlements(ctx: ExecutorContext, planIds: readonly string[], known: ReadonlyMap<string, Loaded>): Promise<Settlements> {
+  const { store } = ctx;
+  const plans: ToSettle[] = [];
+  const abandoned: Settlements['abandoned'] = [];
+  const aborted: Settlements['aborted'] = [];
+  // Each plan's settlement is worked out once: a plan found unchanged is the one known here.
+  const settlements = new WeakMap<PlanWithSteps, Settlement>();
+  const settled = (plan: PlanWithSteps): Settlement => {
+    let decided = settlements.get(plan);
+    if (!decided) settlements.set(plan, (decided = settlement(plan.steps)));
+    return decided;
+  };
+  const completingAsKnown = planIds.flatMap((id) => {
+    const plan = known.get(id)?.plan;
+    return plan && settled(plan).outcome === 'completed' ? [plan] : [];
+  });
+  const [current, counted] = await Promise.all([unchanged(store, planIds, known), countUse(store, completingAsKnown)]);
+  const unknown = planIds.filter((id) => !current.has(id));
+  const found = new Map([...current].map(([id, loaded]) => [id, loaded.plan]));
+  const intentions = new Map([...current.values()].flatMap((loaded) => (loaded.intention ? [[loaded.intention.id, loaded.intention]] : [])));
+  if (unknown.length > 0) {
+    const [plans, ofPlans] = await Promise.all([store.plans.getMany(unknown), store.intentions.getOfPlans(unknown)]);
+    for (const [id, plan] of plans) found.set(id, plan);
+    for (const [id, intention] of ofPlans) intentions.set(id, intention);
+  }
+  for (const planId of new Set(planIds)) {
+    const plan = found.get(planId);
+    if (!plan || !isRunning(plan.status)) continue;
+    const intention = intentions.get(plan.intentionId);
+    if (intention?.status === 'abandoned') {
+      abandoned.push({ plan, intention });
+      continue;
+    }
+    const decided = settled(plan);
+    // An abort condition that holds once this settlement's cancellations count stops the plan
+    // instead (abort.ts): decided from the steps already read, no read of its own.
+    const abort = heldAbort(plan.abortConditions, withCancellations(plan.steps, decided.cancel));
+    if (abort) {
+      aborted.push({ plan, abort });
+      continue;
+    }
+    if (decided.promote.length > 0 || decided.cancel.length > 0 || decided.outcome || decided.status !== plan.status) plans.push({ plan, decided, actual: null });
+  }
+  // What the plans about to complete used, from one count over all their origins.
+  const completing = plans.filter((p) => p.decided.outcome === 'completed');
+  if (completing.length > 0) {
+    const uncounted = completing.filter((p) => !current.has(p.plan.id) || !counted.plans.has(p.plan.id)).map((p) => p.plan);
+    const counts = uncounted.length > 0 ? mergeCounts(counted.counts, (await countUse(store, uncounted)).counts) : counted.counts;
+    const now = ctx.clock.now();
+    for (const p of completing) p.actual = usage(p.plan, p.plan.steps, counts, ctx.registry, now);
+  }
+  return { current, plans, abandoned, aborted };
 }
 
 /** What the origins of `plans` caused (one count for all of them), and which plans it covers. */

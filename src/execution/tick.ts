@@ -10,14 +10,14 @@ import type { ApprovalRecord, StepRecord } from '../store/index.ts';
 import { STALLED_REPLAN_SECONDS, type ExecutorContext } from './context.ts';
 import { replanUnderNewCommitments } from './commitments.ts';
 import { cancelOrphanedWaits, resumeStalledReplans } from './replan.ts';
-import { applyMoves, type Move } from './apply.ts';
+import { applyMoves, type Move, type SettleWithMoves } from './apply.ts';
 import { runDueStep } from './run-step.ts';
 import { ClaimantWatch, type ClaimantsJudged } from './claimants.ts';
 import { Pass } from './pass.ts';
 import type { InFlight } from './in-flight.ts';
 import { recoverStep } from './recovery.ts';
 import { recoverStrandedApprovals, takeOverActionsFromGone } from './stranded-approvals.ts';
-import { settlePlans, settlePlansTogether, startPlans, type OnPromoted } from './settle.ts';
+import { settlePlans, settlePlansTogether, settleWithMoves, startPlans, type OnPromoted, type SettledWithMoves } from './settle.ts';
 
 export interface TickOptions {
   /** Most plans and steps looked at per phase. */
@@ -332,12 +332,14 @@ async function runRound(
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, due.length)) }, worker));
   lap('acting');
+  const withMoves = ctx.store.kind === 'sqlite' ? settlingWithMoves(ctx, pass, report, onPromoted) : undefined;
   const applied = await guarded(
     'moving the steps of the pass',
     () =>
       applyMoves(
         ctx,
         moves.map((m) => m.move),
+        withMoves,
       ),
     [] as (StepRecord | undefined)[],
   );
@@ -347,10 +349,43 @@ async function runRound(
     if (options.observer) await observeStep(ctx, options.observer, step, moved);
   }
   lap('moving');
-  // Each plan whose steps finished is settled once, after all of them (promoting what became ready).
+  // Each plan whose steps finished is settled once, after all of them (promoting what became
+  // ready): on SQLite most were settled with the moves, and what is left is settled here.
   const { planIds, known } = pass.takePlansToSettle();
   report.settled += await guarded('settling the plans whose steps finished', () => settlePlansTogether(ctx, planIds, known, onPromoted), 0);
   lap('settling');
+}
+
+/**
+ * On SQLite a round's settling commits with its moves: the plans the moves settle are settled
+ * inside the moves' transaction (settleWithMoves), so each step's page, its plan's and its
+ * events' index pages are written to the WAL once a round rather than once by the moves and
+ * again by the settling (7.8 KB a step to 6.6 in the throughput workload, 70 commits a run to
+ * 40). A commit costs the bytes it writes. SQLite serialises writers, and the settling held the
+ * write lock in a transaction of its own right after the moves', so no one waits longer. PostgreSQL
+ * keeps two transactions: passes run side by side there, and a settling inside the moves'
+ * transaction would hold their steps' row locks through it.
+ */
+function settlingWithMoves(ctx: ExecutorContext, pass: Pass, report: TickReport, onPromoted: OnPromoted | undefined): SettleWithMoves {
+  let taken: string[] = [];
+  let settled: SettledWithMoves | undefined;
+  return {
+    async settle(scoped) {
+      const { planIds, known } = pass.takePlansToSettle();
+      taken = planIds;
+      settled = await settleWithMoves({ ...ctx, store: scoped }, planIds, known, onPromoted);
+    },
+    committed() {
+      if (!settled) return;
+      report.settled += settled.moved;
+      settled.committed();
+      pass.settleAgain(settled.left);
+    },
+    rolledBack() {
+      settled = undefined;
+      pass.settleAgain(taken);
+    },
+  };
 }
 
 /**

@@ -6,10 +6,27 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MAX_ROUNDS, type PassPhase } from '../../src/execution/tick.ts';
-import { promotedStep } from '../../src/store/index.ts';
+import { sql } from 'kysely';
+import { promotedStep, type Store } from '../../src/store/index.ts';
 import { seedPlan } from '../support/fixtures.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
-import { draftOf, makeWorld, readStep } from './support.ts';
+import { draftOf, makeWorld, observedWorld, readStep } from './support.ts';
+
+/** Makes the database refuse to make step `id` ready, as a trigger can. */
+async function refuseReady(store: Store, id: string): Promise<void> {
+  if (store.kind === 'sqlite') {
+    await sql
+      .raw(`create trigger refuse_ready before update on plan_steps when new.id = '${id}' and new.status = 'ready' begin select raise(abort, 'refused by the test trigger'); end`)
+      .execute(store.db);
+    return;
+  }
+  await sql
+    .raw(
+      `create function refuse_ready() returns trigger language plpgsql as $$ begin if new.id::text = '${id}' and new.status = 'ready' then raise exception 'refused by the test trigger'; end if; return new; end $$`,
+    )
+    .execute(store.db);
+  await sql.raw('create trigger refuse_ready before update on plan_steps for each row execute function refuse_ready()').execute(store.db);
+}
 
 /** A diamond of reads: A, then B and C, then D. */
 const diamond = (tag: string) =>
@@ -122,6 +139,72 @@ for (const kind of STORE_KINDS) {
         }
       }
       assert.ok(new Set(names).size === plans.length * 4);
+      assert.deepEqual(w.errors, []);
+    });
+
+    it(`commit each round's moves ${kind === 'sqlite' ? 'with' : 'apart from'} the settling they call for`, async () => {
+      const { w, observed, statements } = await observedWorld(current());
+      try {
+        const { plan } = await w.plan(diamond('c'));
+        statements.length = 0;
+        await w.executor().tick();
+        assert.equal((await observed.plans.get(plan.id))?.status, 'completed');
+        // The statements of each transaction, from its begin to its commit.
+        const transactions: string[][] = [];
+        let open: string[] | null = null;
+        for (const text of statements) {
+          if (/^begin/.test(text)) open = [];
+          else if (text === 'commit' && open) {
+            transactions.push(open);
+            open = null;
+          } else open?.push(text);
+        }
+        // A round's moves write the executions of its reads.
+        const movesSteps = (t: string[]) => t.some((text) => text.startsWith('insert into "tool_executions"'));
+        const promotes = (t: string[]) => t.some((text) => /^update "plan_steps" set "status" = (\?|\$1), "status_reason"/.test(text));
+        const rounds = transactions.filter(movesSteps);
+        // One transaction of moves per level: A, then B and C, then D.
+        assert.equal(rounds.length, 3);
+        // A's and B's and C's moves promote the next level: with them on SQLite, after them on PostgreSQL.
+        assert.deepEqual(rounds.map(promotes), kind === 'sqlite' ? [true, true, false] : [false, false, false]);
+        // Starting the plan, then each level's moves (and on PostgreSQL their settling apart).
+        assert.equal(transactions.length, kind === 'sqlite' ? 4 : 7);
+      } finally {
+        await observed.close();
+      }
+    });
+
+    it('a settling the store refuses leaves the moves of its round applied, each step run once, and settles when it can', async () => {
+      const w = await makeWorld(current());
+      await w.allow('test.read');
+      const { plan } = await w.plan(diamond('f'));
+      const b = plan.steps.find((s) => s.key === 'B')!;
+      // The store refuses B's promotion (as a trigger of an operator's could) for the first pass.
+      await refuseReady(w.store, b.id);
+      const executor = w.executor();
+      await executor.tick();
+      const first = await w.store.plans.get(plan.id);
+      assert.deepEqual(
+        first?.steps.map((s) => `${s.key}:${s.status}`),
+        ['A:completed', 'B:pending', 'C:pending', 'D:pending'],
+      );
+      assert.equal(w.errors.filter((e) => e.startsWith(`settling plan ${plan.id} failed`)).length, 1);
+      w.errors.length = 0;
+      await sql.raw(w.store.kind === 'sqlite' ? 'drop trigger refuse_ready' : 'drop trigger refuse_ready on plan_steps').execute(w.store.db);
+      // The settling sweep finds the plan again.
+      w.advance(31);
+      await executor.drain(3);
+      const done = await w.store.plans.get(plan.id);
+      assert.equal(done?.status, 'completed');
+      assert.deepEqual(
+        w.log.calls.map((c) => c.params.name),
+        ['af', 'bf', 'cf', 'df'],
+      );
+      // The round whose settling failed was written again without it: one execution and one completion for A.
+      const a = done!.steps.find((s) => s.key === 'A')!;
+      assert.equal((await w.store.executions.listByOrigin(`plan_step:${a.id}`)).length, 1);
+      const events = await w.store.events.list({ planId: plan.id, limit: 100 });
+      assert.equal(events.filter((e) => e.type === 'plan_step_completed' && e.stepId === a.id).length, 1);
       assert.deepEqual(w.errors, []);
     });
 
