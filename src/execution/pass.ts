@@ -55,10 +55,18 @@ export class Pass {
     await this.#count(store, budgeted);
   }
 
-  /** Takes a plan read elsewhere (with its steps and intention) as this pass's reading of it. */
-  adopt(loaded: Loaded): void {
+  /**
+   * Takes a plan read elsewhere (with its steps and intention) as this pass's reading of it.
+   * `started`: this pass has just started it (validated to executing, its first steps promoted in
+   * the same commit), so none of its steps has acted: nothing in the store carries their origins
+   * (only a step's own run writes under `plan_step:<id>`, ids are new with each plan, and a
+   * mind's bundle never carries executions or requests), and its budget's counts are zero
+   * without a read. The tallies then count what the pass's own calls record, as for any plan.
+   */
+  adopt(loaded: Loaded, started = false): void {
     this.#known.set(loaded.plan.id, loaded);
     this.#plans.set(loaded.plan.id, Promise.resolve(loaded));
+    if (started) this.#counted.add(loaded.plan.id);
   }
 
   /** The step with its plan and intention, each plan read at most once per pass. */

@@ -248,7 +248,7 @@ export async function tick(ctx: ExecutorContext, options: TickOptions): Promise<
   const room = found.length >= limit ? 0 : (options.startBatch ?? options.batch) - found.length;
   if ((options.startPlans ?? true) && room > 0) {
     const adoptFirstSteps: OnPromoted = (loaded, ready) => {
-      pass.adopt(loaded);
+      pass.adopt(loaded, true);
       firstSteps.push(...ready);
     };
     report.startedPlans = await guarded('starting plans', () => startPlans(ctx, room, adoptFirstSteps), 0);

@@ -7,6 +7,9 @@ import { describe, it } from 'node:test';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 import { draftOf, observedWorld, readStep } from './support.ts';
 
+/** The read of what a plan's step origins caused (its budget's use). */
+const ORIGIN_COUNT = /^select 'tool_executions' as "source"/;
+
 for (const kind of STORE_KINDS) {
   describe(`starting plans (${kind})`, () => {
     const current = useStore(kind);
@@ -35,6 +38,8 @@ for (const kind of STORE_KINDS) {
         assert.ok(firstRound > promoted, 'the first steps ran');
         const lightReads = statements.slice(promoted, firstRound).filter((text) => text.includes('"planStatus"'));
         assert.deepEqual(lightReads, [], 'no light read of the started plans before their first steps run');
+        const counts = statements.slice(promoted, firstRound).filter((text) => ORIGIN_COUNT.test(text));
+        assert.deepEqual(counts, [], "no count of the started plans' origins for their budgets: none of their steps has acted yet");
       } finally {
         await observed.close();
       }
@@ -56,6 +61,9 @@ for (const kind of STORE_KINDS) {
         const dueQuery = statements.findIndex((text) => /^select "plan_steps"\.\* from "plan_steps" (indexed by "plan_steps_due_idx" )?cross join "plans"/.test(text));
         const start = statements.findIndex((text) => /^update "plans" set .*"status" = /.test(text));
         assert.ok(dueQuery >= 0 && start > dueQuery, 'the due query came before the start');
+        const acted = statements.findIndex((text) => /^insert into "tool_executions"/.test(text));
+        const counted = statements.slice(0, acted).filter((text) => ORIGIN_COUNT.test(text));
+        assert.equal(counted.length, 1, 'the running plan, found due, was counted for its budget before its step acted');
         const calls = w.log.calls.map((call) => call.params.name);
         assert.deepEqual(calls.slice(-2), ['b', 'f0'], "the due step ran, then the oldest started plan's first step");
         assert.equal((await observed.plans.get(running.id))?.status, 'completed');
