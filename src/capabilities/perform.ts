@@ -133,31 +133,37 @@ function outcomeRecord(outcome: CapabilityOutcome): JsonObject {
   return { observation: outcome.observation, summary: outcome.summary, low_trust: outcome.lowTrust ?? false };
 }
 
-async function attemptImplementation(implementations: CapabilityImplementations, definition: CapabilityDefinition, params: JsonObject): Promise<Attempt> {
+function attemptImplementation(implementations: CapabilityImplementations, definition: CapabilityDefinition, params: JsonObject): Promise<Attempt> {
   // Only a read or an idempotent action may be tried again without thinking.
   const repeatable = definition.readOnly || definition.idempotent;
   const implementation = implementations[definition.name];
   if (!implementation) {
-    return { ok: false, code: 'not_implemented', error: `${definition.name} has no implementation in this daemon`, retrySafe: false };
+    return Promise.resolve({ ok: false, code: 'not_implemented', error: `${definition.name} has no implementation in this daemon`, retrySafe: false });
   }
-  const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<Attempt>((resolve) => {
-    timer = setTimeout(() => {
+  const failure = (error: unknown): Attempt =>
+    error instanceof CapabilityError
+      ? { ok: false, code: error.code, error: error.message, retrySafe: error.retrySafe && repeatable }
+      : { ok: false, code: 'capability_error', error: error instanceof Error ? error.message : String(error), retrySafe: repeatable };
+  // One promise settled by whichever comes first, the outcome or the timeout (a race of two
+  // promises cost a step four more), and the timer cleared either way, also when the
+  // implementation throws before it returns a promise.
+  return new Promise<Attempt>((resolve) => {
+    const controller = new AbortController();
+    const timer = setTimeout(() => {
       controller.abort(new Error('timeout'));
       resolve({ ok: false, code: 'timeout', error: `${definition.name} did not finish within ${definition.timeoutSeconds}s`, retrySafe: repeatable });
     }, definition.timeoutSeconds * 1000);
+    const settle = (attempt: Attempt) => {
+      clearTimeout(timer);
+      resolve(attempt);
+    };
+    try {
+      implementation(params, { signal: controller.signal }).then(
+        (outcome) => settle({ ok: true, outcome }),
+        (error: unknown) => settle(failure(error)),
+      );
+    } catch (error) {
+      settle(failure(error));
+    }
   });
-  const run = implementation(params, { signal: controller.signal }).then(
-    (outcome): Attempt => ({ ok: true, outcome }),
-    (error: unknown): Attempt =>
-      error instanceof CapabilityError
-        ? { ok: false, code: error.code, error: error.message, retrySafe: error.retrySafe && repeatable }
-        : { ok: false, code: 'capability_error', error: error instanceof Error ? error.message : String(error), retrySafe: repeatable },
-  );
-  try {
-    return await Promise.race([run, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
