@@ -36,13 +36,12 @@ export class LogWalk {
 
   /** The matching events after the last one handed out, in log order, at most `limit`. */
   async next(limit: number): Promise<EventRecord[]> {
-    const { events: log, clock } = this.#store;
+    const log = this.#store.events;
     const events: EventRecord[] = [];
     this.#waiting = false;
     while (events.length < limit) {
-      const seqs = await log.seqsAfter(this.#seq, HORIZON_SCAN);
-      const through = this.#horizon.through(this.#seq, seqs, clock.now().getTime());
-      this.#waiting = through !== (seqs.at(-1) ?? this.#seq);
+      const { through, waiting, end } = await this.#reach();
+      this.#waiting = waiting;
       if (through === this.#seq) break;
       const want = limit - events.length;
       const found = await log.list({ ...this.#view, afterSeq: this.#seq, throughSeq: through, limit: want });
@@ -55,9 +54,24 @@ export class LogWalk {
       this.#seq = through;
       if (this.#seen.size > 0) for (const seq of this.#seen) if (seq <= through) this.#seen.delete(seq);
       // Stopped before a seq in flight, or at the end of the log: nothing more to read now.
-      if (this.#waiting || seqs.length < HORIZON_SCAN) break;
+      if (waiting || end) break;
     }
     return events;
+  }
+
+  /**
+   * How far the walk may read now (`through`), whether it stops there before a seq still in
+   * flight (`waiting`), and whether that is as far as the log goes (`end`). Where seqs become
+   * visible in order (SQLite) that is the newest seq, one read of the log's last key; elsewhere
+   * the horizon judges the next HORIZON_SCAN seqs, which a busy log's walk otherwise read on
+   * every call, past every other reader's events.
+   */
+  async #reach(): Promise<{ through: number; waiting: boolean; end: boolean }> {
+    const log = this.#store.events;
+    if (log.seqsVisibleInOrder) return { through: Math.max(this.#seq, await log.latestSeq()), waiting: false, end: true };
+    const seqs = await log.seqsAfter(this.#seq, HORIZON_SCAN);
+    const through = this.#horizon.through(this.#seq, seqs, this.#store.clock.now().getTime());
+    return { through, waiting: through !== (seqs.at(-1) ?? this.#seq), end: seqs.length < HORIZON_SCAN };
   }
 }
 

@@ -39,10 +39,19 @@ for (const kind of STORE_KINDS) {
   describe(`rolled-back seqs met long after (${kind})`, () => {
     const current = useStore(kind);
 
-    it('a walk from before them reads past all of them after one grace, and waits for a newer one its own', async () => {
+    it('a walk from before them reads past all of them after one grace, and waits for a newer one its own (postgres), or at once (sqlite)', async () => {
       const { store, clock } = current();
       const start = await logWithOldGaps(store, (seconds) => clock.advance(seconds));
       const walk = new LogWalk(store, {}, start + 1);
+      if (kind === 'sqlite') {
+        // Seqs become visible in order there: a missing one is never in flight, nothing waits.
+        assert.deepEqual(
+          (await walk.next(10)).map((event) => event.seq - start),
+          [3, 5, 7],
+        );
+        assert.equal(walk.waiting, false);
+        return;
+      }
       assert.deepEqual(await walk.next(10), []);
       assert.equal(walk.waiting, true);
       clock.advance(11);

@@ -41,7 +41,7 @@ for (const kind of STORE_KINDS) {
   describe(`the event feed (${kind})`, () => {
     const current = useStore(kind);
 
-    it('waits for a seq not visible yet, sends it in order once it is, and gives it up after the grace', async () => {
+    it('waits for a seq not visible yet, sends it in order once it is, and gives it up after the grace (postgres; sqlite has none in flight)', async () => {
       const { store, clock } = current();
       const mind = await store.minds.create({ name: `feed-${newId()}` });
       const feed = await openEventFeed(store, operator, { mind: mind.id });
@@ -55,6 +55,15 @@ for (const kind of STORE_KINDS) {
       await write(start + 1);
       await write(start + 2, null); // another mind's event: not this feed's, but it counts as seen
       await write(start + 4); // start + 3 is in flight
+      if (kind === 'sqlite') {
+        // SQLite's writers take seqs one at a time under the write lock, so none is ever in
+        // flight behind a visible one: the feed sends what it sees at once, a gap holds nothing.
+        assert.deepEqual(
+          (await feed.next(10)).map((e) => e.seq),
+          [start + 1, start + 4],
+        );
+        return;
+      }
       assert.deepEqual(
         (await feed.next(10)).map((e) => e.seq),
         [start + 1],

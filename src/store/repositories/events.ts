@@ -233,6 +233,16 @@ export class EventRepository {
   }
 
   /**
+   * True when every seq of the log is visible by the time any later one is, so a reader needs no
+   * horizon (src/bus/log-horizon.ts): SQLite, where one writer at a time takes seqs under its
+   * write lock, and the counter it takes them from rolls back with its transaction. False on
+   * PostgreSQL, whose writers take seqs side by side and commit them in either order.
+   */
+  get seqsVisibleInOrder(): boolean {
+    return this.#ctx.codec.kind === 'sqlite';
+  }
+
+  /**
    * The seqs of the log after `afterSeq`, oldest first, at most `limit`, whatever events they
    * are: what a reader of a narrowed view of the log checks for seqs still in flight before it
    * moves past them (src/bus/log-horizon.ts). Reads the primary key alone.
