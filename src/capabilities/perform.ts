@@ -10,7 +10,7 @@
 
 import { newId } from '../core/ids.ts';
 import type { JsonObject } from '../core/plan.ts';
-import type { NewEvent, Store } from '../store/index.ts';
+import type { ExecutionOutcome, NewEvent, NewExecution, Store } from '../store/index.ts';
 import { callEvent, mergeRecords, noRecords, writeRecords, type CallRecords } from './call-records.ts';
 import type { CapabilityDefinition } from './definition.ts';
 import { CapabilityError, type CapabilityImplementations, type CapabilityOutcome } from './implementation.ts';
@@ -48,7 +48,16 @@ export interface Acted {
 
 type Attempt = { ok: true; outcome: CapabilityOutcome } | { ok: false; code: ErrorCode; error: string; retrySafe: boolean };
 
-function executionOf(request: InvokeRequest, action: Authorised, id: string) {
+/** The execution row of a call: with its outcome, or `started` ahead of its act. */
+type ExecutionOf = NewExecution & { id: string } & ({ status: 'started' } | ExecutionOutcome);
+
+/**
+ * One object literal with every field, the outcome's included: Node 20's V8 (11.3) builds
+ * `{ ...row, ...outcome }` (a copy that then gains properties) in a slow path that costs 1.5-2
+ * µs and a new hidden class each time, against 0.05 µs on Node 22; the executor builds one a step.
+ */
+function executionOf(request: InvokeRequest, action: Authorised, id: string, outcome: { status: 'started' } | ExecutionOutcome): ExecutionOf {
+  const finished = outcome.status === 'started' ? undefined : outcome;
   return {
     id,
     mindId: request.mindId,
@@ -60,7 +69,11 @@ function executionOf(request: InvokeRequest, action: Authorised, id: string) {
     evidence: request.evidence ?? {},
     approvalId: action.approvalId ?? null,
     grantId: action.grantId ?? null,
-  };
+    status: outcome.status,
+    result: finished?.result,
+    error: finished?.error,
+    retrySafe: finished?.retrySafe,
+  } as ExecutionOf;
 }
 
 /** The call may act: its records (with `events`, and its `started` row if it is written ahead). */
@@ -69,7 +82,7 @@ export function allow(request: InvokeRequest, action: Authorised, events: NewEve
   const writeAhead = !definition.readOnly && !definition.idempotent;
   const executionId = newId();
   const records = { ...noRecords(), events };
-  if (writeAhead) records.executions.push({ ...executionOf(request, action, executionId), status: 'started' });
+  if (writeAhead) records.executions.push(executionOf(request, action, executionId, { status: 'started' }));
   return { status: 'allowed', request, action, executionId, writeAhead, records };
 }
 
@@ -81,12 +94,12 @@ export async function act(implementations: CapabilityImplementations, allowed: A
   const { request, action, executionId, writeAhead } = allowed;
   const { definition } = action;
   const attempt = await attemptImplementation(implementations, definition, action.params);
-  const outcome = attempt.ok
-    ? { status: 'succeeded' as const, result: outcomeRecord(attempt.outcome) }
-    : { status: 'failed' as const, error: `${attempt.code}: ${attempt.error}`, retrySafe: attempt.retrySafe };
+  const outcome: ExecutionOutcome = attempt.ok
+    ? { status: 'succeeded', result: outcomeRecord(attempt.outcome) }
+    : { status: 'failed', error: `${attempt.code}: ${attempt.error}`, retrySafe: attempt.retrySafe };
   const records = noRecords();
   if (writeAhead) records.finished.push({ id: executionId, outcome });
-  else records.executions.push({ ...executionOf(request, action, executionId), ...outcome });
+  else records.executions.push(executionOf(request, action, executionId, outcome));
   // The event's id is chosen here so that what follows from the act (a step's prediction) can
   // cite the event that records it without reading it back.
   const eventId = newId();

@@ -126,7 +126,8 @@ export class CapabilityService {
         if (!(await store.grants.consume(verdict.grant.id, this.#ctx.clock.now()))) continue;
       }
       decisions.push(callEvent('tool_authorised', request, { capability: call.definition.name, target: call.target, source: verdict.source, grant_id: verdict.grant?.id ?? null }));
-      return allow(request, { ...call, verdict, grantId: verdict.grant?.id ?? null }, decisions);
+      // Written out, not `{ ...call, verdict, grantId }`: a copy that gains properties is Node 20's slow path (perform.ts, executionOf).
+      return allow(request, { definition: call.definition, target: call.target, params: call.params, verdict, grantId: verdict.grant?.id ?? null }, decisions);
     }
   }
 

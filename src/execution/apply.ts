@@ -244,10 +244,10 @@ async function moveSteps(scoped: Store, moves: readonly Move[], transitions: rea
       continue;
     }
     const transition = transitions[index]!;
-    asked.push({
-      index,
-      move: { id: step.id, verb: transition.verb, from: options.from, patch: options.countAttempt ? { ...transition.patch, countAttempt: true } : transition.patch, guard, known: step },
-    });
+    // Set on the patch moveOf made for this move alone, not copied: `{ ...patch, countAttempt }`
+    // (a copy that gains a property) is Node 20's slow path (capabilities/perform.ts, executionOf).
+    if (options.countAttempt) transition.patch.countAttempt = true;
+    asked.push({ index, move: { id: step.id, verb: transition.verb, from: options.from, patch: transition.patch, guard, known: step } });
   }
   const moved = await scoped.steps.moveMany(asked.map((a) => a.move));
   asked.forEach(({ index }, i) => (answers[index] = moved[i]));

@@ -51,10 +51,13 @@ async function actThenMove(ctx: ExecutorContext, pass: Pass, due: StepRecord): P
   const found: ApplyOptions = { from: due.status, guard: { dueBy: ctx.clock.now() }, countAttempt: attempting };
   // Handlers decide with the attempt being made, which the move counts in SQL.
   const scene: StepScene = attempting ? { ...loaded, step: { ...due, attempts: due.attempts + 1 } } : loaded;
+  // The options a move of the step applies with, written out in full: `{ ...found, records }`
+  // (a copy that gains properties) is Node 20's slow path (capabilities/perform.ts, executionOf).
+  const moveOptions = (records: CallRecords): ApplyOptions => ({ from: found.from, guard: found.guard, countAttempt: found.countAttempt, records, deferSettle: pass.settleLater });
   if (due.kind !== 'capability') {
     const decision = await runHandler(ctx, scene, io);
     pass.tally(io.records);
-    return { scene, decision, options: { ...found, records: io.records, deferSettle: pass.settleLater } };
+    return { scene, decision, options: moveOptions(io.records) };
   }
   const run = await runCapabilityStep(ctx, scene, io, (records) => {
     pass.tally(records);
@@ -63,7 +66,7 @@ async function actThenMove(ctx: ExecutorContext, pass: Pass, due: StepRecord): P
   pass.tally(io.records);
   if (!run.claimed) {
     if (run.decision.kind === 'keep') return false;
-    return { scene, decision: run.decision, options: { ...found, records: io.records, deferSettle: pass.settleLater } };
+    return { scene, decision: run.decision, options: moveOptions(io.records) };
   }
   // A write's outcome commits at once, on its own: the act behind it has happened.
   await applyDecision(ctx, { ...scene, step: run.claimed }, run.decision, { from: 'executing', guard: { leaseUntil: run.claimed.leaseUntil }, records: io.records, deferSettle: pass.settleLater });
