@@ -127,7 +127,7 @@ export class ExecutionRepository {
    * transaction) before acting, or a crash would lose the only trace of the attempt.
    */
   async start(input: NewExecution): Promise<ExecutionRecord> {
-    return this.#insert(executionRow(this.#ctx.codec, { ...input, status: 'started' }, this.#ctx.codec.time(this.#ctx.clock.now())));
+    return this.#insert(executionRow(this.#ctx.codec, Object.assign({}, input, { status: 'started' as const }), this.#ctx.codec.time(this.#ctx.clock.now())));
   }
 
   /** Stores an execution that has already finished (a read, or anything not written ahead). */
@@ -194,8 +194,8 @@ export class ExecutionRepository {
 
   #decode(row: Selectable<ToolExecutionsTable>): ExecutionRecord {
     const { codec } = this.#ctx;
-    return {
-      ...decodeAction(row, codec),
+    // Added to the record decodeAction made, not spread into a copy (Node 20's slow path: plans.ts, withSteps).
+    return Object.assign(decodeAction(row, codec), {
       approvalId: row.approval_id,
       grantId: row.grant_id,
       status: row.status,
@@ -205,6 +205,6 @@ export class ExecutionRepository {
       startedAt: codec.readTime(row.started_at),
       finishedAt: codec.readTimeOrNull(row.finished_at),
       createdAt: codec.readTime(row.created_at),
-    };
+    });
   }
 }

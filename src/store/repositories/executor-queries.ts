@@ -18,7 +18,7 @@ import { decodeApproval, type ApprovalRecord } from './approvals.ts';
 import { activeCommitmentsOf, decodeCommitment, type CommitmentRecord } from './commitments.ts';
 import { decodeIntention, intentionOfStep, type IntentionRecord } from './intentions.ts';
 import { decodeMind, type MindRecord } from './minds.ts';
-import { decodePlan, planOfStep, stepsOfPlanOfStep, type PlanWithSteps } from './plans.ts';
+import { decodePlan, planOfStep, stepsOfPlanOfStep, type PlanWithSteps, withSteps } from './plans.ts';
 import { decodePolicyRule, rulesOfMind, type PolicyRuleRecord } from './policy-rules.ts';
 
 /** Plan statuses the executor revisits; the predicate of `plans_live_idx` (rebuilt by migration 0010). */
@@ -552,7 +552,12 @@ export class ExecutorQueryRepository {
       mind: read.mind ? decodeMind(read.mind, codec) : undefined,
       rules: read.rules.map((row) => decodePolicyRule(row, codec)),
       commitments: read.commitments.map((row) => decodeCommitment(row, codec)),
-      plan: read.plan ? { ...decodePlan(read.plan, codec), steps: read.steps.map((row) => decodeStep(row, codec)) } : undefined,
+      plan: read.plan
+        ? withSteps(
+            decodePlan(read.plan, codec),
+            read.steps.map((row) => decodeStep(row, codec)),
+          )
+        : undefined,
       intention: read.intention ? decodeIntention(read.intention, codec) : undefined,
     };
   }
