@@ -81,7 +81,7 @@ for (const kind of STORE_KINDS) {
       assert.equal(w.log.calls.length, 0);
     });
 
-    it('finds due steps through the partial due index and live plans through the live-plan index', async () => {
+    it('finds due steps through the partial due index, plans to start through theirs and live plans through the live-plan index', async () => {
       const { store } = current();
       const db = store.db;
       // A store with history: closed plans far outnumber the live ones, as they do in use, and the
@@ -96,7 +96,7 @@ for (const kind of STORE_KINDS) {
       const affinity = { host: 'h', limit: 10 };
       const due = dueStepQueries(db, kind, new Date().toISOString(), affinity);
       for (const tier of [due.timed, due.ready, due.polled]) assert.match(await explain(tier().compile()), /plan_steps_due_idx/);
-      assert.match(await explain(startablePlansQuery(db, kind, affinity).compile()), /plans_live_idx/);
+      assert.match(await explain(startablePlansQuery(db, kind, affinity).compile()), /plans_startable_idx/);
       assert.match(await explain(plansToSettleQuery(db, kind, affinity).compile()), /plans_live_idx/);
     });
 
@@ -126,6 +126,22 @@ for (const kind of STORE_KINDS) {
       assert.equal(ids.length, 10);
       assert.deepEqual(ids, [...ids].sort(), 'oldest first');
     });
+    it('starts the oldest plans of a backlog of validated plans by walking an index, without sorting the backlog', async () => {
+      const { store } = current();
+      const db = store.db;
+      const w = await makeWorld(current());
+      const draft = draftOf([readStep('A')]);
+      for (let i = 0; i < 300; i += 1) await w.plan(draft);
+      await sql`analyze`.execute(db);
+      const query = startablePlansQuery(db, kind, { host: null, limit: 10 });
+      const plan = await queryPlan(db, kind, query.compile());
+      assert.match(plan, /plans_startable_idx/);
+      assert.doesNotMatch(plan, kind === 'sqlite' ? /TEMP B-TREE/ : /Sort/, `the index's order is the order asked for: ${plan}`);
+      const ids = (await query.execute()).map((row) => row.id);
+      const oldest = (await sql<{ id: string }>`select id from plans where status = 'validated' order by created_at, id limit 10`.execute(db)).rows.map((row) => row.id);
+      assert.deepEqual(ids, oldest, 'oldest first');
+    });
+
     it("walks only its own host's part of the due index and the unbound part, never another host's backlog", async () => {
       const { store } = current();
       const db = store.db;

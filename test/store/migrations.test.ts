@@ -126,6 +126,8 @@ const INDEXES = [
   'events_mind_idx',
   'events_plan_idx',
   'events_intention_idx',
+  // 0020
+  'plans_startable_idx',
 ];
 const APPROVAL_COLUMNS = [
   'id',
@@ -203,6 +205,14 @@ for (const kind of STORE_KINDS) {
       const tablesBefore = await tableNames(store.db, kind);
       await assert.rejects(store.migrate(), new RegExp(`migrated by a newer version of Praxis: it has migration ${newer}, which this version does not know`));
       assert.deepEqual(await tableNames(store.db, kind), tablesBefore);
+    });
+
+    it('declares the startable plans index as partial over validated plans, ordered by creation and id', async () => {
+      const { store } = current();
+      const definition = (await indexDefinitions(store.db, kind)).get('plans_startable_idx');
+      assert.ok(definition, 'plans_startable_idx is missing');
+      assert.match(definition.replace(/"/g, ''), /\(created_at, id\)/);
+      assert.match(definition.replace(/"/g, '').toLowerCase(), /where \(?status = 'validated'(::text)?\)?$/);
     });
 
     it('declares the due index as partial over exactly the due statuses, ordered by host, status, due time and id', async () => {

@@ -24,6 +24,7 @@ import { stepCheckEqualities } from './0016_step_check_equalities.ts';
 import { dueOrder } from './0017_due_order.ts';
 import { approvalClaimant } from './0018_approval_claimant.ts';
 import { stepHost } from './0019_step_host.ts';
+import { startableOrder } from './0020_startable_order.ts';
 
 export const MIGRATION_TABLE = 'praxis_migrations';
 export const MIGRATION_LOCK_TABLE = 'praxis_migration_lock';
@@ -53,6 +54,7 @@ export function migrationsFor(kind: StoreKind): Record<string, Migration> {
     '0017_due_order': dueOrder(kind),
     '0018_approval_claimant': approvalClaimant(kind),
     '0019_step_host': stepHost(kind),
+    '0020_startable_order': startableOrder(),
   };
 }
 

@@ -126,8 +126,8 @@ function partsTogether<DB, TB extends keyof DB, O>(host: string | null, read: (p
   return rest.reduce((all, next) => all.unionAll(next), first!);
 }
 
-/** A read that walks the due index, to compile (a test asks the planner about it) or to run. */
-export interface DueWalk<Row> {
+/** A read that walks an index (the due index, the startable plans'), to compile (a test asks the planner about it) or to run. */
+export interface IndexWalk<Row> {
   compile(): CompiledQuery<Row>;
   execute(): Promise<Row[]>;
 }
@@ -144,16 +144,28 @@ const STEPS_FROM = /from "plan_steps" (?=cross join|inner join|where)/g;
  * scanning. PostgreSQL walks the index of itself (as it did before the host led it).
  */
 function throughDueIndex<Row>(kind: StoreKind, query: Compilable<Row>): Compilable<Row> {
+  return throughIndex(kind, query, STEPS_FROM, 'from "plan_steps" indexed by "plan_steps_due_idx" ');
+}
+
+/**
+ * `query` with its FROM (matched by `from`) written as `named`, which names the index to read on
+ * SQLite (INDEXED BY); PostgreSQL's queries are left as they are. Throws when the query does not
+ * read the table where expected, rather than run without the index.
+ */
+function throughIndex<Row>(kind: StoreKind, query: Compilable<Row>, from: RegExp, named: string): Compilable<Row> {
   if (kind !== 'sqlite') return query;
   return {
     compile: () => {
       const compiled = query.compile();
-      const text = compiled.sql.replace(STEPS_FROM, 'from "plan_steps" indexed by "plan_steps_due_idx" ');
-      if (text === compiled.sql) throw new Error(`a read of the due index does not name plan_steps where expected: ${compiled.sql}`);
+      const text = compiled.sql.replace(from, named);
+      if (text === compiled.sql) throw new Error(`a read through an index by name does not read its table where expected: ${compiled.sql}`);
       return CompiledQuery.raw(text, [...compiled.parameters]) as CompiledQuery<Row>;
     },
   };
 }
+
+/** Where the read of startable plans names its plans' table. */
+const PLANS_FROM = /from "plans" as "p" (?=inner join)/;
 
 /**
  * A read of the due index, compiled once per store kind and per shape of affinity: a daemon of
@@ -170,7 +182,7 @@ class DueRead<Args extends readonly unknown[], Row> {
     this.#hosted = new QueryTemplate<readonly [...Args, string], Row>((db, args, kind) => throughDueIndex(kind, build(db, kind, args.slice(0, -1) as unknown as Args, args.at(-1) as string)));
   }
 
-  walk(db: Kysely<Database>, kind: StoreKind, args: Args, host: string | null): DueWalk<Row> {
+  walk(db: Kysely<Database>, kind: StoreKind, args: Args, host: string | null): IndexWalk<Row> {
     const compile = (): CompiledQuery<Row> => (host === null ? this.#unbound.compile(db, kind, args) : this.#hosted.compile(db, kind, [...args, host]));
     return { compile, execute: async () => (await db.executeQuery(compile())).rows };
   }
@@ -380,21 +392,31 @@ export function heldClaimsQuery(db: Kysely<Database>, kind: StoreKind, now: stri
 }
 
 /** See ExecutorQueryRepository.startablePlanIds; exported so tests can ask the planner about indexes. */
-export function startablePlansQuery(db: Kysely<Database>, kind: StoreKind, query: PlanQuery) {
-  return db
-    .selectFrom('plans as p')
-    .innerJoin('minds as m', 'm.id', 'p.mind_id')
-    .innerJoin('intentions as i', 'i.id', 'p.intention_id')
-    .select('p.id')
-    .where(livePlan(kind))
-    .where('p.status', '=', 'validated')
-    .where('p.origin', '<>', 'dream')
-    .where(notPaused())
-    .where(mayAdvance(query.host))
-    .where('i.status', '<>', 'suspended')
-    .orderBy('p.created_at')
-    .orderBy('p.id')
-    .limit(query.limit);
+export function startablePlansQuery(db: Kysely<Database>, kind: StoreKind, query: PlanQuery): IndexWalk<{ id: string }> {
+  // On SQLite by name: with ANALYZE's statistics it would rather find validated plans through the
+  // live-plan index and sort them all (migration 0020). PostgreSQL walks the index of itself.
+  const walk = throughIndex(kind, startablePlansSelect(db, kind, query), PLANS_FROM, 'from "plans" as "p" indexed by "plans_startable_idx" ');
+  return { compile: () => walk.compile(), execute: async () => (await db.executeQuery(walk.compile())).rows };
+}
+
+function startablePlansSelect(db: Kysely<Database>, kind: StoreKind, query: PlanQuery) {
+  return (
+    db
+      .selectFrom('plans as p')
+      .innerJoin('minds as m', 'm.id', 'p.mind_id')
+      .innerJoin('intentions as i', 'i.id', 'p.intention_id')
+      .select('p.id')
+      .where(livePlan(kind))
+      // A literal, as plans_startable_idx's predicate (migration 0020) has it: the read walks that index.
+      .where(sql<SqlBool>`${sql.ref('p.status')} = ${sql.lit('validated')}`)
+      .where('p.origin', '<>', 'dream')
+      .where(notPaused())
+      .where(mayAdvance(query.host))
+      .where('i.status', '<>', 'suspended')
+      .orderBy('p.created_at')
+      .orderBy('p.id')
+      .limit(query.limit)
+  );
 }
 
 /** See ExecutorQueryRepository.planIdsToSettle; exported so tests can ask the planner about indexes. */
