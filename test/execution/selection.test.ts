@@ -126,6 +126,7 @@ for (const kind of STORE_KINDS) {
       assert.equal(ids.length, 10);
       assert.deepEqual(ids, [...ids].sort(), 'oldest first');
     });
+
     it('starts the oldest plans of a backlog of validated plans by walking an index, without sorting the backlog', async () => {
       const { store } = current();
       const db = store.db;
