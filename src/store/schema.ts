@@ -2,6 +2,7 @@
 // differs between the stores (PostgreSQL hands back Date, parsed JSON and arrays; SQLite hands
 // back text and integers), so every repository goes through the codec (codec.ts) on both sides.
 
+import type { StoredEventType } from './call-rows.ts';
 import type { ColumnType, Generated } from 'kysely';
 import type {
   AccessRole,
@@ -296,7 +297,8 @@ export interface EventsTable {
   /** bigserial on PostgreSQL (the pg driver returns int8 as a string), integer on SQLite. */
   seq: Generated<number | string>;
   id: string;
-  type: EventType;
+  /** An event's type, or a call row's (call-rows.ts): one row holding a call's three events. */
+  type: StoredEventType;
   mind_id: Nullable<string>;
   intention_id: Nullable<string>;
   plan_id: Nullable<string>;

@@ -8,7 +8,7 @@
 // replaced by it the first time the check is refreshed.
 
 import { sql, type Kysely } from 'kysely';
-import { EVENT_TYPES } from '../../core/vocabulary.ts';
+import { STORED_EVENT_TYPES } from '../call-rows.ts';
 import type { StoreKind } from '../codec.ts';
 import { equalsOneOf } from '../vocabulary-sql.ts';
 import { rebuildSqliteTable } from './sqlite-rebuild.ts';
@@ -16,8 +16,11 @@ import { rebuildSqliteTable } from './sqlite-rebuild.ts';
 /** The type check as SQLite stores it: a list (as 0001 writes it, and every refresh before 0013) or a chain of equalities. */
 const SQLITE_CHECK = /constraint "events_type_check" check \((?:"type" in \([^)]*\)|\("type" = '[a-z0-9_]+'(?: or "type" = '[a-z0-9_]+')*\))\)/;
 
-/** `types` is the vocabulary to check against: the current one, unless a test needs an older one. */
-export async function refreshEventTypeCheck(db: Kysely<any>, kind: StoreKind, types: readonly string[] = EVENT_TYPES): Promise<void> {
+/**
+ * `types` is the vocabulary to check against: the current one with the call rows' types
+ * (call-rows.ts), unless a test needs an older one.
+ */
+export async function refreshEventTypeCheck(db: Kysely<any>, kind: StoreKind, types: readonly string[] = STORED_EVENT_TYPES): Promise<void> {
   const check = equalsOneOf('type', types);
   if (kind === 'postgres') {
     await sql`alter table events drop constraint events_type_check`.execute(db);

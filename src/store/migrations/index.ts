@@ -25,6 +25,7 @@ import { dueOrder } from './0017_due_order.ts';
 import { approvalClaimant } from './0018_approval_claimant.ts';
 import { stepHost } from './0019_step_host.ts';
 import { startableOrder } from './0020_startable_order.ts';
+import { callRows } from './0021_call_rows.ts';
 
 export const MIGRATION_TABLE = 'praxis_migrations';
 export const MIGRATION_LOCK_TABLE = 'praxis_migration_lock';
@@ -55,6 +56,7 @@ export function migrationsFor(kind: StoreKind): Record<string, Migration> {
     '0018_approval_claimant': approvalClaimant(kind),
     '0019_step_host': stepHost(kind),
     '0020_startable_order': startableOrder(),
+    '0021_call_rows': callRows(kind),
   };
 }
 

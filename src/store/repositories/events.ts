@@ -1,12 +1,13 @@
 // The append-only event log. `seq` orders it; readers resume from the last seq they saw.
 
-import type { Kysely, Selectable } from 'kysely';
+import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
 import { newId } from '../../core/ids.ts';
 import type { JsonObject } from '../../core/plan.ts';
 import { sql } from 'kysely';
 import { AUDIT_EVENT_TYPES, EventTypes, WAKE_EVENT_TYPES, type EventType } from '../../core/vocabulary.ts';
 import type { Database, EventsTable } from '../schema.ts';
-import { insertRows, insertStatement } from '../row-table.ts';
+import { chunksFor, insertRows, insertStatement } from '../row-table.ts';
+import { callRowAt, expandRow, idCandidates, MOST_EVENTS_A_ROW, spanOf, storedTypesFor, type StoredEventType, type StoredRecord } from '../call-rows.ts';
 import { isAuditEvent } from '../vocabulary-sql.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { Codec, StoreKind } from '../codec.ts';
@@ -96,26 +97,83 @@ export type EventRow = {
 /** The columns of an event row, with PostgreSQL's types (row-table.ts). */
 export const EVENT_COLUMNS = { id: 'uuid', type: 'text', mind_id: 'uuid', intention_id: 'uuid', plan_id: 'uuid', step_id: 'uuid', data: 'jsonb', created_at: 'timestamptz' } as const;
 
+/** A row of `events` as stored: an event's, or a call row holding three (call-rows.ts). */
+export type StoredRow = Omit<EventRow, 'type'> & { type: StoredEventType };
+
 /** The rows of `events` as written, refusing an unknown type before anything is written or queued. */
 export function eventRows(codec: Codec, clock: Clock, events: readonly NewEvent[]): EventRow[] {
+  refuseUnknownTypes(events);
+  const at = codec.time(clock.now());
+  return events.map((event) => eventRow(at, event, event.type, codec.json(event.data ?? {})));
+}
+
+/**
+ * The rows `events` are stored as: on SQLite, each call's decision, authorisation and outcome
+ * written in a row (and the completed step's move after them) as one call row (call-rows.ts), its
+ * data their data objects in order; elsewhere, as eventRows.
+ */
+export function storedRows(codec: Codec, clock: Clock, events: readonly NewEvent[]): StoredRow[] {
+  if (codec.kind !== 'sqlite') return eventRows(codec, clock, events);
+  refuseUnknownTypes(events);
+  const at = codec.time(clock.now());
+  const rows: StoredRow[] = [];
+  for (let i = 0; i < events.length; i += 1) {
+    const event = events[i]!;
+    const call = callRowAt(events, i);
+    if (!call) {
+      rows.push(eventRow(at, event, event.type, codec.json(event.data ?? {})));
+      continue;
+    }
+    const span = spanOf(call);
+    // Each part encoded as its own event's data would be, so a part reads back as it was.
+    let data = '[';
+    for (let part = 0; part < span; part += 1) data += (part > 0 ? ',' : '') + codec.json(events[i + part]!.data ?? {});
+    const last = events[i + span - 1]!;
+    rows.push({
+      // The outcome's id, which its writer may have chosen (a prediction cites it).
+      id: events[i + 2]!.id ?? newId(),
+      type: call,
+      mind_id: event.mindId ?? null,
+      intention_id: event.intentionId ?? null,
+      plan_id: last.planId ?? null,
+      step_id: last.stepId ?? null,
+      data: `${data}]`,
+      created_at: at,
+    });
+    i += span - 1;
+  }
+  return rows;
+}
+
+function refuseUnknownTypes(events: readonly NewEvent[]): void {
   for (const event of events) {
     if (!EventTypes.has(event.type)) throw new TypeError(`unknown event type: ${String(event.type)}`);
   }
-  const at = codec.time(clock.now());
-  return events.map((event) => ({
+}
+
+function eventRow<T extends StoredEventType>(at: string, event: NewEvent, type: T, data: string) {
+  return {
     id: event.id ?? newId(),
-    type: event.type,
+    type,
     mind_id: event.mindId ?? null,
     intention_id: event.intentionId ?? null,
     plan_id: event.planId ?? null,
     step_id: event.stepId ?? null,
-    data: codec.json(event.data ?? {}),
+    data,
     created_at: at,
-  }));
+  };
 }
 
-/** The events matching `query`, oldest first unless it asks for the newest first (EventRepository.list; exported to test its plan). */
+/**
+ * The stored rows holding the events matching `query`, oldest first unless it asks for the newest
+ * first (EventRepository.list; exported to test its plan). On SQLite a call row (call-rows.ts)
+ * holds up to four events, at its seq and those just before it, so the read asks for every call
+ * row holding a wanted type, reaches three seqs further towards the newer end, and takes four rows
+ * more than the limit: one row at the older end and three at the newer may hold none of the events
+ * wanted, and the reader drops what lies outside (list).
+ */
 export function eventsQuery(db: Kysely<Database>, kind: StoreKind, query: EventQuery) {
+  const reach = kind === 'sqlite' ? MOST_EVENTS_A_ROW - 1 : 0;
   const audit = query.types !== undefined && query.types.length > 0 && query.types.every((type) => AUDIT_TYPES.has(type));
   let select = db.selectFrom('events').selectAll();
   if (query.mindId !== undefined) {
@@ -128,14 +186,14 @@ export function eventsQuery(db: Kysely<Database>, kind: StoreKind, query: EventQ
   if (query.intentionId !== undefined) select = select.where('intention_id', '=', query.intentionId);
   if (query.planId !== undefined) select = select.where('plan_id', '=', query.planId);
   if (query.types !== undefined) {
-    select = select.where('type', 'in', [...query.types]);
+    select = select.where('type', 'in', kind === 'sqlite' ? storedTypesFor(query.types) : [...query.types]);
     // Audit events only: their index serves when its predicate is repeated as written.
     if (audit) select = select.where(isAuditEvent());
   }
   if (query.afterSeq !== undefined) select = select.where('seq', '>', query.afterSeq);
-  if (query.throughSeq !== undefined) select = select.where('seq', '<=', query.throughSeq);
-  if (query.beforeSeq !== undefined) select = select.where('seq', '<', query.beforeSeq);
-  return select.orderBy('seq', query.newestFirst ? 'desc' : 'asc').limit(query.limit ?? 100);
+  if (query.throughSeq !== undefined) select = select.where('seq', '<=', query.throughSeq + reach);
+  if (query.beforeSeq !== undefined) select = select.where('seq', '<', query.beforeSeq + reach);
+  return select.orderBy('seq', query.newestFirst ? 'desc' : 'asc').limit((query.limit ?? 100) + (reach > 0 ? reach + 1 : 0));
 }
 
 export class EventRepository {
@@ -147,7 +205,7 @@ export class EventRepository {
    * it completes, its intention, the procedure it leaves) writes one insert, not one per place.
    * Order is kept: rows are inserted in the order they were appended.
    */
-  readonly #queued: { rows: EventRow[]; reasons: Set<string> } | null;
+  readonly #queued: { rows: StoredRow[]; reasons: Set<string> } | null;
   constructor(ctx: RepositoryContext) {
     this.#ctx = ctx;
     this.#queued = ctx.db.isTransaction ? { rows: [], reasons: new Set() } : null;
@@ -172,7 +230,7 @@ export class EventRepository {
    * read back.
    */
   async appendMany(events: readonly NewEvent[]): Promise<void> {
-    const rows = eventRows(this.#ctx.codec, this.#ctx.clock, events);
+    const rows = storedRows(this.#ctx.codec, this.#ctx.clock, events);
     const reasons = wakeReasons(events);
     if (this.#queued) {
       this.#queued.rows.push(...rows);
@@ -190,9 +248,14 @@ export class EventRepository {
     await this.#insert(this.#queued.rows.splice(0), reasons);
   }
 
-  async #insert(rows: readonly EventRow[], reasons: readonly string[]): Promise<void> {
+  async #insert(rows: readonly StoredRow[], reasons: readonly string[]): Promise<void> {
     if (rows.length === 0) return;
     const { db, codec, wakeChannel } = this.#ctx;
+    if (codec.kind === 'sqlite' && rows.some((row) => spanOf(row.type) > 1)) {
+      await insertSpanningRows(db, rows);
+      await this.#notify(reasons);
+      return;
+    }
     if (wakeChannel && reasons.length > 0) {
       // The rows and their NOTIFY in one statement: a batch that wakes others is one round trip.
       await sql`with written as (${insertStatement(codec.kind, 'events', EVENT_COLUMNS, rows)}) ${notifyQuery(wakeChannel, reasons)}`.execute(db);
@@ -223,13 +286,38 @@ export class EventRepository {
     await this.flush();
     if (query.types !== undefined && query.types.length === 0) return [];
     const rows = await eventsQuery(this.#ctx.db, this.#ctx.codec.kind, query).execute();
-    return rows.map((row) => this.#decode(row));
+    // The rows' events, less those a call row holds beside the ones asked for (eventsQuery).
+    const limit = query.limit ?? 100;
+    const types = query.types && new Set(query.types);
+    const events: EventRecord[] = [];
+    for (const row of rows) {
+      for (const event of expandRow(this.#decode(row), query.newestFirst)) {
+        if (types && !types.has(event.type)) continue;
+        if (query.planId !== undefined && event.planId !== query.planId) continue;
+        if (query.afterSeq !== undefined && event.seq <= query.afterSeq) continue;
+        if (query.throughSeq !== undefined && event.seq > query.throughSeq) continue;
+        if (query.beforeSeq !== undefined && event.seq >= query.beforeSeq) continue;
+        events.push(event);
+        if (events.length === limit) return events;
+      }
+    }
+    return events;
   }
 
   async get(id: string): Promise<EventRecord | undefined> {
     await this.flush();
-    const row = await this.#ctx.db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
-    return row && this.#decode(row);
+    const { db, codec } = this.#ctx;
+    if (codec.kind !== 'sqlite') {
+      const row = await db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && (this.#decode(row) as EventRecord);
+    }
+    // The event may be any of a call row's (call-rows.ts, partId).
+    const rows = await db.selectFrom('events').selectAll().where('id', 'in', idCandidates(id)).execute();
+    for (const row of rows) {
+      const found = expandRow(this.#decode(row)).find((event) => event.id === id);
+      if (found) return found;
+    }
+    return undefined;
   }
 
   /**
@@ -245,9 +333,11 @@ export class EventRepository {
   /**
    * The seqs of the log after `afterSeq`, oldest first, at most `limit`, whatever events they
    * are: what a reader of a narrowed view of the log checks for seqs still in flight before it
-   * moves past them (src/bus/log-horizon.ts). Reads the primary key alone.
+   * moves past them (src/bus/log-horizon.ts). Reads the primary key alone on PostgreSQL.
    */
   async seqsAfter(afterSeq: number, limit: number): Promise<number[]> {
+    // SQLite's rows may hold several seqs each (call-rows.ts): their types say how many.
+    if (this.#ctx.codec.kind === 'sqlite') return (await this.seqTimesAfter(afterSeq, limit)).map((entry) => entry.seq);
     await this.flush();
     const rows = await this.#ctx.db.selectFrom('events').select('seq').where('seq', '>', afterSeq).orderBy('seq').limit(limit).execute();
     return rows.map((row) => this.#ctx.codec.readInt(row.seq));
@@ -261,8 +351,23 @@ export class EventRepository {
   async seqTimesAfter(afterSeq: number, limit: number): Promise<{ seq: number; createdAt: Date }[]> {
     await this.flush();
     const { db, codec } = this.#ctx;
-    const rows = await db.selectFrom('events').select(['seq', 'created_at']).where('seq', '>', afterSeq).orderBy('seq').limit(limit).execute();
-    return rows.map((row) => ({ seq: codec.readInt(row.seq), createdAt: codec.readTime(row.created_at) }));
+    // One row more: the first may be a call row whose earlier seqs were already passed.
+    const rows = await db
+      .selectFrom('events')
+      .select(['seq', 'type', 'created_at'])
+      .where('seq', '>', afterSeq)
+      .orderBy('seq')
+      .limit(limit + 1)
+      .execute();
+    const seqs: { seq: number; createdAt: Date }[] = [];
+    for (const row of rows) {
+      const last = codec.readInt(row.seq);
+      const createdAt = codec.readTime(row.created_at);
+      for (let seq = last - spanOf(row.type) + 1; seq <= last; seq += 1) {
+        if (seq > afterSeq && seqs.length < limit) seqs.push({ seq, createdAt });
+      }
+    }
+    return seqs;
   }
 
   /** The seq of the newest event, 0 when the log is empty: where a live reader starts. */
@@ -275,7 +380,7 @@ export class EventRepository {
     return latest === null || latest === undefined ? 0 : this.#ctx.codec.readInt(latest);
   }
 
-  #decode(row: Selectable<EventsTable>): EventRecord {
+  #decode(row: Selectable<EventsTable>): StoredRecord {
     const { codec } = this.#ctx;
     return {
       seq: codec.readInt(row.seq),
@@ -285,8 +390,30 @@ export class EventRepository {
       intentionId: row.intention_id,
       planId: row.plan_id,
       stepId: row.step_id,
-      data: codec.readJson<JsonObject>(row.data),
+      data: codec.readJson<unknown>(row.data),
       createdAt: codec.readTime(row.created_at),
     };
+  }
+}
+
+/**
+ * Inserts rows among which are call rows, on SQLite: every row's seq written explicitly, each
+ * after the previous row's last, counted from the log's high-water mark (`sqlite_sequence`, which
+ * AUTOINCREMENT keeps at the largest seq ever taken and updates only when the statement ends, so
+ * every row of one statement reads the same mark). The caller holds the write lock (every
+ * transaction begins IMMEDIATE, sqlite-dialect.ts), so no other writer takes a seq in between.
+ */
+async function insertSpanningRows(db: Kysely<Database>, rows: readonly StoredRow[]): Promise<void> {
+  const names = Object.keys(EVENT_COLUMNS);
+  const head = `insert into "events" ("seq", ${names.map((name) => `"${name}"`).join(', ')}) select mark.seq + v.column1, ${names.map((_, i) => `v.column${i + 2}`).join(', ')} from (select coalesce((select seq from sqlite_sequence where name = 'events'), 0) as seq) as mark, (values `;
+  const tuple = `(${new Array(names.length + 1).fill('?').join(', ')})`;
+  for (const chunk of chunksFor('sqlite', rows)) {
+    const values: unknown[] = [];
+    let offset = 0;
+    for (const row of chunk) {
+      offset += spanOf(row.type);
+      values.push(offset, row.id, row.type, row.mind_id, row.intention_id, row.plan_id, row.step_id, row.data, row.created_at);
+    }
+    await db.executeQuery(CompiledQuery.raw(`${head}${new Array(chunk.length).fill(tuple).join(', ')}) as v`, values));
   }
 }
