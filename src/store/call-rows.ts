@@ -41,8 +41,12 @@ export type StoredEventType = EventType | CallRowType;
 
 export const CALL_ROW_TYPES = Object.keys(CALL_ROWS) as CallRowType[];
 
-/** The types the events table's check admits (migrations/event-type-check.ts). */
-export const STORED_EVENT_TYPES: readonly StoredEventType[] = [...EVENT_TYPES, ...CALL_ROW_TYPES];
+/**
+ * The types the events table's check admits (migrations/event-type-check.ts). The call rows come
+ * first: SQLite tests the check's equalities in order, and they are most of an executor's rows
+ * (0.3 µs a row matched first, 0.75 matched last among 63).
+ */
+export const STORED_EVENT_TYPES: readonly StoredEventType[] = [...CALL_ROW_TYPES, ...EVENT_TYPES];
 
 /** The most events a stored row holds: how far a read by seq must reach past its bound (eventsQuery). */
 export const MOST_EVENTS_A_ROW = 4;
