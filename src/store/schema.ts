@@ -10,7 +10,6 @@ import type {
   CapabilityRequestStatus,
   CommitmentStatus,
   DeliveryStatus,
-  EventType,
   ExecutionStatus,
   GrantStatus,
   IntentionReason,

@@ -65,7 +65,7 @@ for (const kind of STORE_KINDS) {
         'one seq an event, none skipped',
       );
       assert.equal(new Set(events.map((e) => e.id)).size, 4, 'one id an event');
-      assert.equal(events[2]!.id, call[2]!.id, "the outcome keeps the id its writer chose (a prediction cites it)");
+      assert.equal(events[2]!.id, call[2]!.id, 'the outcome keeps the id its writer chose (a prediction cites it)');
       for (const [i, event] of events.slice(0, 3).entries()) {
         assert.deepEqual(event.data, call[i]!.data);
         assert.equal(event.mindId, mind);
@@ -209,7 +209,11 @@ for (const kind of STORE_KINDS) {
       const events = await store.events.list({ mindId: mind });
       assert.equal(events.length, 3);
       // SQLite takes its seqs back with the rollback; PostgreSQL's sequence does not.
-      if (kind === 'sqlite') assert.deepEqual(events.map((e) => e.seq), [before + 1, before + 2, before + 3]);
+      if (kind === 'sqlite')
+        assert.deepEqual(
+          events.map((e) => e.seq),
+          [before + 1, before + 2, before + 3],
+        );
     });
   });
 }
@@ -243,6 +247,10 @@ describe("an executor's read-only steps (sqlite)", () => {
       ['plan_started', 'plan_step_completed', 'plan_step_completed', 'plan_completed', 'procedural_memory_recorded'],
     );
     const seqs = told.map((e) => e.seq);
-    assert.deepEqual(seqs, [...new Set(seqs)].sort((a, b) => a - b), 'seqs unique and in order');
+    assert.deepEqual(
+      seqs,
+      [...new Set(seqs)].sort((a, b) => a - b),
+      'seqs unique and in order',
+    );
   });
 });
