@@ -97,7 +97,7 @@ export type EventRow = {
 /** The columns of an event row, with PostgreSQL's types (row-table.ts). */
 export const EVENT_COLUMNS = { id: 'uuid', type: 'text', mind_id: 'uuid', intention_id: 'uuid', plan_id: 'uuid', step_id: 'uuid', data: 'jsonb', created_at: 'timestamptz' } as const;
 
-/** A row of `events` as stored: an event's, or a call row holding three (call-rows.ts). */
+/** A row of `events` as stored: an event's, or a call row holding several (call-rows.ts). */
 export type StoredRow = Omit<EventRow, 'type'> & { type: StoredEventType };
 
 /** The rows of `events` as written, refusing an unknown type before anything is written or queued. */
