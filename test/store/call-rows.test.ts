@@ -8,6 +8,9 @@ import { describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
 import { newId } from '../../src/core/ids.ts';
 import type { EventRecord, NewEvent } from '../../src/store/repositories/events.ts';
+import { EVENT_TYPES } from '../../src/core/vocabulary.ts';
+import { refreshEventTypeCheck } from '../../src/store/migrations/event-type-check.ts';
+import { migrateTo, migrateToLatest } from '../../src/store/migrations/index.ts';
 import { STORE_KINDS, useStore } from '../support/stores.ts';
 import { draftOf, makeWorld, readStep } from '../execution/support.ts';
 
@@ -214,6 +217,47 @@ for (const kind of STORE_KINDS) {
           events.map((e) => e.seq),
           [before + 1, before + 2, before + 3],
         );
+    });
+  });
+}
+
+for (const kind of STORE_KINDS) {
+  describe(`migration 0021 on a log written before it (${kind})`, () => {
+    const current = useStore(kind, { migrate: false });
+
+    it("admits call rows, keeping the log's rows and seqs, and the next call follows them", async () => {
+      const { store } = current();
+      // Untyped: the test writes a type the check refuses.
+      const db = store.db as unknown as Kysely<any>;
+      await migrateTo(store.db, kind, '0020_startable_order');
+      // The check as the code before 0021 wrote it (later code writes every check with the call rows).
+      await refreshEventTypeCheck(db, kind, EVENT_TYPES);
+      const mind = newId();
+      const row = (type: string) => ({ id: newId(), type, mind_id: mind, data: '{}', created_at: new Date().toISOString() });
+      await db
+        .insertInto('events')
+        .values([row('policy_decision'), row('tool_authorised'), row('tool_executed')])
+        .execute();
+      await assert.rejects(db.insertInto('events').values(row('tool_call_executed')).execute(), /events_type_check/);
+      const before = await db.selectFrom('events').select(['seq', 'id', 'type']).orderBy('seq').execute();
+
+      assert.deepEqual(await migrateToLatest(store.db, kind), ['0021_call_rows']);
+      assert.deepEqual(await db.selectFrom('events').select(['seq', 'id', 'type']).orderBy('seq').execute(), before);
+      await store.events.appendMany(callOf(mind, newId(), 'invoke:after'));
+      const events = await store.events.list({ mindId: mind });
+      const last = Number(before.at(-1)!.seq);
+      assert.deepEqual(
+        events.map((e) => e.type),
+        ['policy_decision', 'tool_authorised', 'tool_executed', 'policy_decision', 'tool_authorised', 'tool_executed'],
+      );
+      const first = kind === 'sqlite' ? last + 1 : events[3]!.seq; // PostgreSQL's refused insert above took a seq
+      assert.ok(first > last);
+      assert.deepEqual(
+        events.slice(3).map((e) => e.seq),
+        [first, first + 1, first + 2],
+      );
+      assert.deepEqual(await storedTypes(db, mind), [...before.map((r) => r.type), ...(kind === 'sqlite' ? ['tool_call_executed'] : ['policy_decision', 'tool_authorised', 'tool_executed'])]);
+      await assert.rejects(db.insertInto('events').values(row('tool_call_exploded')).execute(), /events_type_check/);
     });
   });
 }
