@@ -18,7 +18,7 @@
 // the log, and the insert takes its seqs explicitly from the log's high-water mark
 // (sqlite_sequence) under that lock. PostgreSQL hands seqs to concurrent writers from a sequence,
 // which has no way to give one writer consecutive values without a lock on the log; there a call
-// stays separate rows (its targets are met by batching). Either store reads both forms.
+// stays separate rows (its targets are met by batching), and its reads look for none.
 
 import type { JsonObject } from '../core/plan.ts';
 import { EVENT_TYPES, type EventType } from '../core/vocabulary.ts';
@@ -109,12 +109,18 @@ function sameIn(a: Foldable, b: Foldable, key: 'mindId' | 'intentionId'): boolea
 
 /**
  * The stored types a read for events of `types` must look at: those types, and every call row
- * holding one of them. Each call row found holds exactly one event of each type it holds, so a
- * count of rows is a count of events whenever a filter names one of a call's types.
+ * holding one of them, among the events that name the row's plan when the read is for one plan's
+ * events (`ofAPlan`: only a step's move does; a call's events name none). So every row the read
+ * finds holds at least one event it wants, and a page of rows is never a page of nothing.
  */
-export function storedTypesFor(types: readonly EventType[]): StoredEventType[] {
+export function storedTypesFor(types: readonly EventType[], ofAPlan = false): StoredEventType[] {
   const wanted = new Set<StoredEventType>(types);
-  for (const type of CALL_ROW_TYPES) if (CALL_ROWS[type].parts.some((part) => wanted.has(part))) wanted.add(type);
+  for (const type of CALL_ROW_TYPES) {
+    const { parts, step } = CALL_ROWS[type];
+    // Without a step, no event of the row names a plan: the plan's read never finds the row.
+    const named = ofAPlan ? (step ? parts.slice(-1) : []) : parts;
+    if (named.some((part) => wanted.has(part))) wanted.add(type);
+  }
   return [...wanted];
 }
 

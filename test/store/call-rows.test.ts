@@ -176,6 +176,20 @@ for (const kind of STORE_KINDS) {
         (await store.events.list({ mindId: mind, types: ['plan_step_completed'] })).map((e) => e.stepId),
         moves.filter((m) => m.type === 'plan_step_completed').map((m) => m.stepId),
       );
+      // A plan's read for a call's type finds nothing of the calls (they name no plan), and still
+      // fills its page with what it does ask for.
+      // More of the plan's completed calls than a page's margin (four rows), then the one it wants.
+      for (let i = 0; i < 8; i += 1) {
+        const stepId = newId();
+        await store.events.appendMany([...callOf(mind, intention, `plan_step:${stepId}`), { type: 'plan_step_completed', mindId: mind, intentionId: intention, planId: plan, stepId }]);
+      }
+      const later: NewEvent = { type: 'plan_step_started', mindId: mind, intentionId: intention, planId: plan, stepId: newId(), data: { key: 'later' } };
+      await store.events.appendMany([later]);
+      assert.deepEqual(
+        (await store.events.list({ planId: plan, types: ['tool_executed', 'plan_step_started'], limit: 1 })).map((e) => e.data),
+        [later.data],
+      );
+      assert.deepEqual(await store.events.list({ planId: plan, limit: 0 }), []);
     });
 
     it('are not folded when they are not one call: a refusal, another origin, an id chosen for the decision', async () => {

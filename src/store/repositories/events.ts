@@ -186,7 +186,7 @@ export function eventsQuery(db: Kysely<Database>, kind: StoreKind, query: EventQ
   if (query.intentionId !== undefined) select = select.where('intention_id', '=', query.intentionId);
   if (query.planId !== undefined) select = select.where('plan_id', '=', query.planId);
   if (query.types !== undefined) {
-    select = select.where('type', 'in', kind === 'sqlite' ? storedTypesFor(query.types) : [...query.types]);
+    select = select.where('type', 'in', kind === 'sqlite' ? storedTypesFor(query.types, query.planId !== undefined) : [...query.types]);
     // Audit events only: their index serves when its predicate is repeated as written.
     if (audit) select = select.where(isAuditEvent());
   }
@@ -292,13 +292,13 @@ export class EventRepository {
     const events: EventRecord[] = [];
     for (const row of rows) {
       for (const event of expandRow(this.#decode(row), query.newestFirst)) {
+        if (events.length === limit) return events;
         if (types && !types.has(event.type)) continue;
         if (query.planId !== undefined && event.planId !== query.planId) continue;
         if (query.afterSeq !== undefined && event.seq <= query.afterSeq) continue;
         if (query.throughSeq !== undefined && event.seq > query.throughSeq) continue;
         if (query.beforeSeq !== undefined && event.seq >= query.beforeSeq) continue;
         events.push(event);
-        if (events.length === limit) return events;
       }
     }
     return events;
