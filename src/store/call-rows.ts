@@ -49,11 +49,15 @@ export const CALL_ROW_TYPES = Object.keys(CALL_ROWS) as CallRowType[];
 export const STORED_EVENT_TYPES: readonly StoredEventType[] = [...CALL_ROW_TYPES, ...EVENT_TYPES];
 
 /** The most events a stored row holds: how far a read by seq must reach past its bound (eventsQuery). */
-export const MOST_EVENTS_A_ROW = 4;
+export const MOST_EVENTS_A_ROW = Math.max(...CALL_ROW_TYPES.map((type) => CALL_ROWS[type].parts.length));
 
 /** How many seqs (and events) a stored row of `type` holds. */
 export function spanOf(type: StoredEventType): number {
-  return type in CALL_ROWS ? CALL_ROWS[type as CallRowType].parts.length : 1;
+  return isCallRow(type) ? CALL_ROWS[type].parts.length : 1;
+}
+
+function isCallRow(type: StoredEventType): type is CallRowType {
+  return Object.hasOwn(CALL_ROWS, type);
 }
 
 /** The fields of an event that decide whether it joins a call row. */
@@ -161,8 +165,8 @@ export type StoredRecord = Omit<EventRecord, 'type' | 'data'> & { type: StoredEv
  * its events is refused: the log is never read as less than it says.
  */
 export function expandRow(row: StoredRecord, newestFirst = false): EventRecord[] {
-  if (!(row.type in CALL_ROWS)) return [row as EventRecord];
-  const { parts, step } = CALL_ROWS[row.type as CallRowType];
+  if (!isCallRow(row.type)) return [row as EventRecord];
+  const { parts, step } = CALL_ROWS[row.type];
   const data = row.data;
   if (!Array.isArray(data) || data.length !== parts.length) throw new TypeError(`event row ${row.id} (${row.type}) does not hold its ${parts.length} events' data`);
   const events: EventRecord[] = [];
