@@ -400,13 +400,14 @@ export class EventRepository {
  * Inserts rows among which are call rows, on SQLite: every row's seq written explicitly, each
  * after the previous row's last, counted from the log's high-water mark (`sqlite_sequence`, which
  * AUTOINCREMENT keeps at the largest seq ever taken and updates only when the statement ends, so
- * every row of one statement reads the same mark). The caller holds the write lock (every
- * transaction begins IMMEDIATE, sqlite-dialect.ts), so no other writer takes a seq in between.
+ * every row of one statement reads the same mark). An insert takes the write lock before it reads
+ * anything (and every transaction begins IMMEDIATE, sqlite-dialect.ts), so no other writer takes
+ * a seq in between.
  */
 async function insertSpanningRows(db: Kysely<Database>, rows: readonly StoredRow[]): Promise<void> {
-  const names = Object.keys(EVENT_COLUMNS);
-  const head = `insert into "events" ("seq", ${names.map((name) => `"${name}"`).join(', ')}) select mark.seq + v.column1, ${names.map((_, i) => `v.column${i + 2}`).join(', ')} from (select coalesce((select seq from sqlite_sequence where name = 'events'), 0) as seq) as mark, (values `;
-  const tuple = `(${new Array(names.length + 1).fill('?').join(', ')})`;
+  // The columns in the order each row's values are given below.
+  const head = `insert into "events" ("seq", "id", "type", "mind_id", "intention_id", "plan_id", "step_id", "data", "created_at") select mark.seq + v.column1, v.column2, v.column3, v.column4, v.column5, v.column6, v.column7, v.column8, v.column9 from (select coalesce((select seq from sqlite_sequence where name = 'events'), 0) as seq) as mark, (values `;
+  const tuple = '(?, ?, ?, ?, ?, ?, ?, ?, ?)';
   for (const chunk of chunksFor('sqlite', rows)) {
     const values: unknown[] = [];
     let offset = 0;
