@@ -22,7 +22,7 @@
 
 import type { JsonObject } from '../core/plan.ts';
 import { EVENT_TYPES, type EventType } from '../core/vocabulary.ts';
-import type { EventRecord } from './repositories/events.ts';
+import type { EventRecord, NewEvent } from './repositories/events.ts';
 
 /**
  * The stored types of call rows, by the events each holds, in order. A row whose last event is a
@@ -60,26 +60,16 @@ function isCallRow(type: StoredEventType): type is CallRowType {
   return Object.hasOwn(CALL_ROWS, type);
 }
 
-/** The fields of an event that decide whether it joins a call row. */
-interface Foldable {
-  id?: string | undefined;
-  type: EventType;
-  mindId?: string | null | undefined;
-  intentionId?: string | null | undefined;
-  planId?: string | null | undefined;
-  stepId?: string | null | undefined;
-  data?: JsonObject | undefined;
-}
-
 /**
  * The call row that the events from `at` on fold into, or undefined when they are not one call's
- * record; they were appended together (a row has one time). The call's three must be those types in that order, name the same mind, intention and origin
- * and no plan or step, and leave the decision's and authorisation's ids to the store (derived from
- * the row's: partId); the outcome's own id, if its writer chose it, is the row's. A completed
+ * record; they were appended together (a row has one time). The call's three must be those types
+ * in that order, name the same mind, intention and origin and no plan or step, and leave the
+ * decision's and authorisation's ids to the store (derived from the row's: partId); the
+ * outcome's own id, if its writer chose it, is the row's. A completed
  * step's move joins when it is next, names the same mind and intention and the step the call's
  * origin names, and leaves its id to the store too.
  */
-export function callRowAt(events: readonly Foldable[], at: number): CallRowType | undefined {
+export function callRowAt(events: readonly NewEvent[], at: number): CallRowType | undefined {
   const decision = events[at];
   if (decision?.type !== 'policy_decision') return undefined;
   const authorisation = events[at + 1];
@@ -107,7 +97,7 @@ export function callRowAt(events: readonly Foldable[], at: number): CallRowType 
   return executed ? 'tool_call_executed' : 'tool_call_failed';
 }
 
-function sameIn(a: Foldable, b: Foldable, key: 'mindId' | 'intentionId'): boolean {
+function sameIn(a: NewEvent, b: NewEvent, key: 'mindId' | 'intentionId'): boolean {
   return (a[key] ?? null) === (b[key] ?? null);
 }
 
